@@ -1,0 +1,26 @@
+# Third-party dependencies, all from Debian 12 packages (see scripts/bootstrap).
+
+find_package(Threads REQUIRED)
+find_package(nlohmann_json 3.11 REQUIRED)
+find_package(Boost 1.81 EXACT REQUIRED)
+
+# CAF 0.17.6 ships no CMake config: wrap the headers and libraries ourselves.
+find_path(CAF_INCLUDE_DIR caf/all.hpp REQUIRED)
+find_library(CAF_CORE_LIBRARY caf_core REQUIRED)
+find_library(CAF_IO_LIBRARY caf_io REQUIRED)
+add_library(caf::core UNKNOWN IMPORTED)
+set_target_properties(caf::core PROPERTIES IMPORTED_LOCATION "${CAF_CORE_LIBRARY}"
+                                           INTERFACE_INCLUDE_DIRECTORIES "${CAF_INCLUDE_DIR}"
+                                           INTERFACE_LINK_LIBRARIES Threads::Threads)
+add_library(caf::io UNKNOWN IMPORTED)
+set_target_properties(caf::io PROPERTIES IMPORTED_LOCATION "${CAF_IO_LIBRARY}"
+                                         INTERFACE_LINK_LIBRARIES caf::core)
+
+find_package(CLI11 REQUIRED)
+
+if(TOOLWIRE_TESTS)
+  find_path(CATCH2_INCLUDE_DIR catch2/catch.hpp REQUIRED)
+  add_library(catch2 INTERFACE)
+  target_include_directories(catch2 SYSTEM INTERFACE "${CATCH2_INCLUDE_DIR}")
+  find_package(rapidcheck REQUIRED)
+endif()

@@ -1,0 +1,35 @@
+// A transport-neutral request and response: what the HTTP front end, the in-process
+// target and the conformance suite exchange with the reference server's router.
+#pragma once
+
+#include <map>
+#include <optional>
+#include <string>
+
+#include <nlohmann/json.hpp>
+
+namespace toolwire::protocol {
+
+struct api_request {
+  std::string method;  // "GET", "POST", "PUT", "DELETE"
+  std::string path;    // without the query, e.g. "/v1/sessions/s1/clients"
+  std::map<std::string, std::string> query;
+  std::optional<std::string> credential;     // from `Authorization: Bearer` (C-5)
+  std::optional<std::string> last_event_id;  // the `Last-Event-ID` header, verbatim
+  std::string body;                          // raw body text; empty when none
+};
+
+//! What an events route asks the transport to do (SES-3): stream this session's events
+//! with a sequence number above `after_seq`, as the core retains them.
+struct stream_directive {
+  std::string session_id;
+  std::uint64_t after_seq = 0;
+};
+
+struct api_response {
+  int status = 200;
+  nlohmann::json body;                    // null for 204
+  std::optional<stream_directive> stream; // set on a successful events request
+};
+
+}  // namespace toolwire::protocol

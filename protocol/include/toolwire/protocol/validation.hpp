@@ -1,0 +1,48 @@
+// Parsing and validating request bodies: every input rule of SPEC (REG-1..4, REG-8,
+// TOOLS-2, CALL-4, TASK-1, TASK-4, CLOCK-1). Errors name the field and the rule, e.g.
+// `tools[2].name: must be 1-64 characters of [A-Za-z0-9_-] (REG-1)`.
+#pragma once
+
+#include <cstddef>
+#include <string_view>
+
+#include "toolwire/protocol/outcome.hpp"
+#include "toolwire/protocol/types.hpp"
+
+namespace toolwire::protocol {
+
+//! Deliberate deviations, used only by the reference server's fault injection.
+struct validation_quirks {
+  bool description_limit_in_bytes = false;  // breaks REG-2
+  bool allow_any_tool_name = false;         // breaks REG-1
+};
+
+inline constexpr std::size_t max_name_length = 64;
+inline constexpr std::size_t max_description_code_points = 4096;
+inline constexpr std::int64_t max_ttl_seconds = 86400;
+
+//! REG-1 / REG-4: 1-64 characters of [A-Za-z0-9_-].
+bool is_valid_name(std::string_view name);
+
+//! Unicode code points in a UTF-8 string; nullopt when it is not valid UTF-8.
+std::optional<std::size_t> count_code_points(std::string_view utf8);
+
+//! Parses a body's text as JSON. Malformed JSON is 400 (C-2).
+outcome<json> parse_json_body(std::string_view body);
+
+outcome<register_request> parse_register_request(const json& body, const validation_quirks& = {});
+outcome<put_tools_request> parse_put_tools_request(const json& body,
+                                                   const validation_quirks& = {});
+outcome<result_request> parse_result_request(const json& body);
+outcome<message_request> parse_message_request(const json& body);
+outcome<task_create_request> parse_task_create_request(const json& body,
+                                                       const validation_quirks& = {});
+//! Shape only (TASK-4 items); coverage of the pending calls is the core's check.
+outcome<tool_results_request> parse_tool_results_request(const json& body);
+outcome<advance_request> parse_advance_request(const json& body);
+
+//! A tool list under `field` (e.g. "tools"): REG-1, REG-2, REG-3.
+outcome<std::vector<tool_spec>> parse_tool_list(const json& list, std::string_view field,
+                                                const validation_quirks& = {});
+
+}  // namespace toolwire::protocol

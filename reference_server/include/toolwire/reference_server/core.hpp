@@ -1,0 +1,167 @@
+// The reference server's core: a sans-I/O state machine for SPEC Parts A and B.
+//
+// Theory of operation. Every input is a method call that carries `now`; before acting
+// on it the core fires every timer due at or before `now` (so a ping at exactly a
+// client's expiry meets an expired client, LIFE-3, whoever drives the clock). Outputs
+// are drained with `drain()`: session events (also retained for SSE replay) and model
+// step requests, whose answers come back through `model_replied`. The only view of time
+// the core gives out is `next_deadline()`; `on_timeout(now)` is harmless when early.
+// No clock reads, no I/O, no threads, and no unordered iteration: the same inputs give
+// the same outputs, byte for byte.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <optional>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "toolwire/protocol/outcome.hpp"
+#include "toolwire/protocol/types.hpp"
+#include "toolwire/protocol/validation.hpp"
+#include "toolwire/reference_server/faults.hpp"
+
+namespace toolwire::reference {
+
+using protocol::json;
+using protocol::outcome;
+using protocol::time_ms;
+
+namespace detail {
+struct state;
+}
+
+//! A workspace API key and its scopes (AUTH-1).
+struct api_key {
+  std::string key;
+  std::set<std::string> scopes;
+};
+
+inline constexpr const char* scope_session_manage = "session.manage";
+
+struct core_config {
+  std::vector<api_key> api_keys;
+  std::int64_t assistant_id = 1;
+  time_ms ack_timeout_ms = 10'000;
+  time_ms result_timeout_ms = 300'000;
+  time_ms interrupt_timeout_ms = 600'000;
+  std::size_t event_retention = 4096;  // SES-3 asks for at least 1024
+  std::size_t max_model_steps = 64;    // a turn or task that exceeds it fails
+  std::uint64_t secret_seed = 0;       // session tokens are derived from it
+  std::string model_name = "toolwire-reference";
+  fault_set faults;
+};
+
+//! One event of a session's stream (SES-3, SES-4).
+struct session_event {
+  std::string session_id;
+  std::uint64_t seq = 0;
+  std::string type;
+  json data;
+  time_ms at = 0;
+};
+
+//! "Run a model step with these messages and these tools": the chat-completions
+//! request body (MODEL-1) for a turn of a session or for a task.
+struct model_step_request {
+  std::uint64_t step_id = 0;
+  enum class owner_kind { turn, task } owner = owner_kind::turn;
+  std::string owner_id;  // session id (turn) or task uuid
+  json body;
+};
+
+//! What happened in the model backend: an answer, or why there is none (MODEL-4).
+struct model_reply {
+  std::optional<protocol::model_answer> answer;
+  std::string failure;  // set when answer is empty
+};
+
+struct core_outputs {
+  std::vector<session_event> events;
+  std::vector<model_step_request> model_steps;
+};
+
+//! The retained events of a session after a given seq (SES-3). When events after `after`
+//! are gone, `gap_oldest_seq` holds the oldest retained seq and a `stream_gap` goes first.
+struct event_window {
+  std::optional<std::uint64_t> gap_oldest_seq;
+  std::vector<session_event> events;
+};
+
+struct session_created {
+  std::string id;
+  std::string token;
+};
+
+//! Who a credential is (AUTH-1..4). Never copied into outputs.
+struct principal {
+  enum class kind { none, unknown, api_key, session_token } type = kind::none;
+  bool can_manage_sessions = false;
+  std::string session_id;  // for session tokens
+};
+
+class core {
+ public:
+  explicit core(core_config config);
+  ~core();
+  core(core&&) noexcept;
+  core& operator=(core&&) noexcept;
+
+  const core_config& config() const;
+  bool has_fault(fault f) const;
+
+  // -- authentication (section 1) ---------------------------------------------------
+  principal identify(const std::optional<std::string>& credential) const;
+  //! AUTH-1..3: a session route; 401, then 403, then 404 for an unknown session.
+  outcome<protocol::done> authorize_session(const std::optional<std::string>& credential,
+                                            const std::string& session_id) const;
+  //! AUTH-4: creating a session needs an API key with session.manage.
+  outcome<protocol::done> authorize_create_session(
+      const std::optional<std::string>& credential) const;
+  //! AUTH-2: clock routes and Part B take any workspace API key.
+  outcome<protocol::done> authorize_workspace(const std::optional<std::string>& credential) const;
+
+  // -- Part A: sessions and clients (sections 2-6) ------------------------------------
+  session_created create_session(time_ms now);
+  outcome<json> register_client(const std::string& sid, const json& body, time_ms now);
+  outcome<json> ping(const std::string& sid, const std::string& cid, time_ms now);
+  outcome<json> put_tools(const std::string& sid, const std::string& cid, const json& body,
+                          time_ms now);
+  outcome<protocol::done> delete_client(const std::string& sid, const std::string& cid,
+                                        time_ms now);
+  outcome<json> ack(const std::string& sid, const std::string& cid, const std::string& call_id,
+                    time_ms now);
+  outcome<json> post_result(const std::string& sid, const std::string& cid,
+                            const std::string& call_id, const json& body, time_ms now);
+  outcome<json> post_message(const std::string& sid, const json& body, time_ms now);
+
+  //! Where a new stream starts (SES-3): after the current last seq, or after
+  //! `last_event_id` when given.
+  outcome<std::uint64_t> stream_start(const std::string& sid,
+                                      std::optional<std::uint64_t> last_event_id) const;
+  event_window events_after(const std::string& sid, std::uint64_t after) const;
+
+  // -- Part B: tasks (section 9) ------------------------------------------------------
+  outcome<json> create_task(const json& body, time_ms now);
+  outcome<json> get_task(const std::string& uuid, time_ms now);
+  outcome<json> post_tool_results(const std::string& uuid, const json& body, time_ms now);
+
+  // -- model steps --------------------------------------------------------------------
+  //! The answer to a model step request. An unknown or stale step id is ignored.
+  void model_replied(std::uint64_t step_id, const model_reply& reply, time_ms now);
+
+  // -- time ---------------------------------------------------------------------------
+  std::optional<time_ms> next_deadline() const;
+  //! Fires every timer due at or before `now`, in (time, creation) order.
+  void on_timeout(time_ms now);
+
+  //! Takes the events and model step requests produced since the last drain.
+  core_outputs drain();
+
+ private:
+  std::unique_ptr<detail::state> state_;
+};
+
+}  // namespace toolwire::reference

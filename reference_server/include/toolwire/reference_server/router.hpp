@@ -1,0 +1,30 @@
+// Maps transport-neutral requests (SPEC routes) to core calls: authentication order,
+// body parsing, status codes. Pure: no sockets, no clock reads. The HTTP front end and
+// the in-process target both go through it, so they cannot drift apart.
+#pragma once
+
+#include "toolwire/protocol/api.hpp"
+
+namespace toolwire::reference {
+
+class core;
+class clock_source;
+
+class router {
+ public:
+  //! `clock` gives `now` and, when virtual, serves the CLOCK-1 routes.
+  router(core& target, clock_source& clock) : core_(target), clock_(clock) {}
+
+  //! Answers one request. A successful events request comes back with `stream` set;
+  //! the transport then streams `core.events_after(...)` itself.
+  protocol::api_response handle(const protocol::api_request& request);
+
+ private:
+  core& core_;
+  clock_source& clock_;
+};
+
+//! The maximum accepted body size (C-2: larger is 413).
+inline constexpr std::size_t max_body_bytes = 1 << 20;
+
+}  // namespace toolwire::reference

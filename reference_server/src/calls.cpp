@@ -1,0 +1,163 @@
+// Calls to client tools: dispatch (CALL-1), ack and its deadlines (CALL-3), results
+// (CALL-4), exactly-once settlement (CALL-5, CALL-6), addressing (CALL-7).
+#include "core_state.hpp"
+
+namespace toolwire::reference::detail {
+
+using protocol::outcome;
+
+namespace {
+
+void arm_deadline(state& s, const session_record& session, const call_record& call) {
+  schedule(s, call.serial, call.deadline, {timer_kind::call_deadline, session.id, call.id});
+}
+
+//! CALL-7: the call must exist and belong to the client in the path; else 404.
+outcome<call_record*> find_call(session_record& session, const std::string& cid,
+                                const std::string& call_id) {
+  auto call = session.calls.find(call_id);
+  if (call == session.calls.end() || call->second.client_id != cid) {
+    return protocol::not_found("no call '" + call_id + "' on client '" + cid + "'");
+  }
+  return &call->second;
+}
+
+client_record* live_client(session_record& session, const std::string& cid) {
+  auto found = find_client(session, cid);
+  return found ? *found : nullptr;
+}
+
+//! Removes a call from its client's open set and from the timer table.
+void close_call(state& s, session_record& session, call_record& call) {
+  cancel(s, call.serial);
+  if (client_record* client = live_client(session, call.client_id)) {
+    client->open_calls.erase(call.serial);
+  }
+}
+
+//! Hands the call's outcome to the turn step that made it, if that step is still current.
+void report_to_turn(state& s, session_record& session, const call_record& call,
+                    tool_outcome outcome, time_ms now) {
+  if (!session.turn || session.turn->id != call.turn_id || session.turn->steps != call.step) {
+    return;
+  }
+  settle_slot(s, session, call.slot, std::move(outcome), now);
+}
+
+//! Fault results_matched_by_position: the client's oldest open call takes the result.
+call_record* oldest_open_call(session_record& session, const std::string& cid) {
+  client_record* client = live_client(session, cid);
+  if (client == nullptr || client->open_calls.empty()) return nullptr;
+  return &session.calls.at(client->open_calls.begin()->second);
+}
+
+}  // namespace
+
+void dispatch_call(state& s, session_record& session, client_record& client,
+                   const tool_spec& tool, json arguments, std::size_t slot, time_ms now) {
+  call_record call;
+  call.serial = s.serial();
+  call.id = "call_" + std::to_string(s.next_call++);
+  call.client_id = client.id;
+  call.tool = tool.name;
+  call.turn_id = session.turn->id;
+  call.step = session.turn->steps;
+  call.slot = slot;
+  call.dispatched_at = now;
+  call.deadline = now + s.config.ack_timeout_ms;
+  session.turn->slots[slot].call_id = call.id;
+  client.open_calls.emplace(call.serial, call.id);
+  arm_deadline(s, session, call);
+
+  // Fault dispatch_namespaced_tool: the client sees the model's name, not its own (CALL-1).
+  const std::string shown_tool =
+      s.has(fault::dispatch_namespaced_tool) ? client.name + "__" + tool.name : tool.name;
+  emit(s, session, "client_tool_dispatched",
+       {{"call_id", call.id},
+        {"client_id", client.id},
+        {"tool", shown_tool},
+        {"arguments", std::move(arguments)},
+        {"turn_id", call.turn_id}},
+       now);
+  session.calls.emplace(call.id, std::move(call));
+}
+
+outcome<json> ack(state& s, session_record& session, const std::string& cid,
+                  const std::string& call_id, time_ms now) {
+  auto client = find_client(session, cid);  // LIFE-4 before anything else
+  if (!client) return client.error();
+  auto found = find_call(session, cid, call_id);
+  if (!found) return found.error();
+  call_record& call = **found;
+  if (is_settled(call.status)) {
+    return protocol::conflict("call '" + call_id + "' is already " +
+                              std::string(to_string(call.status)) + " (CALL-6)");
+  }
+  if (call.status == call_status::dispatched) {
+    move(call.status, call_status::acked);
+    // CALL-3: an acked call gets the longer deadline, counted from dispatch.
+    if (!s.has(fault::ack_does_not_extend_deadline)) {
+      call.deadline = call.dispatched_at + s.config.result_timeout_ms;
+      arm_deadline(s, session, call);
+    }
+  }
+  touch_ttl_by_fault(s, session, **client, now);
+  return json{{"call_id", call.id}, {"status", "acked"}};
+}
+
+outcome<json> post_result(state& s, session_record& session, const std::string& cid,
+                          const std::string& call_id, const json& body, time_ms now) {
+  auto client = find_client(session, cid);  // LIFE-4 before anything else
+  if (!client) return client.error();
+  auto found = find_call(session, cid, call_id);
+  if (!found) return found.error();
+  auto request = protocol::parse_result_request(body);
+  if (!request) return request.error();
+
+  call_record* call = *found;
+  if (s.has(fault::results_matched_by_position) && !is_settled(call->status)) {
+    if (call_record* oldest = oldest_open_call(session, cid)) call = oldest;
+  }
+  const bool is_error = std::holds_alternative<protocol::tool_error>(request->outcome);
+  if (is_settled(call->status)) {
+    // Fault double_result_accepted: a second result is acknowledged and announced again.
+    if (!s.has(fault::double_result_accepted) || call->status != call_status::completed) {
+      return protocol::conflict("call '" + call_id + "' is already " +
+                                std::string(to_string(call->status)) + " (CALL-6)");
+    }
+    emit(s, session, "client_tool_completed",
+         {{"call_id", call->id}, {"client_id", call->client_id}, {"is_error", is_error}}, now);
+    return json{{"call_id", call->id}, {"status", "completed"}};
+  }
+
+  move(call->status, call_status::completed);
+  close_call(s, session, *call);
+  touch_ttl_by_fault(s, session, **client, now);
+  emit(s, session, "client_tool_completed",
+       {{"call_id", call->id}, {"client_id", call->client_id}, {"is_error", is_error}}, now);
+  report_to_turn(s, session, *call, std::move(request->outcome), now);
+  return json{{"call_id", call_id}, {"status", "completed"}};
+}
+
+void fail_call(state& s, session_record& session, call_record& call, const std::string& reason,
+               time_ms now) {
+  move(call.status, call_status::failed);
+  close_call(s, session, call);
+  emit(s, session, "client_tool_failed",
+       {{"call_id", call.id}, {"client_id", call.client_id}, {"tool", call.tool}, {"reason", reason}},
+       now);
+  report_to_turn(s, session, call,
+                 protocol::tool_error{"the call to '" + call.tool + "' failed: " + reason, reason},
+                 now);
+}
+
+void on_call_deadline(state& s, session_record& session, const std::string& call_id,
+                      time_ms now) {
+  auto call = session.calls.find(call_id);
+  if (call == session.calls.end() || is_settled(call->second.status)) return;
+  const char* reason =
+      call->second.status == call_status::acked ? "result_timeout" : "ack_timeout";
+  fail_call(s, session, call->second, reason, now);
+}
+
+}  // namespace toolwire::reference::detail

@@ -1,0 +1,185 @@
+// Clients of a session: registration and name assignment (REG-5, REG-6), pings and
+// TTLs (LIFE-1..3, LIFE-6), tool-list replacement (TOOLS-1, TOOLS-2), departures (LIFE-4,
+// LIFE-5).
+#include <algorithm>
+
+#include "core_state.hpp"
+#include "toolwire/protocol/codec.hpp"
+
+namespace toolwire::reference::detail {
+
+using protocol::outcome;
+
+namespace {
+
+protocol::validation_quirks quirks(const state& s) {
+  protocol::validation_quirks q;
+  q.description_limit_in_bytes = s.has(fault::description_limit_in_bytes);
+  q.allow_any_tool_name = s.has(fault::invalid_tool_name_accepted);
+  return q;
+}
+
+bool name_taken(const session_record& session, const std::string& name) {
+  return std::any_of(session.clients.begin(), session.clients.end(),
+                     [&](const auto& entry) { return entry.second.name == name; });
+}
+
+//! REG-5: the requested name, or `<name>_<n>` with the smallest n >= 2 that is free.
+std::string assign_name(const state& s, const session_record& session,
+                        const std::string& requested) {
+  if (!name_taken(session, requested) || s.has(fault::no_collision_counter)) return requested;
+  for (std::uint64_t n = 2;; ++n) {
+    std::string candidate = requested + "_" + std::to_string(n);
+    if (!name_taken(session, candidate)) return candidate;
+  }
+}
+
+//! LIFE-3: a client is gone at `t >= expires_at`, so its timer is due at `expires_at`.
+time_ms expiry_due(const state& s, time_ms expires_at) {
+  return s.has(fault::ttl_boundary_inclusive) ? expires_at + 1 : expires_at;
+}
+
+void arm_expiry(state& s, const session_record& session, client_record& client, time_ms now) {
+  client.expires_at = now + client.lifetime.seconds * 1000;
+  schedule(s, client.serial, expiry_due(s, *client.expires_at),
+           {timer_kind::client_expiry, session.id, client.id});
+}
+
+json expires_at_json(const client_record& client) {
+  return client.expires_at ? json(*client.expires_at) : json(nullptr);
+}
+
+json tool_names(const std::vector<tool_spec>& tools) {
+  json names = json::array();
+  for (const auto& tool : tools) names.push_back(tool.name);
+  return names;
+}
+
+//! Fault put_merges_tools: the new list updates and adds, but never withdraws.
+std::vector<tool_spec> merged(std::vector<tool_spec> old_tools,
+                              const std::vector<tool_spec>& new_tools) {
+  for (const auto& tool : new_tools) {
+    auto same = std::find_if(old_tools.begin(), old_tools.end(),
+                             [&](const tool_spec& t) { return t.name == tool.name; });
+    if (same != old_tools.end()) {
+      *same = tool;
+    } else {
+      old_tools.push_back(tool);
+    }
+  }
+  return old_tools;
+}
+
+}  // namespace
+
+outcome<session_record*> find_session(state& s, const std::string& sid) {
+  auto found = s.sessions.find(sid);
+  if (found == s.sessions.end()) return protocol::not_found("no session '" + sid + "'");
+  return &found->second;
+}
+
+outcome<client_record*> find_client(session_record& session, const std::string& cid) {
+  auto serial = session.client_serials.find(cid);
+  if (serial == session.client_serials.end()) {
+    return protocol::not_found("no live client '" + cid + "' in session '" + session.id + "'");
+  }
+  return &session.clients.at(serial->second);
+}
+
+outcome<json> register_client(state& s, session_record& session, const json& body, time_ms now) {
+  auto request = protocol::parse_register_request(body, quirks(s));
+  if (!request) return request.error();
+
+  client_record client;
+  client.serial = s.serial();
+  client.id = "cli_" + std::to_string(s.next_client++);
+  client.requested_name = request->name;
+  client.name = assign_name(s, session, request->name);
+  client.lifetime = request->lifetime;
+  client.tools = std::move(request->tools);
+  if (client.lifetime.type == protocol::lifetime::kind::ttl) arm_expiry(s, session, client, now);
+
+  // Fault registered_event_wrong_name: the event reports the requested name (REG-9).
+  const std::string event_name =
+      s.has(fault::registered_event_wrong_name) ? client.requested_name : client.name;
+  emit(s, session, "client_registered",
+       {{"client_id", client.id}, {"name", event_name}, {"requested_name", client.requested_name}},
+       now);
+
+  json response = {{"client_id", client.id},
+                   {"name", client.name},
+                   {"requested_name", client.requested_name},
+                   {"lifetime", protocol::to_json(client.lifetime)},
+                   {"tools", protocol::to_json(client.tools)},
+                   {"expires_at_ms", expires_at_json(client)}};
+  session.client_serials.emplace(client.id, client.serial);
+  session.clients.emplace(client.serial, std::move(client));
+  return response;
+}
+
+outcome<json> ping(state& s, session_record& session, const std::string& cid, time_ms now) {
+  auto client = find_client(session, cid);
+  if (!client) return client.error();
+  client_record& c = **client;
+  // Fault ping_does_not_extend: the ping is answered but the TTL keeps running (LIFE-2).
+  if (c.lifetime.type == protocol::lifetime::kind::ttl && !s.has(fault::ping_does_not_extend)) {
+    arm_expiry(s, session, c, now);
+  }
+  return json{{"expires_at_ms", expires_at_json(c)}};
+}
+
+outcome<json> put_tools(state& s, session_record& session, const std::string& cid,
+                        const json& body, time_ms now) {
+  auto client = find_client(session, cid);
+  if (!client) return client.error();
+  client_record& c = **client;
+  auto request = protocol::parse_put_tools_request(body, quirks(s));
+  if (!request) {
+    // Fault invalid_put_clears_tools: the old list is dropped before validation fails (C-3).
+    if (s.has(fault::invalid_put_clears_tools)) c.tools.clear();
+    return request.error();
+  }
+  std::vector<tool_spec> next = s.has(fault::put_merges_tools) ? merged(c.tools, request->tools)
+                                                                : std::move(request->tools);
+  for (const auto& old_tool : c.tools) {
+    const bool kept = std::any_of(next.begin(), next.end(),
+                                  [&](const tool_spec& t) { return t.name == old_tool.name; });
+    if (!kept && s.has(fault::withdrawn_tool_offered)) c.withdrawn_tools.push_back(old_tool);
+  }
+  c.tools = std::move(next);
+  emit(s, session, "client_tools_updated", {{"client_id", c.id}, {"tools", tool_names(c.tools)}},
+       now);
+  return json{{"client_id", c.id}, {"tools", protocol::to_json(c.tools)}};
+}
+
+void end_client(state& s, session_record& session, std::uint64_t serial, departure why,
+                time_ms now) {
+  auto node = session.clients.extract(serial);
+  client_record client = std::move(node.mapped());
+  session.client_serials.erase(client.id);
+  cancel(s, client.serial);
+  const char* reason = why == departure::left ? "left" : "expired";
+  emit(s, session, "client_unregistered",
+       {{"client_id", client.id}, {"name", client.name}, {"reason", reason}}, now);
+  // LIFE-5: the client's open calls fail now; the turn goes on without it.
+  if (!s.has(fault::vanished_calls_left_open)) {
+    const std::string call_reason = why == departure::left ? "client_left" : "client_expired";
+    for (const auto& [call_serial, call_id] : client.open_calls) {
+      auto call = session.calls.find(call_id);
+      if (call != session.calls.end()) fail_call(s, session, call->second, call_reason, now);
+    }
+  }
+  if (s.has(fault::departed_client_tools_offered)) {
+    client.open_calls.clear();
+    session.departed.emplace(client.serial, std::move(client));
+  }
+}
+
+void touch_ttl_by_fault(state& s, const session_record& session, client_record& client,
+                        time_ms now) {
+  if (s.has(fault::ack_extends_ttl) && client.lifetime.type == protocol::lifetime::kind::ttl) {
+    arm_expiry(s, session, client, now);
+  }
+}
+
+}  // namespace toolwire::reference::detail

@@ -1,0 +1,333 @@
+// The core facade: fires due timers before every input, authenticates, owns the event
+// log and the timer table, and hands each request to its area (clients, calls, turns,
+// tasks).
+#include "toolwire/reference_server/core.hpp"
+
+#include <cstdio>
+
+#include "core_state.hpp"
+
+namespace toolwire::reference {
+
+using namespace detail;
+using protocol::done;
+
+namespace {
+
+//! splitmix64: a tiny, portable mixer, so tokens depend only on the seed and a counter.
+std::uint64_t mix(std::uint64_t x) {
+  x += 0x9e3779b97f4a7c15ULL;
+  x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ULL;
+  x = (x ^ (x >> 27)) * 0x94d049bb133111ebULL;
+  return x ^ (x >> 31);
+}
+
+std::string make_token(state& s) {
+  const std::uint64_t n = ++s.token_counter;
+  char buffer[40];
+  std::snprintf(buffer, sizeof buffer, "st_%016llx%016llx",
+                static_cast<unsigned long long>(mix(s.config.secret_seed ^ (n * 2))),
+                static_cast<unsigned long long>(mix(s.config.secret_seed + n * 2 + 1)));
+  return buffer;
+}
+
+void fire_timer(state& s, const timer_ref& ref, time_ms at) {
+  switch (ref.kind) {
+    case timer_kind::client_expiry: {
+      auto session = s.sessions.find(ref.owner);
+      if (session == s.sessions.end()) return;
+      auto serial = session->second.client_serials.find(ref.id);
+      if (serial == session->second.client_serials.end()) return;
+      end_client(s, session->second, serial->second, departure::expired, at);
+      return;
+    }
+    case timer_kind::call_deadline: {
+      auto session = s.sessions.find(ref.owner);
+      if (session != s.sessions.end()) on_call_deadline(s, session->second, ref.id, at);
+      return;
+    }
+    case timer_kind::task_interrupt: {
+      auto task = s.tasks.find(ref.owner);
+      if (task != s.tasks.end()) on_interrupt_deadline(s, task->second, at);
+      return;
+    }
+  }
+}
+
+}  // namespace
+
+namespace detail {
+
+void schedule(state& s, std::uint64_t key, time_ms at, timer_ref ref) {
+  cancel(s, key);
+  s.timers.emplace(at, key);
+  s.timer_refs.emplace(key, std::make_pair(at, std::move(ref)));
+}
+
+void cancel(state& s, std::uint64_t key) {
+  auto it = s.timer_refs.find(key);
+  if (it == s.timer_refs.end()) return;
+  s.timers.erase({it->second.first, key});
+  s.timer_refs.erase(it);
+}
+
+void emit(state& s, session_record& session, std::string type, json data, time_ms now) {
+  session_event event{session.id, session.next_seq++, std::move(type), std::move(data), now};
+  session.log.push_back(event);
+  while (session.log.size() > s.config.event_retention) session.log.pop_front();
+  s.pending.events.push_back(std::move(event));
+}
+
+std::uint64_t request_model_step(state& s, step_owner owner, json messages, json tools) {
+  const std::uint64_t id = s.next_step++;
+  json body = {{"model", s.config.model_name}, {"messages", std::move(messages)}};
+  // Why: OpenAI-compatible servers reject an empty `tools` array; absent means none.
+  if (!tools.empty()) body["tools"] = std::move(tools);
+  s.pending.model_steps.push_back({id, owner.kind, owner.id, std::move(body)});
+  s.waiting_steps.emplace(id, std::move(owner));
+  return id;
+}
+
+}  // namespace detail
+
+core::core(core_config config) : state_(std::make_unique<state>()) {
+  state_->config = std::move(config);
+}
+core::~core() = default;
+core::core(core&&) noexcept = default;
+core& core::operator=(core&&) noexcept = default;
+
+const core_config& core::config() const { return state_->config; }
+bool core::has_fault(fault f) const { return state_->has(f); }
+
+// -- authentication ---------------------------------------------------------------------
+
+principal core::identify(const std::optional<std::string>& credential) const {
+  if (!credential || credential->empty()) return {};
+  for (const auto& key : state_->config.api_keys) {
+    if (key.key == *credential) {
+      return {principal::kind::api_key, key.scopes.count(scope_session_manage) != 0, {}};
+    }
+  }
+  auto session = state_->session_by_token.find(*credential);
+  if (session != state_->session_by_token.end()) {
+    return {principal::kind::session_token, false, session->second};
+  }
+  return {principal::kind::unknown, false, {}};
+}
+
+namespace {
+
+std::optional<protocol::api_error> unauthenticated_error(const principal& who) {
+  if (who.type == principal::kind::none) {
+    return protocol::unauthenticated("missing credential: send Authorization: Bearer <credential>");
+  }
+  if (who.type == principal::kind::unknown) return protocol::unauthenticated("unknown credential");
+  return std::nullopt;
+}
+
+}  // namespace
+
+outcome<done> core::authorize_session(const std::optional<std::string>& credential,
+                                      const std::string& session_id) const {
+  const principal who = identify(credential);
+  if (auto error = unauthenticated_error(who)) return *error;
+  const bool allowed =
+      who.type == principal::kind::api_key
+          ? who.can_manage_sessions
+          : (who.session_id == session_id || state_->has(fault::foreign_session_token_accepted));
+  if (!allowed) {
+    return protocol::forbidden(who.type == principal::kind::api_key
+                                   ? "this API key lacks the session.manage scope"
+                                   : "this session token grants nothing on another session");
+  }
+  if (state_->sessions.count(session_id) == 0) {
+    return protocol::not_found("no session '" + session_id + "'");
+  }
+  return done{};
+}
+
+outcome<done> core::authorize_create_session(const std::optional<std::string>& credential) const {
+  const principal who = identify(credential);
+  if (auto error = unauthenticated_error(who)) return *error;
+  if (who.type != principal::kind::api_key) {
+    return protocol::forbidden("creating a session needs an API key, not a session token");
+  }
+  if (!who.can_manage_sessions) {
+    return protocol::forbidden("this API key lacks the session.manage scope");
+  }
+  return done{};
+}
+
+outcome<done> core::authorize_workspace(const std::optional<std::string>& credential) const {
+  const principal who = identify(credential);
+  if (auto error = unauthenticated_error(who)) return *error;
+  if (who.type != principal::kind::api_key) {
+    return protocol::forbidden("this route needs a workspace API key, not a session token");
+  }
+  return done{};
+}
+
+// -- Part A -----------------------------------------------------------------------------
+
+session_created core::create_session(time_ms now) {
+  on_timeout(now);
+  state& s = *state_;
+  session_record session;
+  session.serial = s.serial();
+  session.id = "ses_" + std::to_string(s.next_session++);
+  session.token = make_token(s);
+  s.session_by_token.emplace(session.token, session.id);
+  session_created created{session.id, session.token};
+  s.sessions.emplace(session.id, std::move(session));
+  return created;
+}
+
+namespace {
+
+//! Fires due timers, finds the session (404 when unknown) and runs `act` on it.
+template <typename Act>
+auto on_session(core& self, state& s, const std::string& sid, time_ms now, Act act)
+    -> decltype(act(std::declval<session_record&>())) {
+  self.on_timeout(now);
+  auto found = find_session(s, sid);
+  if (!found) return found.error();
+  return act(**found);
+}
+
+}  // namespace
+
+outcome<json> core::register_client(const std::string& sid, const json& body, time_ms now) {
+  return on_session(*this, *state_, sid, now, [&](session_record& session) {
+    return detail::register_client(*state_, session, body, now);
+  });
+}
+
+outcome<json> core::ping(const std::string& sid, const std::string& cid, time_ms now) {
+  return on_session(*this, *state_, sid, now, [&](session_record& session) {
+    return detail::ping(*state_, session, cid, now);
+  });
+}
+
+outcome<json> core::put_tools(const std::string& sid, const std::string& cid, const json& body,
+                              time_ms now) {
+  return on_session(*this, *state_, sid, now, [&](session_record& session) {
+    return detail::put_tools(*state_, session, cid, body, now);
+  });
+}
+
+outcome<done> core::delete_client(const std::string& sid, const std::string& cid, time_ms now) {
+  return on_session(*this, *state_, sid, now, [&](session_record& session) -> outcome<done> {
+    auto client = find_client(session, cid);
+    if (!client) return client.error();
+    end_client(*state_, session, (*client)->serial, departure::left, now);
+    return done{};
+  });
+}
+
+outcome<json> core::ack(const std::string& sid, const std::string& cid, const std::string& call_id,
+                        time_ms now) {
+  return on_session(*this, *state_, sid, now, [&](session_record& session) {
+    return detail::ack(*state_, session, cid, call_id, now);
+  });
+}
+
+outcome<json> core::post_result(const std::string& sid, const std::string& cid,
+                                const std::string& call_id, const json& body, time_ms now) {
+  return on_session(*this, *state_, sid, now, [&](session_record& session) {
+    return detail::post_result(*state_, session, cid, call_id, body, now);
+  });
+}
+
+outcome<json> core::post_message(const std::string& sid, const json& body, time_ms now) {
+  return on_session(*this, *state_, sid, now, [&](session_record& session) {
+    return detail::post_message(*state_, session, body, now);
+  });
+}
+
+outcome<std::uint64_t> core::stream_start(const std::string& sid,
+                                          std::optional<std::uint64_t> last_event_id) const {
+  auto session = state_->sessions.find(sid);
+  if (session == state_->sessions.end()) return protocol::not_found("no session '" + sid + "'");
+  const std::uint64_t last_seq = session->second.next_seq - 1;
+  // Fault last_event_id_ignored: a resumed stream silently starts at "now".
+  if (!last_event_id || state_->has(fault::last_event_id_ignored)) return last_seq;
+  return *last_event_id;
+}
+
+event_window core::events_after(const std::string& sid, std::uint64_t after) const {
+  event_window window;
+  auto found = state_->sessions.find(sid);
+  if (found == state_->sessions.end()) return window;
+  const auto& log = found->second.log;
+  if (log.empty()) return window;
+  const std::uint64_t oldest = log.front().seq;
+  if (after + 1 < oldest) window.gap_oldest_seq = oldest;
+  for (const auto& event : log) {
+    if (event.seq > after) window.events.push_back(event);
+  }
+  return window;
+}
+
+// -- Part B -----------------------------------------------------------------------------
+
+outcome<json> core::create_task(const json& body, time_ms now) {
+  on_timeout(now);
+  return detail::create_task(*state_, body, now);
+}
+
+outcome<json> core::get_task(const std::string& uuid, time_ms now) {
+  on_timeout(now);
+  return detail::get_task(*state_, uuid);
+}
+
+outcome<json> core::post_tool_results(const std::string& uuid, const json& body, time_ms now) {
+  on_timeout(now);
+  return detail::post_tool_results(*state_, uuid, body, now);
+}
+
+// -- model steps and time ---------------------------------------------------------------
+
+void core::model_replied(std::uint64_t step_id, const model_reply& reply, time_ms now) {
+  on_timeout(now);
+  state& s = *state_;
+  auto waiting = s.waiting_steps.find(step_id);
+  if (waiting == s.waiting_steps.end()) return;
+  const step_owner owner = waiting->second;
+  s.waiting_steps.erase(waiting);
+  if (owner.kind == model_step_request::owner_kind::turn) {
+    auto session = s.sessions.find(owner.id);
+    if (session == s.sessions.end() || !session->second.turn ||
+        session->second.turn->waiting_step != step_id) {
+      return;
+    }
+    turn_model_replied(s, session->second, reply, now);
+  } else {
+    auto task = s.tasks.find(owner.id);
+    if (task == s.tasks.end() || task->second.waiting_step != step_id) return;
+    task_model_replied(s, task->second, reply, now);
+  }
+}
+
+std::optional<time_ms> core::next_deadline() const {
+  if (state_->timers.empty()) return std::nullopt;
+  return state_->timers.begin()->first;
+}
+
+void core::on_timeout(time_ms now) {
+  state& s = *state_;
+  while (!s.timers.empty() && s.timers.begin()->first <= now) {
+    const auto [at, key] = *s.timers.begin();
+    const timer_ref ref = s.timer_refs.at(key).second;
+    cancel(s, key);
+    fire_timer(s, ref, at);
+  }
+}
+
+core_outputs core::drain() {
+  core_outputs out;
+  std::swap(out, state_->pending);
+  return out;
+}
+
+}  // namespace toolwire::reference

@@ -1,0 +1,202 @@
+// The core's private state and the functions of each area that act on it.
+// Ordered containers only: iteration order reaches outputs, and outputs must be
+// identical for identical inputs.
+#pragma once
+
+#include <cstdint>
+#include <deque>
+#include <map>
+#include <optional>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "lifecycle.hpp"
+#include "toolwire/reference_server/core.hpp"
+
+namespace toolwire::reference {
+
+using protocol::api_error;
+using protocol::tool_outcome;
+using protocol::tool_spec;
+
+namespace detail {
+
+struct client_record {
+  std::uint64_t serial = 0;  // registration order; also the client's timer key
+  std::string id;
+  std::string name;  // assigned (REG-5)
+  std::string requested_name;
+  protocol::lifetime lifetime;
+  std::vector<tool_spec> tools;
+  std::vector<tool_spec> withdrawn_tools;  // kept only for fault withdrawn_tool_offered
+  std::optional<time_ms> expires_at;       // ttl clients only
+  std::map<std::uint64_t, std::string> open_calls;  // call serial -> call id, dispatch order
+};
+
+struct call_record {
+  std::uint64_t serial = 0;  // dispatch order; also the call's timer key
+  std::string id;
+  std::string client_id;
+  std::string tool;
+  std::string turn_id;
+  call_status status = call_status::dispatched;
+  time_ms dispatched_at = 0;
+  time_ms deadline = 0;
+  std::size_t step = 0;  // the turn step that made the call
+  std::size_t slot = 0;  // index of that step's slot this call answers
+};
+
+//! One tool call of the model's current answer, and what the model will get for it.
+struct step_slot {
+  std::string model_call_id;  // the model's own id (MODEL-2)
+  std::string model_name;     // as the model called it
+  std::string call_id;        // ours, when dispatched; empty otherwise
+  std::optional<tool_outcome> outcome;
+};
+
+struct turn_record {
+  std::string id;
+  json messages = json::array();
+  std::uint64_t waiting_step = 0;  // the model step in flight, 0 when none
+  std::vector<step_slot> slots;    // the current step's calls, in the model's order
+  std::size_t steps = 0;
+  bool dispatching = false;  // true while a model answer's calls are being resolved
+};
+
+struct session_record {
+  std::uint64_t serial = 0;
+  std::string id;
+  std::string token;
+  std::map<std::uint64_t, client_record> clients;  // live clients by serial
+  std::map<std::uint64_t, client_record> departed; // kept only for departed_client_tools_offered
+  std::map<std::string, std::uint64_t> client_serials;
+  std::map<std::string, call_record> calls;
+  std::deque<session_event> log;
+  std::uint64_t next_seq = 1;
+  std::optional<turn_record> turn;
+};
+
+struct pending_tool_call {
+  std::string id;  // ours (TASK-9: never reused)
+  std::string name;
+  json arguments;
+  std::size_t round_index = 0;   // its entry in `round`
+  std::size_t output_index = 0;  // where its tool_call item sits in `output`
+};
+
+struct task_record {
+  std::uint64_t serial = 0;  // also the task's timer key
+  std::string uuid;
+  task_status status = task_status::pending;
+  std::int64_t assistant_id = 0;
+  time_ms created_at = 0;
+  std::vector<tool_spec> client_tools;
+  json messages = json::array();
+  std::uint64_t waiting_step = 0;
+  std::vector<pending_tool_call> pending;
+  //! What the model gets for each call of the current answer, in its order; unset
+  //! entries are pending client tools.
+  std::vector<std::pair<std::string, std::optional<std::string>>> round;
+  std::optional<time_ms> interrupt_deadline;
+  json output = json::array();
+  std::optional<json> error;
+  std::size_t steps = 0;
+  std::uint64_t next_call = 1;
+};
+
+enum class timer_kind { client_expiry, call_deadline, task_interrupt };
+
+struct timer_ref {
+  timer_kind kind;
+  std::string owner;  // session id or task uuid
+  std::string id;     // client id or call id; empty for tasks
+};
+
+struct step_owner {
+  model_step_request::owner_kind kind;
+  std::string id;
+};
+
+struct state {
+  core_config config;
+  std::uint64_t next_serial = 1;
+  std::uint64_t next_session = 1, next_client = 1, next_call = 1, next_turn = 1, next_task = 1;
+  std::uint64_t next_step = 1;
+  std::uint64_t token_counter = 0;
+  std::map<std::string, session_record> sessions;
+  std::map<std::string, std::string> session_by_token;
+  std::map<std::string, task_record> tasks;
+  std::map<std::uint64_t, step_owner> waiting_steps;
+  std::set<std::pair<time_ms, std::uint64_t>> timers;
+  std::map<std::uint64_t, std::pair<time_ms, timer_ref>> timer_refs;
+  core_outputs pending;
+
+  bool has(fault f) const { return config.faults.count(f) != 0; }
+  std::uint64_t serial() { return next_serial++; }
+};
+
+// -- timers (core.cpp) -----------------------------------------------------------------
+void schedule(state& s, std::uint64_t key, time_ms at, timer_ref ref);
+void cancel(state& s, std::uint64_t key);
+
+// -- events (core.cpp) -----------------------------------------------------------------
+void emit(state& s, session_record& session, std::string type, json data, time_ms now);
+
+// -- lookups (clients.cpp) -------------------------------------------------------------
+protocol::outcome<session_record*> find_session(state& s, const std::string& sid);
+protocol::outcome<client_record*> find_client(session_record& session, const std::string& cid);
+
+// -- clients (clients.cpp) -------------------------------------------------------------
+protocol::outcome<json> register_client(state& s, session_record& session, const json& body,
+                                        time_ms now);
+protocol::outcome<json> ping(state& s, session_record& session, const std::string& cid,
+                             time_ms now);
+protocol::outcome<json> put_tools(state& s, session_record& session, const std::string& cid,
+                                  const json& body, time_ms now);
+enum class departure { left, expired };
+void end_client(state& s, session_record& session, std::uint64_t serial, departure why,
+                time_ms now);
+//! LIFE-6 fault only: an ack or a result refreshing the TTL.
+void touch_ttl_by_fault(state& s, const session_record& session, client_record& client,
+                        time_ms now);
+
+// -- calls (calls.cpp) -----------------------------------------------------------------
+void dispatch_call(state& s, session_record& session, client_record& client,
+                   const tool_spec& tool, json arguments, std::size_t slot, time_ms now);
+protocol::outcome<json> ack(state& s, session_record& session, const std::string& cid,
+                            const std::string& call_id, time_ms now);
+protocol::outcome<json> post_result(state& s, session_record& session, const std::string& cid,
+                                    const std::string& call_id, const json& body, time_ms now);
+void fail_call(state& s, session_record& session, call_record& call, const std::string& reason,
+               time_ms now);
+void on_call_deadline(state& s, session_record& session, const std::string& call_id,
+                      time_ms now);
+
+// -- turns (turns.cpp) -----------------------------------------------------------------
+protocol::outcome<json> post_message(state& s, session_record& session, const json& body,
+                                     time_ms now);
+void turn_model_replied(state& s, session_record& session, const model_reply& reply,
+                        time_ms now);
+//! A slot of the current step got its outcome; runs the next step once all have one.
+void settle_slot(state& s, session_record& session, std::size_t slot, tool_outcome outcome,
+                 time_ms now);
+//! The model's answer as an assistant message of the conversation (MODEL-1).
+json assistant_message(const protocol::model_answer& answer);
+//! The model-visible list of tools: `<client>__<tool>` for every live client (CALL-2).
+json offered_tools(const state& s, const session_record& session);
+
+// -- tasks (tasks.cpp) -----------------------------------------------------------------
+protocol::outcome<json> create_task(state& s, const json& body, time_ms now);
+protocol::outcome<json> get_task(state& s, const std::string& uuid);
+protocol::outcome<json> post_tool_results(state& s, const std::string& uuid, const json& body,
+                                          time_ms now);
+void task_model_replied(state& s, task_record& task, const model_reply& reply, time_ms now);
+void on_interrupt_deadline(state& s, task_record& task, time_ms now);
+
+// -- model steps (core.cpp) ------------------------------------------------------------
+//! Queues a model step request for `owner` and returns its id.
+std::uint64_t request_model_step(state& s, step_owner owner, json messages, json tools);
+
+}  // namespace detail
+}  // namespace toolwire::reference

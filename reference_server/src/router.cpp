@@ -1,0 +1,295 @@
+// Routing of SPEC's HTTP routes to the core: match the path, authenticate (401, then
+// 403, then 404: AUTH-2), parse the body, call the core, choose the status.
+#include "toolwire/reference_server/router.hpp"
+
+#include <charconv>
+#include <string_view>
+#include <vector>
+
+#include "toolwire/protocol/validation.hpp"
+#include "toolwire/reference_server/core.hpp"
+#include "toolwire/reference_server/virtual_clock.hpp"
+
+namespace toolwire::reference {
+
+using protocol::api_request;
+using protocol::api_response;
+using protocol::json;
+
+namespace {
+
+std::vector<std::string> split_path(std::string_view path) {
+  std::vector<std::string> parts;
+  std::size_t start = 1;  // skip the leading '/'
+  while (start <= path.size()) {
+    const std::size_t end = std::min(path.find('/', start), path.size());
+    parts.emplace_back(path.substr(start, end - start));
+    start = end + 1;
+  }
+  return parts;
+}
+
+api_response error_response(const protocol::api_error& error) {
+  return {protocol::http_status(error.code), protocol::to_json(error), std::nullopt};
+}
+
+api_response json_response(int status, protocol::outcome<json> result) {
+  if (!result) return error_response(result.error());
+  return {status, std::move(*result), std::nullopt};
+}
+
+std::optional<std::uint64_t> parse_seq(const std::string& text) {
+  std::uint64_t value = 0;
+  const auto* end = text.data() + text.size();
+  auto [ptr, ec] = std::from_chars(text.data(), end, value);
+  if (text.empty() || ec != std::errc() || ptr != end) return std::nullopt;
+  return value;
+}
+
+//! The credential of a request: the Authorization header, or for the events route the
+//! `access_token` query parameter (AUTH-5).
+std::optional<std::string> credential_of(const api_request& request, bool allow_query) {
+  if (request.credential) return request.credential;
+  if (allow_query) {
+    auto token = request.query.find("access_token");
+    if (token != request.query.end()) return token->second;
+  }
+  return std::nullopt;
+}
+
+//! What a handler gets: the request, the `{}` segments of its path, and the moment.
+struct context {
+  core& target;
+  clock_source& clock;
+  const api_request& request;
+  const std::vector<std::string>& captures;
+  protocol::time_ms now;
+
+  const std::string& sid() const { return captures[0]; }
+  const std::string& cid() const { return captures[1]; }
+};
+
+//! Authenticates for a session route, parses the JSON body, then runs `act(body)`.
+template <typename Act>
+api_response session_with_body(const context& ctx, Act act) {
+  if (auto ok = ctx.target.authorize_session(ctx.request.credential, ctx.sid()); !ok) {
+    return error_response(ok.error());
+  }
+  auto body = protocol::parse_json_body(ctx.request.body);
+  if (!body) return error_response(body.error());
+  return act(*body);
+}
+
+//! Authenticates for a session route (no body), then runs `act()`.
+template <typename Act>
+api_response session_only(const context& ctx, Act act) {
+  if (auto ok = ctx.target.authorize_session(ctx.request.credential, ctx.sid()); !ok) {
+    return error_response(ok.error());
+  }
+  return act();
+}
+
+//! Authenticates with a workspace API key (Part B, clock), then runs `act()`.
+template <typename Act>
+api_response workspace(const context& ctx, Act act) {
+  if (auto ok = ctx.target.authorize_workspace(ctx.request.credential); !ok) {
+    return error_response(ok.error());
+  }
+  return act();
+}
+
+api_response create_session(const context& ctx) {
+  if (auto ok = ctx.target.authorize_create_session(ctx.request.credential); !ok) {
+    return error_response(ok.error());
+  }
+  if (!ctx.request.body.empty()) {
+    auto body = protocol::parse_json_body(ctx.request.body);
+    if (!body) return error_response(body.error());
+    if (!body->is_object()) {
+      return error_response(protocol::invalid_request("body: must be a JSON object"));
+    }
+  }
+  auto created = ctx.target.create_session(ctx.now);
+  return {201, json{{"id", created.id}, {"token", created.token}}, std::nullopt};
+}
+
+api_response register_client(const context& ctx) {
+  return session_with_body(ctx, [&](const json& body) {
+    return json_response(201, ctx.target.register_client(ctx.sid(), body, ctx.now));
+  });
+}
+
+api_response delete_client(const context& ctx) {
+  return session_only(ctx, [&]() -> api_response {
+    auto deleted = ctx.target.delete_client(ctx.sid(), ctx.cid(), ctx.now);
+    if (!deleted) return error_response(deleted.error());
+    return {204, json(nullptr), std::nullopt};
+  });
+}
+
+api_response ping(const context& ctx) {
+  return session_only(
+      ctx, [&] { return json_response(200, ctx.target.ping(ctx.sid(), ctx.cid(), ctx.now)); });
+}
+
+api_response put_tools(const context& ctx) {
+  return session_with_body(ctx, [&](const json& body) {
+    return json_response(200, ctx.target.put_tools(ctx.sid(), ctx.cid(), body, ctx.now));
+  });
+}
+
+api_response ack(const context& ctx) {
+  return session_only(ctx, [&] {
+    return json_response(200, ctx.target.ack(ctx.sid(), ctx.cid(), ctx.captures[2], ctx.now));
+  });
+}
+
+api_response post_result(const context& ctx) {
+  return session_with_body(ctx, [&](const json& body) {
+    return json_response(
+        200, ctx.target.post_result(ctx.sid(), ctx.cid(), ctx.captures[2], body, ctx.now));
+  });
+}
+
+api_response post_message(const context& ctx) {
+  return session_with_body(ctx, [&](const json& body) {
+    return json_response(202, ctx.target.post_message(ctx.sid(), body, ctx.now));
+  });
+}
+
+api_response open_events(const context& ctx) {
+  const auto credential = credential_of(ctx.request, /*allow_query=*/true);
+  if (auto ok = ctx.target.authorize_session(credential, ctx.sid()); !ok) {
+    return error_response(ok.error());
+  }
+  std::optional<std::uint64_t> last;
+  if (ctx.request.last_event_id) {
+    last = parse_seq(*ctx.request.last_event_id);
+    if (!last) {
+      return error_response(
+          protocol::invalid_request("Last-Event-ID: must be a non-negative integer (SES-3)"));
+    }
+  }
+  auto start = ctx.target.stream_start(ctx.sid(), last);
+  if (!start) return error_response(start.error());
+  return {200, json(nullptr), protocol::stream_directive{ctx.sid(), *start}};
+}
+
+api_response create_task(const context& ctx) {
+  return workspace(ctx, [&]() -> api_response {
+    auto body = protocol::parse_json_body(ctx.request.body);
+    if (!body) return error_response(body.error());
+    return json_response(201, ctx.target.create_task(*body, ctx.now));
+  });
+}
+
+api_response get_task(const context& ctx) {
+  return workspace(
+      ctx, [&] { return json_response(200, ctx.target.get_task(ctx.captures[0], ctx.now)); });
+}
+
+api_response post_tool_results(const context& ctx) {
+  return workspace(ctx, [&]() -> api_response {
+    auto body = protocol::parse_json_body(ctx.request.body);
+    if (!body) return error_response(body.error());
+    return json_response(200, ctx.target.post_tool_results(ctx.captures[0], *body, ctx.now));
+  });
+}
+
+//! CLOCK-1: the clock routes exist only with the virtual clock.
+template <typename Act>
+api_response clock_route(const context& ctx, Act act) {
+  if (!ctx.clock.is_virtual()) {
+    return error_response(protocol::not_found("this server runs on the real clock"));
+  }
+  return workspace(ctx, act);
+}
+
+api_response get_clock(const context& ctx) {
+  return clock_route(ctx, [&]() -> api_response {
+    return {200, json{{"now_ms", ctx.clock.now()}}, std::nullopt};
+  });
+}
+
+api_response advance_clock(const context& ctx) {
+  return clock_route(ctx, [&]() -> api_response {
+    auto body = protocol::parse_json_body(ctx.request.body);
+    if (!body) return error_response(body.error());
+    auto advance = protocol::parse_advance_request(*body);
+    if (!advance) return error_response(advance.error());
+    return {200, json{{"now_ms", ctx.clock.advance(ctx.target, advance->ms)}}, std::nullopt};
+  });
+}
+
+struct route {
+  std::string_view method;
+  std::vector<std::string> pattern;
+  api_response (*handler)(const context&);
+};
+
+const std::vector<route>& routes() {
+  static const std::vector<route> table = [] {
+    const std::pair<std::pair<std::string_view, std::string_view>, api_response (*)(const context&)>
+        spec[] = {
+            {{"POST", "/v1/sessions"}, create_session},
+            {{"POST", "/v1/sessions/{}/clients"}, register_client},
+            {{"DELETE", "/v1/sessions/{}/clients/{}"}, delete_client},
+            {{"POST", "/v1/sessions/{}/clients/{}/ping"}, ping},
+            {{"PUT", "/v1/sessions/{}/clients/{}/tools"}, put_tools},
+            {{"POST", "/v1/sessions/{}/clients/{}/calls/{}/ack"}, ack},
+            {{"POST", "/v1/sessions/{}/clients/{}/calls/{}/result"}, post_result},
+            {{"POST", "/v1/sessions/{}/messages"}, post_message},
+            {{"GET", "/v1/sessions/{}/events"}, open_events},
+            {{"POST", "/api/tasks"}, create_task},
+            {{"GET", "/api/tasks/{}"}, get_task},
+            {{"POST", "/api/tasks/{}/tool-results"}, post_tool_results},
+            {{"GET", "/v1/_test/clock"}, get_clock},
+            {{"POST", "/v1/_test/clock/advance"}, advance_clock},
+        };
+    std::vector<route> built;
+    for (const auto& [key, handler] : spec) {
+      built.push_back({key.first, split_path(key.second), handler});
+    }
+    return built;
+  }();
+  return table;
+}
+
+//! Matches a pre-split pattern against a path; captures the `{}` segments.
+bool match(const std::vector<std::string>& pattern, const std::vector<std::string>& parts,
+           std::vector<std::string>& captures) {
+  if (pattern.size() != parts.size()) return false;
+  captures.clear();
+  for (std::size_t i = 0; i < parts.size(); ++i) {
+    if (pattern[i] == "{}") {
+      if (parts[i].empty()) return false;
+      captures.push_back(parts[i]);
+    } else if (pattern[i] != parts[i]) {
+      return false;
+    }
+  }
+  return true;
+}
+
+}  // namespace
+
+api_response router::handle(const api_request& request) {
+  const auto parts = split_path(request.path);
+  std::vector<std::string> captures;
+  std::string allowed;
+  for (const auto& r : routes()) {
+    if (!match(r.pattern, parts, captures)) continue;
+    if (r.method == request.method) {
+      return r.handler(context{core_, clock_, request, captures, clock_.now()});
+    }
+    allowed += (allowed.empty() ? "" : ", ") + std::string(r.method);
+  }
+  if (!allowed.empty()) {
+    return error_response({protocol::error_code::method_not_allowed,
+                           request.method + " is not allowed on " + request.path +
+                               " (allowed: " + allowed + ")"});
+  }
+  return error_response(protocol::not_found("no route " + request.method + " " + request.path));
+}
+
+}  // namespace toolwire::reference

@@ -1,0 +1,250 @@
+// Tasks (SPEC Part B): creation (TASK-1), the status machine (TASK-2, TASK-5), pending
+// client tool calls (TASK-3, TASK-8, TASK-9), tool-results coverage (TASK-4), the
+// interrupt timeout (TASK-7) and the output list (TASK-6).
+#include <algorithm>
+#include <cstdio>
+
+#include "core_state.hpp"
+#include "toolwire/protocol/codec.hpp"
+
+namespace toolwire::reference::detail {
+
+using protocol::outcome;
+
+namespace {
+
+std::string make_uuid(std::uint64_t n) {
+  char buffer[40];
+  std::snprintf(buffer, sizeof buffer, "00000000-0000-4000-8000-%012llx",
+                static_cast<unsigned long long>(n));
+  return buffer;
+}
+
+void fail_task(state& s, task_record& task, const std::string& reason,
+               const std::string& message) {
+  cancel(s, task.serial);
+  move(task.status, task_status::failed);
+  task.pending.clear();
+  task.error = json{{"reason", reason}, {"message", message}};
+}
+
+void issue_step(state& s, task_record& task) {
+  if (task.steps >= s.config.max_model_steps) {
+    fail_task(s, task, "max_steps_exceeded", "the model took more than the allowed steps");
+    return;
+  }
+  ++task.steps;
+  json tools = json::array();
+  for (const auto& tool : task.client_tools) {
+    tools.push_back(protocol::to_openai_tool(tool.name, tool));  // TASK-10: unprefixed
+  }
+  task.waiting_step =
+      request_model_step(s, {model_step_request::owner_kind::task, task.uuid}, task.messages, tools);
+}
+
+//! Sends the current round's results to the model and runs the next step.
+void continue_task(state& s, task_record& task) {
+  for (const auto& [model_call_id, content] : task.round) {
+    if (!content) continue;  // only under fault partial_tool_results_accepted
+    task.messages.push_back(
+        {{"role", "tool"}, {"tool_call_id", model_call_id}, {"content", *content}});
+  }
+  task.round.clear();
+  issue_step(s, task);
+}
+
+const tool_spec* declared_tool(const task_record& task, const std::string& name) {
+  for (const auto& tool : task.client_tools) {
+    if (tool.name == name) return &tool;
+  }
+  return nullptr;
+}
+
+std::string output_name(const state& s, const std::string& name) {
+  // Fault task_output_prefixed: the output shows the model-side, prefixed name (TASK-6).
+  return s.has(fault::task_output_prefixed) ? "client_tools__" + name : name;
+}
+
+//! TASK-6: how a result appears as a tool_call item's `output`.
+json output_of(const tool_outcome& outcome) {
+  if (const auto* error = std::get_if<protocol::tool_error>(&outcome)) {
+    return {{"type", "error"}, {"error", error->message}, {"reason", error->reason}};
+  }
+  const json& content = std::get<json>(outcome);
+  const std::string text = content.is_string() ? content.get<std::string>() : content.dump();
+  return {{"type", "content"}, {"content", json::array({{{"type", "text"}, {"text", text}}})}};
+}
+
+std::string error_content(const std::string& reason, const std::string& message) {
+  return protocol::model_content(protocol::tool_error{message, reason});
+}
+
+//! Turns one model call into a pending call, or (TASK-8) an error result for the model.
+void take_call(state& s, task_record& task, const protocol::model_tool_call& call) {
+  const std::size_t round_index = task.round.size();
+  json arguments = json::parse(call.arguments, nullptr, false);
+  const bool surfaced =
+      declared_tool(task, call.name) != nullptr || s.has(fault::undeclared_tool_surfaced);
+  if (!surfaced) {
+    task.round.emplace_back(call.id, error_content("unknown_tool", "'" + call.name +
+                                                                       "' is not a tool of this task"));
+    return;
+  }
+  if (arguments.is_discarded()) {
+    task.round.emplace_back(call.id, error_content("invalid_arguments", "arguments of '" +
+                                                                            call.name +
+                                                                            "' are not JSON"));
+    return;
+  }
+  task.round.emplace_back(call.id, std::nullopt);
+  pending_tool_call pending;
+  pending.id = "tc_" + std::to_string(task.next_call++);
+  pending.name = call.name;
+  pending.arguments = arguments;
+  pending.round_index = round_index;
+  pending.output_index = task.output.size();
+  task.output.push_back({{"type", "tool_call"},
+                         {"tool_call",
+                          {{"name", output_name(s, call.name)},
+                           {"input", std::move(arguments)},
+                           {"output", nullptr}}}});
+  task.pending.push_back(std::move(pending));
+}
+
+json pending_json(const task_record& task) {
+  json calls = json::array();
+  for (const auto& call : task.pending) {
+    calls.push_back({{"id", call.id}, {"name", call.name}, {"arguments", call.arguments}});
+  }
+  return calls;
+}
+
+//! TASK-4: the items must name every pending call, once, and nothing else.
+outcome<protocol::done> check_coverage(const state& s, const task_record& task,
+                                       const protocol::tool_results_request& request) {
+  std::set<std::string> seen;
+  for (std::size_t i = 0; i < request.results.size(); ++i) {
+    const std::string& id = request.results[i].id;
+    const std::string field = "tool_results[" + std::to_string(i) + "].id";
+    const bool known = std::any_of(task.pending.begin(), task.pending.end(),
+                                   [&](const pending_tool_call& p) { return p.id == id; });
+    if (!known) return protocol::invalid_request(field + ": '" + id + "' is not a pending call (TASK-4)");
+    if (!seen.insert(id).second) {
+      return protocol::invalid_request(field + ": duplicate result for '" + id + "' (TASK-4)");
+    }
+  }
+  if (s.has(fault::partial_tool_results_accepted)) return protocol::done{};
+  std::string missing;
+  for (const auto& call : task.pending) {
+    if (seen.count(call.id) == 0) missing += (missing.empty() ? "" : ", ") + call.id;
+  }
+  if (!missing.empty()) {
+    return protocol::invalid_request("tool_results: no result for pending call(s) " + missing +
+                                     "; every pending call must be covered (TASK-4)");
+  }
+  return protocol::done{};
+}
+
+}  // namespace
+
+outcome<json> create_task(state& s, const json& body, time_ms now) {
+  protocol::validation_quirks quirks;
+  quirks.allow_any_tool_name = s.has(fault::invalid_tool_name_accepted);
+  auto request = protocol::parse_task_create_request(body, quirks);
+  if (!request) return request.error();
+  if (request->assistant_id != s.config.assistant_id) {
+    return protocol::not_found("no assistant " + std::to_string(request->assistant_id));
+  }
+  task_record task;
+  task.serial = s.serial();
+  task.uuid = make_uuid(s.next_task++);
+  task.assistant_id = request->assistant_id;
+  task.created_at = now;
+  task.client_tools = std::move(request->client_tools);
+  for (const auto& text : request->input_texts) {
+    task.messages.push_back({{"role", "user"}, {"content", text}});  // TASK-10, MODEL-3
+  }
+  json response = {{"uuid", task.uuid}, {"status", "pending"}};
+  task_record& stored = s.tasks.emplace(task.uuid, std::move(task)).first->second;
+  move(stored.status, task_status::processing);
+  issue_step(s, stored);
+  return response;
+}
+
+outcome<json> get_task(state& s, const std::string& uuid) {
+  auto found = s.tasks.find(uuid);
+  if (found == s.tasks.end()) return protocol::not_found("no task '" + uuid + "'");
+  const task_record& task = found->second;
+  json body = {{"uuid", task.uuid},
+               {"status", to_string(task.status)},
+               {"assistant_id", task.assistant_id},
+               {"created_at_ms", task.created_at}};
+  if (task.status == task_status::interrupted) body["pending_tool_calls"] = pending_json(task);
+  if (task.status == task_status::completed) body["output"] = task.output;
+  if (task.error) body["error"] = *task.error;
+  return body;
+}
+
+outcome<json> post_tool_results(state& s, const std::string& uuid, const json& body,
+                                time_ms /*now*/) {
+  auto found = s.tasks.find(uuid);
+  if (found == s.tasks.end()) return protocol::not_found("no task '" + uuid + "'");
+  task_record& task = found->second;
+  if (task.status != task_status::interrupted) {
+    return protocol::conflict("task '" + uuid + "' is " + std::string(to_string(task.status)) +
+                              ", not interrupted (TASK-4)");
+  }
+  auto request = protocol::parse_tool_results_request(body);
+  if (!request) return request.error();
+  auto covered = check_coverage(s, task, *request);
+  if (!covered) return covered.error();
+
+  for (const auto& item : request->results) {
+    auto call = std::find_if(task.pending.begin(), task.pending.end(),
+                             [&](const pending_tool_call& p) { return p.id == item.id; });
+    task.output[call->output_index]["tool_call"]["output"] = output_of(item.outcome);
+    task.round[call->round_index].second = protocol::model_content(item.outcome);
+  }
+  task.pending.clear();
+  cancel(s, task.serial);
+  move(task.status, task_status::processing);
+  continue_task(s, task);
+  return json{{"uuid", task.uuid}, {"status", "processing"}};
+}
+
+void task_model_replied(state& s, task_record& task, const model_reply& reply, time_ms now) {
+  task.waiting_step = 0;
+  if (!reply.answer) {
+    fail_task(s, task, "model_error", reply.failure);
+    return;
+  }
+  const protocol::model_answer& answer = *reply.answer;
+  task.messages.push_back(assistant_message(answer));
+  if (answer.text && !answer.text->empty()) {
+    task.output.push_back({{"type", "text"}, {"text", *answer.text}});
+  }
+  if (answer.tool_calls.empty()) {
+    move(task.status, task_status::completed);
+    return;
+  }
+  task.round.clear();
+  for (const auto& call : answer.tool_calls) take_call(s, task, call);
+  if (task.pending.empty()) {
+    continue_task(s, task);
+    return;
+  }
+  move(task.status, task_status::interrupted);
+  if (!s.has(fault::interrupt_never_times_out)) {
+    task.interrupt_deadline = now + s.config.interrupt_timeout_ms;
+    schedule(s, task.serial, *task.interrupt_deadline,
+             {timer_kind::task_interrupt, task.uuid, ""});
+  }
+}
+
+void on_interrupt_deadline(state& s, task_record& task, time_ms /*now*/) {
+  if (task.status != task_status::interrupted) return;
+  fail_task(s, task, "tool_results_timeout",
+            "no tool results within " + std::to_string(s.config.interrupt_timeout_ms) + " ms");
+}
+
+}  // namespace toolwire::reference::detail

@@ -1,0 +1,228 @@
+// Model turns of a session (SES-2, section 6): the loop of model steps, the tools each
+// step is offered (TOOLS-3, TOOLS-6, CALL-2), resolving the model's calls to clients
+// (CALL-1, TOOLS-5), and the one tool result per call the model receives (CALL-8, CALL-9).
+#include <algorithm>
+
+#include "core_state.hpp"
+#include "toolwire/protocol/codec.hpp"
+
+namespace toolwire::reference::detail {
+
+using protocol::outcome;
+
+namespace {
+
+const char* const tool_separator = "__";
+
+struct resolved_tool {
+  client_record* client = nullptr;  // the live client the name designates, if any
+  const tool_spec* tool = nullptr;  // the offered tool, if any
+  std::string tool_name;            // the part after `__`
+};
+
+//! The tools a client offers the model: its list, plus (faults only) what it withdrew.
+std::vector<const tool_spec*> offered_by(const state& s, const client_record& client) {
+  std::vector<const tool_spec*> tools;
+  for (const auto& tool : client.tools) tools.push_back(&tool);
+  if (s.has(fault::withdrawn_tool_offered)) {
+    for (const auto& tool : client.withdrawn_tools) tools.push_back(&tool);
+  }
+  return tools;
+}
+
+//! Finds the live client whose `<name>__` is the longest prefix of `model_name`.
+resolved_tool resolve(const state& s, session_record& session, const std::string& model_name) {
+  resolved_tool best;
+  std::size_t best_length = 0;
+  for (auto& [serial, client] : session.clients) {
+    const std::string prefix = client.name + tool_separator;
+    if (model_name.size() <= prefix.size() || model_name.compare(0, prefix.size(), prefix) != 0 ||
+        prefix.size() <= best_length) {
+      continue;
+    }
+    best_length = prefix.size();
+    best.client = &client;
+    best.tool_name = model_name.substr(prefix.size());
+  }
+  if (best.client == nullptr) return best;
+  for (const tool_spec* tool : offered_by(s, *best.client)) {
+    if (tool->name == best.tool_name) best.tool = tool;
+  }
+  return best;
+}
+
+void end_turn(session_record& session) { session.turn.reset(); }
+
+void issue_step(state& s, session_record& session, time_ms now) {
+  turn_record& turn = *session.turn;
+  if (turn.steps >= s.config.max_model_steps) {
+    emit(s, session, "turn_failed", {{"turn_id", turn.id}, {"reason", "max_steps_exceeded"}}, now);
+    end_turn(session);
+    return;
+  }
+  ++turn.steps;
+  turn.slots.clear();
+  // TOOLS-6: the step's tool list is one snapshot, taken here, all at once.
+  turn.waiting_step = request_model_step(s, {model_step_request::owner_kind::turn, session.id},
+                                         turn.messages, offered_tools(s, session));
+}
+
+//! What the model gets back for a slot (CALL-8).
+std::string content_for_model(const state& s, const tool_outcome& outcome) {
+  // Fault string_content_serialized: string content reaches the model JSON-quoted.
+  if (s.has(fault::string_content_serialized) && std::holds_alternative<json>(outcome)) {
+    return std::get<json>(outcome).dump();
+  }
+  return protocol::model_content(outcome);
+}
+
+void continue_turn(state& s, session_record& session, time_ms now) {
+  turn_record& turn = *session.turn;
+  for (const auto& slot : turn.slots) {
+    if (!slot.outcome) continue;  // only under fault next_step_before_all_settled
+    turn.messages.push_back({{"role", "tool"},
+                             {"tool_call_id", slot.model_call_id},
+                             {"content", content_for_model(s, *slot.outcome)}});
+  }
+  issue_step(s, session, now);
+}
+
+bool step_complete(const state& s, const turn_record& turn) {
+  auto settled = [](const step_slot& slot) { return slot.outcome.has_value(); };
+  // Fault next_step_before_all_settled: the first settlement moves the turn on (CALL-9).
+  if (s.has(fault::next_step_before_all_settled)) {
+    return std::any_of(turn.slots.begin(), turn.slots.end(), settled);
+  }
+  return std::all_of(turn.slots.begin(), turn.slots.end(), settled);
+}
+
+//! TOOLS-5: a call naming a tool that is not offered now is settled at once.
+void settle_unavailable(state& s, session_record& session, std::size_t slot,
+                        const resolved_tool& target, time_ms now) {
+  const std::string& model_name = session.turn->slots[slot].model_name;
+  if (target.client != nullptr) {
+    const std::string call_id = "call_" + std::to_string(s.next_call++);
+    session.turn->slots[slot].call_id = call_id;
+    emit(s, session, "client_tool_failed",
+         {{"call_id", call_id},
+          {"client_id", target.client->id},
+          {"tool", target.tool_name},
+          {"reason", "tool_unavailable"}},
+         now);
+  }
+  settle_slot(s, session, slot,
+              protocol::tool_error{"tool '" + model_name + "' is not offered", "tool_unavailable"},
+              now);
+}
+
+void start_call(state& s, session_record& session, std::size_t slot,
+                const protocol::model_tool_call& call, time_ms now) {
+  json arguments = json::parse(call.arguments, nullptr, false);
+  if (arguments.is_discarded()) {
+    settle_slot(s, session, slot,
+                protocol::tool_error{"arguments of '" + call.name + "' are not JSON",
+                                     "invalid_arguments"},
+                now);
+    return;
+  }
+  resolved_tool target = resolve(s, session, call.name);
+  // Fault unavailable_tool_dispatched: a withdrawn tool of a live client is dispatched anyway.
+  if (target.tool == nullptr && target.client != nullptr &&
+      s.has(fault::unavailable_tool_dispatched)) {
+    const tool_spec withdrawn{target.tool_name, "", json::object()};
+    dispatch_call(s, session, *target.client, withdrawn, std::move(arguments), slot, now);
+    return;
+  }
+  if (target.tool == nullptr) {
+    settle_unavailable(s, session, slot, target, now);
+    return;
+  }
+  dispatch_call(s, session, *target.client, *target.tool, std::move(arguments), slot, now);
+}
+
+}  // namespace
+
+json assistant_message(const protocol::model_answer& answer) {
+  json message = {{"role", "assistant"},
+                  {"content", answer.text ? json(*answer.text) : json(nullptr)}};
+  if (!answer.tool_calls.empty()) {
+    json calls = json::array();
+    for (const auto& call : answer.tool_calls) {
+      calls.push_back({{"id", call.id},
+                       {"type", "function"},
+                       {"function", {{"name", call.name}, {"arguments", call.arguments}}}});
+    }
+    message["tool_calls"] = std::move(calls);
+  }
+  return message;
+}
+
+json offered_tools(const state& s, const session_record& session) {
+  json tools = json::array();
+  auto add_client = [&](const client_record& client) {
+    for (const tool_spec* tool : offered_by(s, client)) {
+      tools.push_back(protocol::to_openai_tool(client.name + tool_separator + tool->name, *tool));
+    }
+  };
+  for (const auto& [serial, client] : session.clients) add_client(client);
+  // Fault departed_client_tools_offered: tools of clients that ended are still offered.
+  for (const auto& [serial, client] : session.departed) add_client(client);
+  return tools;
+}
+
+outcome<json> post_message(state& s, session_record& session, const json& body, time_ms now) {
+  auto request = protocol::parse_message_request(body);
+  if (!request) return request.error();
+  if (session.turn && !s.has(fault::concurrent_turns_accepted)) {
+    return protocol::conflict("turn '" + session.turn->id +
+                              "' is still running: one turn at a time per session (SES-2)");
+  }
+  turn_record turn;
+  turn.id = "turn_" + std::to_string(s.next_turn++);
+  turn.messages.push_back({{"role", "user"}, {"content", request->content}});
+  session.turn = std::move(turn);
+  emit(s, session, "turn_started", {{"turn_id", session.turn->id}}, now);
+  const std::string turn_id = session.turn->id;
+  issue_step(s, session, now);
+  return json{{"turn_id", turn_id}};
+}
+
+void turn_model_replied(state& s, session_record& session, const model_reply& reply,
+                        time_ms now) {
+  turn_record& turn = *session.turn;
+  turn.waiting_step = 0;
+  if (!reply.answer) {
+    emit(s, session, "turn_failed", {{"turn_id", turn.id}, {"reason", "model_error: " + reply.failure}},
+         now);
+    end_turn(session);
+    return;
+  }
+  const protocol::model_answer& answer = *reply.answer;
+  turn.messages.push_back(assistant_message(answer));
+  if (answer.tool_calls.empty()) {
+    emit(s, session, "turn_completed", {{"turn_id", turn.id}, {"output", answer.text.value_or("")}},
+         now);
+    end_turn(session);
+    return;
+  }
+  for (const auto& call : answer.tool_calls) {
+    turn.slots.push_back({call.id, call.name, "", std::nullopt});
+  }
+  // Why the flag: a call settled at once must not start the next step before the
+  // later calls of the same answer have been dispatched.
+  turn.dispatching = true;
+  for (std::size_t i = 0; i < answer.tool_calls.size(); ++i) {
+    start_call(s, session, i, answer.tool_calls[i], now);
+  }
+  turn.dispatching = false;
+  if (session.turn && step_complete(s, *session.turn)) continue_turn(s, session, now);
+}
+
+void settle_slot(state& s, session_record& session, std::size_t slot, tool_outcome outcome,
+                 time_ms now) {
+  turn_record& turn = *session.turn;
+  turn.slots[slot].outcome = std::move(outcome);
+  if (!turn.dispatching && step_complete(s, turn)) continue_turn(s, session, now);
+}
+
+}  // namespace toolwire::reference::detail
