@@ -1,0 +1,126 @@
+// Tests for the fault catalogue itself, and that every catalogued fault has its test here.
+#include <catch2/catch.hpp>
+
+#include <map>
+#include <set>
+#include <string>
+
+#include "toolwire/reference_server/faults.hpp"
+
+using toolwire::reference::all_faults;
+using toolwire::reference::describe;
+using toolwire::reference::fault;
+using toolwire::reference::parse_fault;
+
+namespace {
+
+//! Every rule ID of SPEC.md, in its order (63 rules).
+const std::set<std::string> spec_ids = {
+    "C-1",     "C-2",     "C-3",     "C-4",     "C-5",     "C-6",    "AUTH-1",  "AUTH-2",
+    "AUTH-3",  "AUTH-4",  "AUTH-5",  "SES-1",   "SES-2",   "SES-3",  "SES-4",   "SES-5",
+    "REG-1",   "REG-2",   "REG-3",   "REG-4",   "REG-5",   "REG-6",  "REG-7",   "REG-8",
+    "REG-9",   "LIFE-1",  "LIFE-2",  "LIFE-3",  "LIFE-4",  "LIFE-5", "LIFE-6",  "TOOLS-1",
+    "TOOLS-2", "TOOLS-3", "TOOLS-4", "TOOLS-5", "TOOLS-6", "CALL-1", "CALL-2",  "CALL-3",
+    "CALL-4",  "CALL-5",  "CALL-6",  "CALL-7",  "CALL-8",  "CALL-9", "CLOCK-1", "CLOCK-2",
+    "CLOCK-3", "MODEL-1", "MODEL-2", "MODEL-3", "MODEL-4", "TASK-1", "TASK-2",  "TASK-3",
+    "TASK-4",  "TASK-5",  "TASK-6",  "TASK-7",  "TASK-8",  "TASK-9", "TASK-10",
+};
+
+//! The test of this folder that shows each fault breaking its rule. A fault added to the
+//! catalogue without a row here (and a test of that name) fails "every catalogued fault
+//! has its test".
+const std::map<fault, std::string> fault_tests = {
+    {fault::no_collision_counter, "fault no_collision_counter breaks REG-5"},
+    {fault::registered_event_wrong_name, "fault registered_event_wrong_name breaks REG-9"},
+    {fault::description_limit_in_bytes, "fault description_limit_in_bytes breaks REG-2"},
+    {fault::invalid_tool_name_accepted, "fault invalid_tool_name_accepted breaks REG-1"},
+    {fault::ping_does_not_extend, "fault ping_does_not_extend breaks LIFE-2"},
+    {fault::ttl_boundary_inclusive, "fault ttl_boundary_inclusive breaks LIFE-3"},
+    {fault::ack_extends_ttl, "fault ack_extends_ttl breaks LIFE-6"},
+    {fault::vanished_calls_left_open, "fault vanished_calls_left_open breaks LIFE-5"},
+    {fault::departed_client_tools_offered, "fault departed_client_tools_offered breaks LIFE-4"},
+    {fault::put_merges_tools, "fault put_merges_tools breaks TOOLS-1"},
+    {fault::invalid_put_clears_tools, "fault invalid_put_clears_tools breaks C-3"},
+    {fault::withdrawn_tool_offered, "fault withdrawn_tool_offered breaks TOOLS-3"},
+    {fault::unavailable_tool_dispatched, "fault unavailable_tool_dispatched breaks TOOLS-5"},
+    {fault::dispatch_namespaced_tool, "fault dispatch_namespaced_tool breaks CALL-1"},
+    {fault::ack_does_not_extend_deadline, "fault ack_does_not_extend_deadline breaks CALL-3"},
+    {fault::double_result_accepted, "fault double_result_accepted breaks CALL-6"},
+    {fault::results_matched_by_position, "fault results_matched_by_position breaks CALL-9"},
+    {fault::next_step_before_all_settled, "fault next_step_before_all_settled breaks CALL-9"},
+    {fault::string_content_serialized, "fault string_content_serialized breaks CALL-8"},
+    {fault::concurrent_turns_accepted, "fault concurrent_turns_accepted breaks SES-2"},
+    {fault::last_event_id_ignored, "fault last_event_id_ignored breaks SES-3"},
+    {fault::foreign_session_token_accepted, "fault foreign_session_token_accepted breaks AUTH-3"},
+    {fault::partial_tool_results_accepted, "fault partial_tool_results_accepted breaks TASK-4"},
+    {fault::undeclared_tool_surfaced, "fault undeclared_tool_surfaced breaks TASK-8"},
+    {fault::interrupt_never_times_out, "fault interrupt_never_times_out breaks TASK-7"},
+    {fault::task_output_prefixed, "fault task_output_prefixed breaks TASK-6"},
+};
+
+//! The names of every TEST_CASE linked into this executable.
+std::set<std::string> registered_test_names() {
+  std::set<std::string> names;
+  for (const auto& test : Catch::getRegistryHub().getTestCaseRegistry().getAllTests()) {
+    names.insert(test.name);
+  }
+  return names;
+}
+
+}  // namespace
+
+TEST_CASE("the fault catalogue is well formed and cites real SPEC rules", "[faults][catalogue]") {
+  REQUIRE(spec_ids.size() == 63);
+  const auto faults = all_faults();
+  CHECK(faults.size() >= 12);
+
+  std::set<std::string> names;
+  std::set<fault> ids;
+  for (const auto& info : faults) {
+    const std::string name(info.name);
+    const std::string spec_id(info.spec_id);
+    CAPTURE(name, spec_id);
+    CHECK_FALSE(name.empty());
+    CHECK(names.insert(name).second);
+    CHECK(ids.insert(info.id).second);
+    CHECK(spec_ids.count(spec_id) == 1);
+    CHECK_FALSE(info.summary.empty());
+    CHECK(describe(info.id).name == info.name);
+
+    // parse_fault round-trips the name.
+    const auto parsed = parse_fault(info.name);
+    REQUIRE(parsed.has_value());
+    CHECK(*parsed == info.id);
+  }
+}
+
+TEST_CASE("parse_fault rejects names that are not in the catalogue", "[faults][catalogue]") {
+  for (const char* unknown : {"", "no_such_fault", "NO_COLLISION_COUNTER", " no_collision_counter",
+                              "no_collision_counter ", "no-collision-counter", "REG-5"}) {
+    CAPTURE(unknown);
+    CHECK_FALSE(parse_fault(unknown).has_value());
+  }
+}
+
+TEST_CASE("every catalogued fault has its test", "[faults][catalogue]") {
+  std::set<std::string> catalogued;
+  for (const auto& info : all_faults()) {
+    catalogued.insert(std::string(info.name));
+  }
+  std::set<std::string> tested;
+  for (const auto& row : fault_tests) {
+    tested.insert(std::string(describe(row.first).name));
+  }
+  CHECK(tested == catalogued);
+
+  const auto registered = registered_test_names();
+  for (const auto& info : all_faults()) {
+    const std::string expected =
+        "fault " + std::string(info.name) + " breaks " + std::string(info.spec_id);
+    CAPTURE(expected);
+    const auto row = fault_tests.find(info.id);
+    REQUIRE(row != fault_tests.end());
+    CHECK(row->second == expected);
+    CHECK(registered.count(expected) == 1);
+  }
+}
