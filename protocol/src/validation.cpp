@@ -1,0 +1,387 @@
+// Request-body validation: untrusted JSON to wire types, or a 400 naming the field and the rule.
+#include "toolwire/protocol/validation.hpp"
+
+#include <cstdint>
+#include <functional>
+#include <limits>
+#include <set>
+#include <string>
+#include <utility>
+#include <variant>
+
+namespace toolwire::protocol {
+namespace {
+
+constexpr std::string_view name_rule_text = "must be 1-64 characters of [A-Za-z0-9_-]";
+
+//! `<path>: <what> (<rule>)`, the one shape of every validation message.
+api_error field_error(std::string_view path, std::string_view what, std::string_view rule) {
+  std::string message;
+  message.reserve(path.size() + what.size() + rule.size() + 5);
+  message.append(path).append(": ").append(what);
+  if (!rule.empty()) message.append(" (").append(rule).append(")");
+  return invalid_request(std::move(message));
+}
+
+std::string index_path(std::string_view field, std::size_t index) {
+  return std::string(field) + "[" + std::to_string(index) + "]";
+}
+
+std::string member_path(std::string_view parent, std::string_view key) {
+  if (parent.empty()) return std::string(key);
+  return std::string(parent) + "." + std::string(key);
+}
+
+//! A JSON integer that fits in int64. Floats (even 5.0), booleans and strings are not integers.
+std::optional<std::int64_t> as_int64(const json& value) {
+  if (value.is_number_unsigned()) {
+    const auto raw = value.get<std::uint64_t>();
+    if (raw > static_cast<std::uint64_t>(std::numeric_limits<std::int64_t>::max())) {
+      return std::nullopt;
+    }
+    return static_cast<std::int64_t>(raw);
+  }
+  if (value.is_number_integer()) return value.get<std::int64_t>();
+  return std::nullopt;
+}
+
+//! A name as it may appear inside a message. Why: a message is later serialized as JSON, and
+//! nlohmann refuses to dump invalid UTF-8, which only the allow_any_tool_name quirk lets through.
+std::string printable(const std::string& text) {
+  if (count_code_points(text)) return text;
+  return json(text).dump(-1, ' ', false, json::error_handler_t::replace);
+}
+
+//! How a tool list differs between a client registration (REG-1) and a task (TASK-1).
+struct tool_list_shape {
+  std::string_view schema_key;  // "parameters" or "input_schema"
+  bool schema_required;
+  std::string_view shape_rule;  // the rule cited for a missing or mistyped member
+};
+
+constexpr tool_list_shape client_tool_shape{"parameters", true, "REG-1"};
+constexpr tool_list_shape task_tool_shape{"input_schema", false, "TASK-1"};
+
+outcome<tool_spec> parse_tool(const json& item, const std::string& path,
+                              const tool_list_shape& shape, const validation_quirks& quirks) {
+  if (!item.is_object()) return field_error(path, "must be an object", shape.shape_rule);
+  tool_spec tool;
+
+  const auto name_path = member_path(path, "name");
+  const auto name = item.find("name");
+  if (name == item.end()) return field_error(name_path, "missing", shape.shape_rule);
+  if (!name->is_string()) return field_error(name_path, "must be a string", shape.shape_rule);
+  tool.name = name->get<std::string>();
+  // Why: the quirk relaxes the charset and length only; a name is still a string.
+  if (!quirks.allow_any_tool_name && !is_valid_name(tool.name)) {
+    return field_error(name_path, name_rule_text, "REG-1");
+  }
+
+  const auto description_path = member_path(path, "description");
+  const auto description = item.find("description");
+  if (description == item.end()) return field_error(description_path, "missing", shape.shape_rule);
+  if (!description->is_string()) {
+    return field_error(description_path, "must be a string", shape.shape_rule);
+  }
+  tool.description = description->get<std::string>();
+  const auto code_points = count_code_points(tool.description);
+  if (!code_points) return field_error(description_path, "must be valid UTF-8", "REG-2");
+  const auto length = quirks.description_limit_in_bytes ? tool.description.size() : *code_points;
+  if (length > max_description_code_points) {
+    return field_error(description_path, "must be at most 4096 characters", "REG-2");
+  }
+
+  const auto schema_path = member_path(path, shape.schema_key);
+  const auto schema = item.find(shape.schema_key);
+  if (schema == item.end()) {
+    if (shape.schema_required) return field_error(schema_path, "missing", shape.shape_rule);
+    tool.parameters = json::object();
+    return tool;
+  }
+  if (!schema->is_object()) {
+    return field_error(schema_path, "must be a JSON object", shape.shape_rule);
+  }
+  const auto type = schema->find("type");
+  if (type != schema->end() && *type != "object") {
+    return field_error(member_path(schema_path, "type"), "must be \"object\"", shape.shape_rule);
+  }
+  tool.parameters = *schema;
+  return tool;
+}
+
+//! REG-1..3 over a list; `duplicate` builds the message for a repeated name at an index.
+template <typename duplicate_message>
+outcome<std::vector<tool_spec>> parse_tools(const json& list, std::string_view field,
+                                            const tool_list_shape& shape,
+                                            const validation_quirks& quirks,
+                                            duplicate_message duplicate) {
+  if (!list.is_array()) return field_error(field, "must be an array", shape.shape_rule);
+  std::vector<tool_spec> tools;
+  tools.reserve(list.size());
+  std::set<std::string, std::less<>> seen;
+  for (std::size_t i = 0; i < list.size(); ++i) {
+    auto tool = parse_tool(list[i], index_path(field, i), shape, quirks);
+    if (!tool) return tool.error();
+    if (!seen.insert(tool->name).second) return duplicate(tool->name, i);
+    tools.push_back(std::move(*tool));
+  }
+  return tools;
+}
+
+//! A tool outcome from an object holding `content` or `error` (+ `reason`): CALL-4, TASK-4.
+//! `path` prefixes member names ("" for a result body, "tool_results[i]" for a task item).
+outcome<tool_outcome> parse_outcome(const json& object, const std::string& path,
+                                    std::string_view rule) {
+  const auto content = object.find("content");
+  const auto error = object.find("error");
+  const bool has_content = content != object.end();
+  const bool has_error = error != object.end();
+  if (has_content == has_error) {
+    return field_error(path.empty() ? "body" : path, "must have exactly one of content or error",
+                       rule);
+  }
+  // Why: `"content": null` is present content (JSON null), not an absent member.
+  if (has_content) return tool_outcome{std::in_place_index<0>, *content};
+
+  if (!error->is_string()) return field_error(member_path(path, "error"), "must be a string", rule);
+  tool_error result{error->get<std::string>()};
+  const auto reason = object.find("reason");
+  if (reason != object.end()) {
+    if (!reason->is_string() || reason->get_ref<const std::string&>().empty()) {
+      return field_error(member_path(path, "reason"), "must be a non-empty string", rule);
+    }
+    result.reason = reason->get<std::string>();
+  }
+  return tool_outcome{std::in_place_index<1>, std::move(result)};
+}
+
+api_error not_an_object() {
+  return invalid_request("body: must be a JSON object");
+}
+
+//! `{"type": "never"}` or `{"type": "ttl", "data": {"seconds": 1..86400}}` (section 3, REG-8).
+outcome<lifetime> parse_lifetime(const json& value) {
+  if (!value.is_object()) return field_error("lifetime", "must be an object", "REG-8");
+  const auto type = value.find("type");
+  if (type != value.end() && *type == "never") return lifetime{lifetime::kind::never, 0};
+  if (type == value.end() || *type != "ttl") {
+    return field_error("lifetime.type", "must be \"never\" or \"ttl\"", "REG-8");
+  }
+  const auto data = value.find("data");
+  if (data == value.end() || !data->is_object()) {
+    return field_error("lifetime.data", "must be an object", "REG-8");
+  }
+  const auto seconds_field = data->find("seconds");
+  const auto seconds = seconds_field == data->end() ? std::nullopt : as_int64(*seconds_field);
+  if (!seconds || *seconds < 1 || *seconds > max_ttl_seconds) {
+    return field_error("lifetime.data.seconds", "must be an integer from 1 to 86400", "REG-8");
+  }
+  return lifetime{lifetime::kind::ttl, *seconds};
+}
+
+}  // namespace
+
+bool is_valid_name(std::string_view name) {
+  if (name.empty() || name.size() > max_name_length) return false;
+  for (const char c : name) {
+    const bool ok = (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') ||
+                    c == '_' || c == '-';
+    if (!ok) return false;
+  }
+  return true;
+}
+
+std::optional<std::size_t> count_code_points(std::string_view utf8) {
+  // Strict UTF-8 (RFC 3629): no overlong forms, no surrogates, nothing above U+10FFFF.
+  std::size_t count = 0;
+  std::size_t i = 0;
+  while (i < utf8.size()) {
+    const auto lead = static_cast<unsigned char>(utf8[i]);
+    std::size_t length = 0;
+    unsigned char second_min = 0x80;
+    unsigned char second_max = 0xBF;
+    if (lead < 0x80) {
+      length = 1;
+    } else if (lead >= 0xC2 && lead <= 0xDF) {
+      length = 2;
+    } else if (lead >= 0xE0 && lead <= 0xEF) {
+      length = 3;
+      if (lead == 0xE0) second_min = 0xA0;  // overlong
+      if (lead == 0xED) second_max = 0x9F;  // surrogates
+    } else if (lead >= 0xF0 && lead <= 0xF4) {
+      length = 4;
+      if (lead == 0xF0) second_min = 0x90;  // overlong
+      if (lead == 0xF4) second_max = 0x8F;  // above U+10FFFF
+    } else {
+      return std::nullopt;
+    }
+    if (utf8.size() - i < length) return std::nullopt;
+    for (std::size_t k = 1; k < length; ++k) {
+      const auto byte = static_cast<unsigned char>(utf8[i + k]);
+      const auto min = k == 1 ? second_min : static_cast<unsigned char>(0x80);
+      const auto max = k == 1 ? second_max : static_cast<unsigned char>(0xBF);
+      if (byte < min || byte > max) return std::nullopt;
+    }
+    i += length;
+    ++count;
+  }
+  return count;
+}
+
+outcome<json> parse_json_body(std::string_view body) {
+  try {
+    return json::parse(body.begin(), body.end());
+  } catch (const json::parse_error& error) {
+    // Why: nlohmann prefixes its messages with "[json.exception.parse_error.N] "; the
+    // client needs the position and the reason only.
+    std::string detail = error.what();
+    const auto bracket = detail.find("] ");
+    if (detail.starts_with("[json.exception.") && bracket != std::string::npos) {
+      detail.erase(0, bracket + 2);
+    }
+    return invalid_request("body: malformed JSON: " + detail);
+  }
+}
+
+outcome<std::vector<tool_spec>> parse_tool_list(const json& list, std::string_view field,
+                                                const validation_quirks& quirks) {
+  return parse_tools(
+      list, field, client_tool_shape, quirks, [field](const std::string& name, std::size_t index) {
+        return field_error(
+            field, "duplicate tool name '" + printable(name) + "' at " + index_path(field, index),
+            "REG-3");
+      });
+}
+
+outcome<register_request> parse_register_request(const json& body,
+                                                 const validation_quirks& quirks) {
+  if (!body.is_object()) return not_an_object();
+  register_request request;
+
+  const auto name = body.find("name");
+  if (name == body.end()) return field_error("name", "missing", "REG-1");
+  if (!name->is_string()) return field_error("name", "must be a string", "REG-4");
+  request.name = name->get<std::string>();
+  // Why: allow_any_tool_name breaks REG-1 for tools only; client names keep REG-4.
+  if (!is_valid_name(request.name)) return field_error("name", name_rule_text, "REG-4");
+
+  const auto life = body.find("lifetime");
+  if (life == body.end()) return field_error("lifetime", "missing", "REG-1");
+  auto parsed_life = parse_lifetime(*life);
+  if (!parsed_life) return parsed_life.error();
+  request.lifetime = *parsed_life;
+
+  const auto tools = body.find("tools");
+  if (tools != body.end()) {
+    auto parsed = parse_tool_list(*tools, "tools", quirks);
+    if (!parsed) return parsed.error();
+    request.tools = std::move(*parsed);
+  }
+  return request;
+}
+
+outcome<put_tools_request> parse_put_tools_request(const json& body,
+                                                   const validation_quirks& quirks) {
+  if (!body.is_object()) return not_an_object();
+  const auto tools = body.find("tools");
+  if (tools == body.end()) return field_error("tools", "missing", "TOOLS-2");
+  if (!tools->is_array()) return field_error("tools", "must be an array", "TOOLS-2");
+  auto parsed = parse_tool_list(*tools, "tools", quirks);
+  if (!parsed) return parsed.error();
+  return put_tools_request{std::move(*parsed)};
+}
+
+outcome<result_request> parse_result_request(const json& body) {
+  if (!body.is_object()) return not_an_object();
+  auto parsed = parse_outcome(body, "", "CALL-4");
+  if (!parsed) return parsed.error();
+  return result_request{std::move(*parsed)};
+}
+
+outcome<message_request> parse_message_request(const json& body) {
+  if (!body.is_object()) return not_an_object();
+  const auto content = body.find("content");
+  if (content == body.end()) return field_error("content", "missing", "SES-2");
+  if (!content->is_string()) return field_error("content", "must be a string", "SES-2");
+  return message_request{content->get<std::string>()};
+}
+
+outcome<task_create_request> parse_task_create_request(const json& body,
+                                                       const validation_quirks& quirks) {
+  if (!body.is_object()) return not_an_object();
+  task_create_request request;
+
+  const auto assistant = body.find("assistant_id");
+  if (assistant == body.end()) return field_error("assistant_id", "missing", "TASK-1");
+  const auto assistant_id = as_int64(*assistant);
+  if (!assistant_id) return field_error("assistant_id", "must be an integer", "TASK-1");
+  request.assistant_id = *assistant_id;
+
+  const auto input = body.find("input");
+  if (input == body.end()) return field_error("input", "missing", "TASK-1");
+  if (!input->is_array() || input->empty()) {
+    return field_error("input", "must be a non-empty array", "TASK-1");
+  }
+  for (std::size_t i = 0; i < input->size(); ++i) {
+    const auto& item = (*input)[i];
+    const auto path = index_path("input", i);
+    if (!item.is_object()) return field_error(path, "must be an object", "TASK-1");
+    const auto type = item.find("type");
+    if (type == item.end() || *type != "text") {
+      return field_error(member_path(path, "type"), "must be \"text\"", "TASK-1");
+    }
+    const auto text = item.find("text");
+    if (text == item.end()) return field_error(member_path(path, "text"), "missing", "TASK-1");
+    if (!text->is_string()) {
+      return field_error(member_path(path, "text"), "must be a string", "TASK-1");
+    }
+    request.input_texts.push_back(text->get<std::string>());
+  }
+
+  const auto tools = body.find("client_tools");
+  if (tools != body.end()) {
+    auto parsed =
+        parse_tools(*tools, "client_tools", task_tool_shape, quirks,
+                    [](const std::string& name, std::size_t index) {
+                      return field_error(member_path(index_path("client_tools", index), "name"),
+                                         "duplicate tool name '" + printable(name) + "'", "TASK-1");
+                    });
+    if (!parsed) return parsed.error();
+    request.client_tools = std::move(*parsed);
+  }
+  return request;
+}
+
+outcome<tool_results_request> parse_tool_results_request(const json& body) {
+  if (!body.is_object()) return not_an_object();
+  const auto list = body.find("tool_results");
+  if (list == body.end()) return field_error("tool_results", "missing", "TASK-4");
+  if (!list->is_array()) return field_error("tool_results", "must be an array", "TASK-4");
+  tool_results_request request;
+  request.results.reserve(list->size());
+  for (std::size_t i = 0; i < list->size(); ++i) {
+    const auto& item = (*list)[i];
+    const auto path = index_path("tool_results", i);
+    if (!item.is_object()) return field_error(path, "must be an object", "TASK-4");
+    const auto id = item.find("id");
+    if (id == item.end()) return field_error(member_path(path, "id"), "missing", "TASK-4");
+    if (!id->is_string()) {
+      return field_error(member_path(path, "id"), "must be a string", "TASK-4");
+    }
+    auto parsed = parse_outcome(item, path, "TASK-4");
+    if (!parsed) return parsed.error();
+    request.results.push_back({id->get<std::string>(), std::move(*parsed)});
+  }
+  return request;
+}
+
+outcome<advance_request> parse_advance_request(const json& body) {
+  if (!body.is_object()) return not_an_object();
+  const auto ms = body.find("ms");
+  if (ms == body.end()) return field_error("ms", "missing", "CLOCK-1");
+  const auto value = as_int64(*ms);
+  if (!value || *value < 0) return field_error("ms", "must be a non-negative integer", "CLOCK-1");
+  return advance_request{*value};
+}
+
+}  // namespace toolwire::protocol
