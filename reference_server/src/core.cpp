@@ -3,6 +3,7 @@
 // tasks).
 #include "toolwire/reference_server/core.hpp"
 
+#include <algorithm>
 #include <cstdio>
 
 #include "core_state.hpp"
@@ -72,6 +73,8 @@ void cancel(state& s, std::uint64_t key) {
 }
 
 void emit(state& s, session_record& session, std::string type, json data, time_ms now) {
+  // Fault event_seq_gaps: an internal bookkeeping event consumes a number (SES-3).
+  if (s.has(fault::event_seq_gaps) && type == "client_tool_completed") ++session.next_seq;
   session_event event{session.id, session.next_seq++, std::move(type), std::move(data), now};
   session.log.push_back(event);
   while (session.log.size() > s.config.event_retention) session.log.pop_front();
@@ -80,10 +83,14 @@ void emit(state& s, session_record& session, std::string type, json data, time_m
 
 std::uint64_t request_model_step(state& s, step_owner owner, json messages, json tools) {
   const std::uint64_t id = s.next_step++;
+  std::uint64_t after_seq = 0;
+  if (owner.kind == model_step_request::owner_kind::turn) {
+    after_seq = s.sessions.at(owner.id).next_seq - 1;
+  }
   json body = {{"model", s.config.model_name}, {"messages", std::move(messages)}};
   // Why: OpenAI-compatible servers reject an empty `tools` array; absent means none.
   if (!tools.empty()) body["tools"] = std::move(tools);
-  s.pending.model_steps.push_back({id, owner.kind, owner.id, std::move(body)});
+  s.pending.model_steps.push_back({id, owner.kind, owner.id, after_seq, std::move(body)});
   s.waiting_steps.emplace(id, std::move(owner));
   return id;
 }
@@ -252,7 +259,9 @@ outcome<std::uint64_t> core::stream_start(const std::string& sid,
   const std::uint64_t last_seq = session->second.next_seq - 1;
   // Fault last_event_id_ignored: a resumed stream silently starts at "now".
   if (!last_event_id || state_->has(fault::last_event_id_ignored)) return last_seq;
-  return *last_event_id;
+  // An id from the future (e.g. of an earlier server run) resumes from now, rather than
+  // silently skipping every event up to that number.
+  return std::min(*last_event_id, last_seq);
 }
 
 event_window core::events_after(const std::string& sid, std::uint64_t after) const {
@@ -317,10 +326,17 @@ std::optional<time_ms> core::next_deadline() const {
 void core::on_timeout(time_ms now) {
   state& s = *state_;
   while (!s.timers.empty() && s.timers.begin()->first <= now) {
-    const auto [at, key] = *s.timers.begin();
-    const timer_ref ref = s.timer_refs.at(key).second;
-    cancel(s, key);
-    fire_timer(s, ref, at);
+    const time_ms instant = s.timers.begin()->first;
+    // Every timer of this instant fires before any turn moves on (TOOLS-3 at LIFE-3).
+    s.firing_timers = true;
+    while (!s.timers.empty() && s.timers.begin()->first == instant) {
+      const std::uint64_t key = s.timers.begin()->second;
+      const timer_ref ref = s.timer_refs.at(key).second;
+      cancel(s, key);
+      fire_timer(s, ref, instant);
+    }
+    s.firing_timers = false;
+    run_deferred_turns(s, instant);
   }
 }
 

@@ -131,6 +131,10 @@ struct state {
   std::set<std::pair<time_ms, std::uint64_t>> timers;
   std::map<std::uint64_t, std::pair<time_ms, timer_ref>> timer_refs;
   core_outputs pending;
+  //! While the timers of one instant fire, turns whose step completed wait here, so the
+  //! next step sees every change of that instant (e.g. a client expiring with it).
+  bool firing_timers = false;
+  std::vector<std::string> deferred_turns;
 
   bool has(fault f) const { return config.faults.count(f) != 0; }
   std::uint64_t serial() { return next_serial++; }
@@ -181,6 +185,8 @@ void turn_model_replied(state& s, session_record& session, const model_reply& re
 //! A slot of the current step got its outcome; runs the next step once all have one.
 void settle_slot(state& s, session_record& session, std::size_t slot, tool_outcome outcome,
                  time_ms now);
+//! Runs the next step of each turn deferred while an instant's timers fired.
+void run_deferred_turns(state& s, time_ms now);
 //! The model's answer as an assistant message of the conversation (MODEL-1).
 json assistant_message(const protocol::model_answer& answer);
 //! The model-visible list of tools: `<client>__<tool>` for every live client (CALL-2).

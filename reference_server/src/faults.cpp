@@ -8,7 +8,7 @@ namespace toolwire::reference {
 
 namespace {
 
-constexpr std::array<fault_info, 26> catalogue{{
+constexpr std::array<fault_info, 28> catalogue{{
     {fault::no_collision_counter, "no_collision_counter", "REG-5",
      "A second client with a live name gets the same name, no counter appended."},
     {fault::registered_event_wrong_name, "registered_event_wrong_name", "REG-9",
@@ -51,6 +51,8 @@ constexpr std::array<fault_info, 26> catalogue{{
      "A message while a turn runs is accepted and starts a second turn."},
     {fault::last_event_id_ignored, "last_event_id_ignored", "SES-3",
      "A stream opened with Last-Event-ID does not replay the events after it."},
+    {fault::event_seq_gaps, "event_seq_gaps", "SES-3",
+     "Every client_tool_completed also uses up a sequence number that is never sent."},
     {fault::foreign_session_token_accepted, "foreign_session_token_accepted", "AUTH-3",
      "A session token is accepted on the routes of every other session."},
     {fault::partial_tool_results_accepted, "partial_tool_results_accepted", "TASK-4",
@@ -61,6 +63,8 @@ constexpr std::array<fault_info, 26> catalogue{{
      "An interrupted task waits for tool results forever."},
     {fault::task_output_prefixed, "task_output_prefixed", "TASK-6",
      "Client tool calls appear in the task output under a prefixed name."},
+    {fault::task_requeued_as_pending, "task_requeued_as_pending", "TASK-5",
+     "Accepted tool results send the task back to pending instead of processing."},
 }};
 
 }  // namespace

@@ -175,8 +175,11 @@ outcome<json> get_task(state& s, const std::string& uuid) {
   auto found = s.tasks.find(uuid);
   if (found == s.tasks.end()) return protocol::not_found("no task '" + uuid + "'");
   const task_record& task = found->second;
+  // Fault task_requeued_as_pending: a task back from interruption shows as pending (TASK-5).
+  const bool requeued = s.has(fault::task_requeued_as_pending) &&
+                        task.status == task_status::processing && task.steps > 1;
   json body = {{"uuid", task.uuid},
-               {"status", to_string(task.status)},
+               {"status", requeued ? std::string_view("pending") : to_string(task.status)},
                {"assistant_id", task.assistant_id},
                {"created_at_ms", task.created_at}};
   if (task.status == task_status::interrupted) body["pending_tool_calls"] = pending_json(task);
@@ -209,7 +212,8 @@ outcome<json> post_tool_results(state& s, const std::string& uuid, const json& b
   cancel(s, task.serial);
   move(task.status, task_status::processing);
   continue_task(s, task);
-  return json{{"uuid", task.uuid}, {"status", "processing"}};
+  const bool requeued = s.has(fault::task_requeued_as_pending);
+  return json{{"uuid", task.uuid}, {"status", requeued ? "pending" : "processing"}};
 }
 
 void task_model_replied(state& s, task_record& task, const model_reply& reply, time_ms now) {

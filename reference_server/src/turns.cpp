@@ -30,8 +30,17 @@ std::vector<const tool_spec*> offered_by(const state& s, const client_record& cl
   return tools;
 }
 
-//! Finds the live client whose `<name>__` is the longest prefix of `model_name`.
+//! Finds the offered tool the model named: an exact `<client>__<tool>` match over the
+//! live clients in registration order (names may themselves contain `__`). Without one,
+//! the live client whose `<name>__` is the longest prefix, so TOOLS-5 can name it.
 resolved_tool resolve(const state& s, session_record& session, const std::string& model_name) {
+  for (auto& [serial, client] : session.clients) {
+    for (const tool_spec* tool : offered_by(s, client)) {
+      if (client.name + tool_separator + tool->name == model_name) {
+        return {&client, tool, tool->name};
+      }
+    }
+  }
   resolved_tool best;
   std::size_t best_length = 0;
   for (auto& [serial, client] : session.clients) {
@@ -43,10 +52,6 @@ resolved_tool resolve(const state& s, session_record& session, const std::string
     best_length = prefix.size();
     best.client = &client;
     best.tool_name = model_name.substr(prefix.size());
-  }
-  if (best.client == nullptr) return best;
-  for (const tool_spec* tool : offered_by(s, *best.client)) {
-    if (tool->name == best.tool_name) best.tool = tool;
   }
   return best;
 }
@@ -222,7 +227,26 @@ void settle_slot(state& s, session_record& session, std::size_t slot, tool_outco
                  time_ms now) {
   turn_record& turn = *session.turn;
   turn.slots[slot].outcome = std::move(outcome);
-  if (!turn.dispatching && step_complete(s, turn)) continue_turn(s, session, now);
+  if (turn.dispatching || !step_complete(s, turn)) return;
+  if (s.firing_timers) {
+    s.deferred_turns.push_back(session.id);
+    return;
+  }
+  continue_turn(s, session, now);
+}
+
+void run_deferred_turns(state& s, time_ms now) {
+  std::vector<std::string> sessions;
+  std::swap(sessions, s.deferred_turns);
+  for (const auto& sid : sessions) {
+    auto session = s.sessions.find(sid);
+    if (session == s.sessions.end() || !session->second.turn) continue;
+    turn_record& turn = *session->second.turn;
+    // A turn deferred twice in one instant moves on once.
+    if (turn.waiting_step == 0 && !turn.slots.empty() && step_complete(s, turn)) {
+      continue_turn(s, session->second, now);
+    }
+  }
 }
 
 }  // namespace toolwire::reference::detail

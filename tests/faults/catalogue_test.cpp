@@ -51,11 +51,13 @@ const std::map<fault, std::string> fault_tests = {
     {fault::string_content_serialized, "fault string_content_serialized breaks CALL-8"},
     {fault::concurrent_turns_accepted, "fault concurrent_turns_accepted breaks SES-2"},
     {fault::last_event_id_ignored, "fault last_event_id_ignored breaks SES-3"},
+    {fault::event_seq_gaps, "fault event_seq_gaps breaks SES-3"},
     {fault::foreign_session_token_accepted, "fault foreign_session_token_accepted breaks AUTH-3"},
     {fault::partial_tool_results_accepted, "fault partial_tool_results_accepted breaks TASK-4"},
     {fault::undeclared_tool_surfaced, "fault undeclared_tool_surfaced breaks TASK-8"},
     {fault::interrupt_never_times_out, "fault interrupt_never_times_out breaks TASK-7"},
     {fault::task_output_prefixed, "fault task_output_prefixed breaks TASK-6"},
+    {fault::task_requeued_as_pending, "fault task_requeued_as_pending breaks TASK-5"},
 };
 
 //! The names of every TEST_CASE linked into this executable.

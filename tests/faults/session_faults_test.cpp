@@ -63,3 +63,17 @@ TEST_CASE("fault last_event_id_ignored breaks SES-3", "[faults][SES-3]") {
   CHECK(seen.clean == json{{"after_seq", 1}, {"replayed", {2, 3}}});
   CHECK(seen.faulty == json{{"after_seq", 3}, {"replayed", json::array()}});
 }
+
+TEST_CASE("fault event_seq_gaps breaks SES-3", "[faults][SES-3]") {
+  // SES-3: "seq starts at 1 and grows by 1 per session."
+  const auto seen = run_clean_and_faulty(fault::event_seq_gaps, [](core_harness& h) {
+    const auto turn = dispatch_reads(h, 1);
+    REQUIRE(post_content(h, turn, turn.calls[0], "done") == 200);
+    json seqs = json::array();
+    for (const auto& event : h.events_of(turn.sid)) seqs.push_back(event.seq);
+    return seqs;
+  });
+  // registered, turn_started, dispatched, completed, then the next step's events.
+  CHECK(seen.clean == json::array({1, 2, 3, 4}));
+  CHECK(seen.faulty == json::array({1, 2, 3, 5}));
+}

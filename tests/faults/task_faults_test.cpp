@@ -109,3 +109,19 @@ TEST_CASE("fault task_output_prefixed breaks TASK-6", "[faults][TASK-6]") {
   CHECK(seen.clean == json{"locate"});
   CHECK(seen.faulty == json{"client_tools__locate"});
 }
+
+TEST_CASE("fault task_requeued_as_pending breaks TASK-5", "[faults][TASK-5]") {
+  // TASK-5: "Statuses only move along pending -> processing -> (interrupted ->
+  // processing)* -> completed | failed."
+  const auto seen = run_clean_and_faulty(fault::task_requeued_as_pending, [](core_harness& h) {
+    const auto uuid = task_calling(h, {"locate"});
+    const auto pending = pending_ids(get_task(h, uuid));
+    REQUIRE(pending.size() == 1);
+    const auto accepted =
+        h.request("POST", tool_results_path(uuid),
+                  {{"tool_results", json::array({{{"id", pending[0]}, {"content", "Paris"}}})}});
+    return json{{"code", accepted.status}, {"status", accepted.body["status"]}};
+  });
+  CHECK(seen.clean == json{{"code", 200}, {"status", "processing"}});
+  CHECK(seen.faulty == json{{"code", 200}, {"status", "pending"}});
+}

@@ -69,6 +69,9 @@ struct model_step_request {
   std::uint64_t step_id = 0;
   enum class owner_kind { turn, task } owner = owner_kind::turn;
   std::string owner_id;  // session id (turn) or task uuid
+  //! For turns: the session's last event seq when the step was issued, which places the
+  //! step exactly in the event stream (the tools offered reflect every event up to it).
+  std::uint64_t after_seq = 0;
   json body;
 };
 

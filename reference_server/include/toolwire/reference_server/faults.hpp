@@ -31,11 +31,13 @@ enum class fault {
   string_content_serialized,     // CALL-8
   concurrent_turns_accepted,     // SES-2
   last_event_id_ignored,         // SES-3
+  event_seq_gaps,                // SES-3
   foreign_session_token_accepted,// AUTH-3
   partial_tool_results_accepted, // TASK-4
   undeclared_tool_surfaced,      // TASK-8
   interrupt_never_times_out,     // TASK-7
   task_output_prefixed,          // TASK-6
+  task_requeued_as_pending,      // TASK-5
 };
 
 struct fault_info {

@@ -1,0 +1,63 @@
+// A scripted model (`toolwire serve --model-script FILE`): parses the script, answers steps.
+#pragma once
+
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "toolwire/protocol/outcome.hpp"
+#include "toolwire/protocol/types.hpp"
+#include "toolwire/reference_server/core.hpp"
+
+namespace toolwire::reference {
+
+//! One tool call of a scripted step: the name as the model sees it (e.g. `web__read_form`).
+struct script_tool_call {
+  std::string name;
+  json arguments = json::object();
+};
+
+//! One scripted model answer: text, tool calls, or both.
+struct script_step {
+  std::optional<std::string> content;
+  std::vector<script_tool_call> tool_calls;
+};
+
+//! The answers for conversations whose first user message contains `match`.
+struct script_rule {
+  std::string match;  // empty matches every conversation
+  std::vector<script_step> steps;
+};
+
+//! A model stand-in that answers from a script instead of thinking. The format is
+//!
+//!   {"rules": [{"match": "<substring of the first user message>",
+//!               "steps": [{"content": "text"},
+//!                         {"tool_calls": [{"name": "web__read_form", "arguments": {}}],
+//!                          "content": "optional text"}]}]}
+//!
+//! Pure: no I/O and no clock, so the same request always gets the same answer.
+class model_script {
+ public:
+  //! Parses a script from its text. Every error starts with `source` (the file name) and
+  //! names the place, e.g. `script.json: rules[0].steps[2]: expected "content" or
+  //! "tool_calls"`.
+  static outcome<model_script> parse(std::string_view text, std::string_view source);
+
+  //! As `parse`, from a JSON document already read.
+  static outcome<model_script> from_json(const json& document, std::string_view source);
+
+  //! Answers a chat-completions request body (MODEL-1). The first rule whose `match` is a
+  //! substring of the first user message applies; the step is the number of assistant
+  //! messages already in `messages`. Tool call ids are `call_<step>_<i>`. No rule or no
+  //! such step gives a failure, never an exception.
+  model_reply answer(const json& request_body) const;
+
+  const std::vector<script_rule>& rules() const { return rules_; }
+
+ private:
+  std::vector<script_rule> rules_;
+};
+
+}  // namespace toolwire::reference

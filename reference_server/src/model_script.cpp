@@ -1,0 +1,175 @@
+// A scripted model: script validation (errors name the file and the place) and answers.
+#include "toolwire/reference_server/model_script.hpp"
+
+#include <set>
+#include <utility>
+
+namespace toolwire::reference {
+namespace {
+
+using protocol::api_error;
+
+//! Builds `<source>: <where>: <what>`, the one error shape of this file.
+api_error script_error(std::string_view source, const std::string& where, const std::string& what) {
+  std::string message(source);
+  message += ": ";
+  if (!where.empty()) message += where + ": ";
+  message += what;
+  return protocol::invalid_request(std::move(message));
+}
+
+//! The first key of `object` outside `allowed`, so that a misspelt key is an error rather
+//! than a silently ignored instruction.
+std::optional<std::string> unknown_key(const json& object, const std::set<std::string>& allowed) {
+  for (const auto& [key, value] : object.items()) {
+    if (!allowed.contains(key)) return key;
+  }
+  return std::nullopt;
+}
+
+outcome<script_tool_call> parse_tool_call(const json& node, std::string_view source,
+                                          const std::string& where) {
+  if (!node.is_object()) return script_error(source, where, "expected an object");
+  if (auto key = unknown_key(node, {"name", "arguments"})) {
+    return script_error(source, where, "unknown key \"" + *key + "\"");
+  }
+  auto name = node.find("name");
+  if (name == node.end() || !name->is_string() || name->get<std::string>().empty()) {
+    return script_error(source, where + ".name", "expected a non-empty string");
+  }
+  script_tool_call call{name->get<std::string>(), json::object()};
+  if (auto arguments = node.find("arguments"); arguments != node.end()) {
+    call.arguments = *arguments;
+  }
+  return call;
+}
+
+outcome<script_step> parse_step(const json& node, std::string_view source,
+                                const std::string& where) {
+  if (!node.is_object()) return script_error(source, where, "expected an object");
+  if (auto key = unknown_key(node, {"content", "tool_calls"})) {
+    return script_error(source, where, "unknown key \"" + *key + "\"");
+  }
+  auto content = node.find("content");
+  auto calls = node.find("tool_calls");
+  if (content == node.end() && calls == node.end()) {
+    return script_error(source, where, "expected \"content\" or \"tool_calls\"");
+  }
+  script_step step;
+  if (content != node.end()) {
+    if (!content->is_string()) return script_error(source, where + ".content", "expected a string");
+    step.content = content->get<std::string>();
+  }
+  if (calls != node.end()) {
+    if (!calls->is_array() || calls->empty()) {
+      return script_error(source, where + ".tool_calls", "expected a non-empty array");
+    }
+    for (std::size_t i = 0; i < calls->size(); ++i) {
+      auto call =
+          parse_tool_call((*calls)[i], source, where + ".tool_calls[" + std::to_string(i) + "]");
+      if (!call) return call.error();
+      step.tool_calls.push_back(std::move(*call));
+    }
+  }
+  return step;
+}
+
+outcome<script_rule> parse_rule(const json& node, std::string_view source,
+                                const std::string& where) {
+  if (!node.is_object()) return script_error(source, where, "expected an object");
+  if (auto key = unknown_key(node, {"match", "steps"})) {
+    return script_error(source, where, "unknown key \"" + *key + "\"");
+  }
+  script_rule rule;
+  if (auto match = node.find("match"); match != node.end() && !match->is_null()) {
+    if (!match->is_string()) return script_error(source, where + ".match", "expected a string");
+    rule.match = match->get<std::string>();
+  }
+  auto steps = node.find("steps");
+  if (steps == node.end() || !steps->is_array()) {
+    return script_error(source, where + ".steps", "expected an array");
+  }
+  for (std::size_t i = 0; i < steps->size(); ++i) {
+    auto step = parse_step((*steps)[i], source, where + ".steps[" + std::to_string(i) + "]");
+    if (!step) return step.error();
+    rule.steps.push_back(std::move(*step));
+  }
+  return rule;
+}
+
+//! The content of the conversation's first user message (MODEL-3), or "" when none.
+std::string first_user_message(const json& request_body) {
+  auto messages = request_body.find("messages");
+  if (messages == request_body.end() || !messages->is_array()) return {};
+  for (const auto& message : *messages) {
+    if (message.is_object() && message.value("role", "") == "user") {
+      auto content = message.find("content");
+      if (content == message.end()) return {};
+      return content->is_string() ? content->get<std::string>() : content->dump();
+    }
+  }
+  return {};
+}
+
+std::size_t assistant_messages(const json& request_body) {
+  auto messages = request_body.find("messages");
+  if (messages == request_body.end() || !messages->is_array()) return 0;
+  std::size_t count = 0;
+  for (const auto& message : *messages) {
+    if (message.is_object() && message.value("role", "") == "assistant") ++count;
+  }
+  return count;
+}
+
+protocol::model_answer to_answer(const script_step& step, std::size_t step_index) {
+  protocol::model_answer answer;
+  answer.text = step.content;
+  for (std::size_t i = 0; i < step.tool_calls.size(); ++i) {
+    const auto& call = step.tool_calls[i];
+    answer.tool_calls.push_back({"call_" + std::to_string(step_index) + "_" + std::to_string(i),
+                                 call.name, call.arguments.dump()});
+  }
+  return answer;
+}
+
+}  // namespace
+
+outcome<model_script> model_script::parse(std::string_view text, std::string_view source) {
+  json document = json::parse(text, nullptr, /*allow_exceptions=*/false);
+  if (document.is_discarded()) return script_error(source, "", "not valid JSON");
+  return from_json(document, source);
+}
+
+outcome<model_script> model_script::from_json(const json& document, std::string_view source) {
+  if (!document.is_object()) return script_error(source, "", "expected an object with \"rules\"");
+  if (auto key = unknown_key(document, {"rules"})) {
+    return script_error(source, "", "unknown key \"" + *key + "\"");
+  }
+  auto rules = document.find("rules");
+  if (rules == document.end() || !rules->is_array()) {
+    return script_error(source, "rules", "expected an array");
+  }
+  model_script script;
+  for (std::size_t i = 0; i < rules->size(); ++i) {
+    auto rule = parse_rule((*rules)[i], source, "rules[" + std::to_string(i) + "]");
+    if (!rule) return rule.error();
+    script.rules_.push_back(std::move(*rule));
+  }
+  return script;
+}
+
+model_reply model_script::answer(const json& request_body) const {
+  const std::string user = first_user_message(request_body);
+  const std::size_t step_index = assistant_messages(request_body);
+  for (const auto& rule : rules_) {
+    if (user.find(rule.match) == std::string::npos) continue;
+    // Why: the first matching rule owns the conversation even when it has run out of
+    // steps, so a script never silently switches rules mid-conversation.
+    if (step_index >= rule.steps.size()) break;
+    return model_reply{to_answer(rule.steps[step_index], step_index), {}};
+  }
+  return model_reply{std::nullopt, "model script has no step " + std::to_string(step_index) +
+                                       " for this conversation"};
+}
+
+}  // namespace toolwire::reference
