@@ -1,0 +1,173 @@
+// Client actors: browser tabs, backend workers, navigating, slow, forgetful,
+// duplicating and erroring clients, all one behaviour configured by client_spec.
+#include "requests.hpp"
+#include "toolwire/actors/participants.hpp"
+#include "toolwire/protocol/codec.hpp"
+
+namespace toolwire::actors {
+
+namespace {
+
+struct client_state {
+  client_spec spec;
+  target_actor target;
+  session_access access;
+  run_context* context = nullptr;
+  std::string client_id;
+  std::string assigned_name;
+  bool registered = false;
+  bool gone = false;  // vanished, left or expired: it does nothing more
+  static inline const char* name = "client";
+};
+
+using self_pointer = caf::stateful_actor<client_state>*;
+
+std::string client_path(const client_state& st) {
+  return "/v1/sessions/" + st.access.session_id + "/clients/" + st.client_id;
+}
+
+void request(self_pointer self, std::string method, std::string path, const json& body,
+             std::function<void(const protocol::api_response&)> then = nullptr) {
+  auto& st = self->state;
+  detail::send_request(self, st.target, st.context, st.spec.actor,
+                       detail::make_request(std::move(method), std::move(path), body, st.access.token),
+                       [then](const protocol::api_response& response) {
+                         if (then) then(response);
+                       });
+}
+
+void later(self_pointer self, time_ms at, const std::string& what) {
+  const time_ms delay = std::max<time_ms>(0, at - run_context::elapsed(self));
+  self->delayed_send(self, std::chrono::milliseconds(delay), act_atom::value, what);
+}
+
+void after(self_pointer self, time_ms delay, const std::string& what) {
+  self->delayed_send(self, std::chrono::milliseconds(delay), act_atom::value, what);
+}
+
+void register_self(self_pointer self) {
+  auto& st = self->state;
+  json body = {{"name", st.spec.requested_name},
+               {"lifetime", protocol::to_json(st.spec.lifetime)},
+               {"tools", protocol::to_json(st.spec.tools)}};
+  request(self, "POST", "/v1/sessions/" + st.access.session_id + "/clients", body,
+          [self](const protocol::api_response& response) {
+            auto& st = self->state;
+            if (response.status != 201) {
+              st.gone = true;
+              return;
+            }
+            st.client_id = response.body.value("client_id", "");
+            st.assigned_name = response.body.value("name", "");
+            st.registered = true;
+            if (st.spec.ping_every) after(self, *st.spec.ping_every, "ping");
+            for (std::size_t i = 0; i < st.spec.screens.size(); ++i) {
+              later(self, st.spec.screens[i].at, "screen:" + std::to_string(i));
+            }
+            if (st.spec.vanish_at) later(self, *st.spec.vanish_at, "vanish");
+            if (st.spec.leave_at) later(self, *st.spec.leave_at, "leave");
+          });
+}
+
+void join(self_pointer self) {
+  auto& st = self->state;
+  // The stream opens first so that no event about this client can be missed.
+  request(self, "GET", "/v1/sessions/" + st.access.session_id + "/events", json(),
+          [self](const protocol::api_response& response) {
+            if (response.status == 200) register_self(self);
+          });
+}
+
+void ping(self_pointer self) {
+  request(self, "POST", client_path(self->state) + "/ping", json(),
+          [self](const protocol::api_response& response) {
+            auto& st = self->state;
+            if (response.status == 404) {
+              st.gone = true;  // expired: a tab would register again; this one stops
+              return;
+            }
+            if (!st.gone && st.spec.ping_every) after(self, *st.spec.ping_every, "ping");
+          });
+}
+
+void answer_call(self_pointer self, const std::string& call_id) {
+  auto& st = self->state;
+  json body = st.spec.error_result
+                  ? json{{"error", "the tool failed in the client"}, {"reason", "client_error"}}
+                  : json{{"content", st.spec.result_content}};
+  const std::string path = client_path(st) + "/calls/" + call_id + "/result";
+  request(self, "POST", path, body);
+  if (st.spec.duplicate_result) request(self, "POST", path, body);
+}
+
+void on_dispatched(self_pointer self, const json& data) {
+  auto& st = self->state;
+  if (data.value("client_id", "") != st.client_id) return;  // addressed to someone else
+  const std::string call_id = data.value("call_id", "");
+  if (st.spec.acks) after(self, st.spec.ack_delay, "ack:" + call_id);
+  if (st.spec.answers) after(self, st.spec.result_delay, "result:" + call_id);
+}
+
+void act(self_pointer self, const std::string& what) {
+  auto& st = self->state;
+  if (st.gone) return;
+  st.context->record(self, st.spec.actor, "act", {{"what", what}});
+  if (what == "join") return join(self);
+  if (!st.registered) return;
+  if (what == "ping") return ping(self);
+  if (what == "vanish") {
+    st.gone = true;  // no word to the server: it just stops pinging and listening
+    self->send(st.target, close_stream_atom::value, st.access.session_id);
+    return;
+  }
+  if (what == "leave") {
+    st.gone = true;
+    request(self, "DELETE", client_path(st), json());
+    return;
+  }
+  if (what.rfind("screen:", 0) == 0) {
+    const auto& screen = st.spec.screens.at(std::stoul(what.substr(7)));
+    request(self, "PUT", client_path(st) + "/tools", {{"tools", protocol::to_json(screen.tools)}});
+    return;
+  }
+  if (what.rfind("ack:", 0) == 0) {
+    request(self, "POST", client_path(st) + "/calls/" + what.substr(4) + "/ack", json());
+    return;
+  }
+  if (what.rfind("result:", 0) == 0) answer_call(self, what.substr(7));
+}
+
+caf::behavior client(self_pointer self, client_spec spec, target_actor target,
+                     session_access access, run_context* context) {
+  auto& st = self->state;
+  st.spec = std::move(spec);
+  st.target = std::move(target);
+  st.access = std::move(access);
+  st.context = context;
+  later(self, st.spec.join_at, "join");
+  return {
+      [=](act_atom, const std::string& what) { act(self, what); },
+      [=](event_atom, const reference::session_event& event) {
+        auto& st = self->state;
+        if (st.gone) return;
+        st.context->record(self, st.spec.actor, "deliver", {{"seq", event.seq}, {"type", event.type}});
+        if (event.type == "client_tool_dispatched") on_dispatched(self, event.data);
+        if (event.type == "client_unregistered" && event.data.value("client_id", "") == st.client_id) {
+          st.gone = true;
+        }
+      },
+      [=](stream_gap_atom, const std::string&, std::uint64_t oldest) {
+        self->state.context->record(self, self->state.spec.actor, "stream_gap",
+                                    {{"oldest_seq", oldest}});
+      },
+  };
+}
+
+}  // namespace
+
+caf::actor spawn_client(caf::local_actor* parent, client_spec spec, target_actor target,
+                        session_access access, run_context* context) {
+  return parent->spawn(client, std::move(spec), std::move(target), std::move(access), context);
+}
+
+}  // namespace toolwire::actors

@@ -1,0 +1,248 @@
+// The trace invariants: one small checker per rule, fed every record in order.
+#include "toolwire/actors/invariants.hpp"
+
+#include <algorithm>
+#include <map>
+#include <set>
+
+namespace toolwire::actors {
+
+namespace {
+
+bool is_event(const trace_record& r) { return r.actor == "target" && r.kind == "event"; }
+
+std::string str(const json& data, const char* key) {
+  return data.contains(key) && data[key].is_string() ? data[key].get<std::string>() : "";
+}
+
+//! CALL-5: one settlement per dispatched call.
+class settlement_check {
+ public:
+  void on_event(const trace_record& r, std::size_t index, std::vector<violation>& out) {
+    const json& data = r.data["data"];
+    const std::string type = str(r.data, "type");
+    const std::string call = str(data, "call_id");
+    if (type == "client_tool_dispatched") {
+      dispatched_.emplace(call, index);
+    } else if (type == "client_tool_completed" || type == "client_tool_failed") {
+      auto& outcomes = settled_[call];
+      outcomes.push_back(type == "client_tool_completed" ? "completed" : "failed");
+      if (outcomes.size() == 2 && dispatched_.count(call) != 0) {
+        out.push_back({"CALL-5", call + " settled twice (" + outcomes[0] + ", then " + outcomes[1] + ")",
+                       index});
+      }
+    }
+  }
+  void at_end(std::vector<violation>& out) const {
+    for (const auto& [call, index] : dispatched_) {
+      if (settled_.count(call) == 0) {
+        out.push_back({"CALL-5", call + " was dispatched but never settled", index});
+      }
+    }
+  }
+
+ private:
+  std::map<std::string, std::size_t> dispatched_;
+  std::map<std::string, std::vector<std::string>> settled_;
+};
+
+//! REG-6 and TOOLS-3/6: the live clients of each session, their names and tools.
+class live_clients_check {
+ public:
+  explicit live_clients_check(const trace& run) {
+    // Tools at registration come from the 201 responses (the event carries only names).
+    for (const auto& r : run.records()) {
+      if (r.kind == "response" && r.data.value("status", 0) == 201 &&
+          r.data.value("method", "") == "POST" && r.data.contains("body") &&
+          r.data["body"].contains("client_id") && r.data["body"].contains("tools")) {
+        json names = json::array();
+        for (const auto& tool : r.data["body"]["tools"]) names.push_back(tool.value("name", ""));
+        registered_tools_[str(r.data["body"], "client_id")] = names;
+      }
+    }
+  }
+
+  void on_event(const trace_record& r, std::size_t index, std::vector<violation>& out) {
+    const std::string session = str(r.data, "session");
+    const std::string type = str(r.data, "type");
+    const json& data = r.data["data"];
+    auto& clients = sessions_[session];
+    if (type == "client_registered") {
+      const std::string name = str(data, "name");
+      for (const auto& [id, c] : clients) {
+        if (c.name == name) {
+          out.push_back({"REG-6", "name '" + name + "' assigned to " + str(data, "client_id") +
+                                      " while " + id + " holds it", index});
+        }
+      }
+      clients[str(data, "client_id")] = {name, registered_tools_[str(data, "client_id")], order_++};
+    } else if (type == "client_tools_updated") {
+      auto it = clients.find(str(data, "client_id"));
+      if (it != clients.end()) it->second.tools = data.value("tools", json::array());
+    } else if (type == "client_unregistered") {
+      clients.erase(str(data, "client_id"));
+    }
+  }
+
+  void on_model_step(const trace_record& r, std::size_t index, std::vector<violation>& out) {
+    if (str(r.data, "owner") != "turn") return;
+    std::vector<std::string> expected;
+    for (const auto& [id, c] : sessions_[str(r.data, "owner_id")]) {
+      for (const auto& tool : c.tools) expected.push_back(c.name + "__" + tool.get<std::string>());
+    }
+    std::vector<std::string> offered;
+    for (const auto& name : r.data.value("offered", json::array())) offered.push_back(name);
+    std::sort(expected.begin(), expected.end());
+    std::sort(offered.begin(), offered.end());
+    if (expected != offered) {
+      out.push_back({"TOOLS-3", "model step " + std::to_string(r.data.value("step_id", 0)) +
+                                    " offered " + json(offered).dump() + ", live tools were " +
+                                    json(expected).dump(),
+                     index});
+    }
+  }
+
+ private:
+  struct client {
+    std::string name;
+    json tools;
+    std::size_t order = 0;
+  };
+  std::map<std::string, json> registered_tools_;
+  std::map<std::string, std::map<std::string, client>> sessions_;
+  std::size_t order_ = 0;
+};
+
+//! LIFE-5: calls open on a client that ends fail with client_left / client_expired.
+class departure_check {
+ public:
+  void on_event(const trace_record& r, std::size_t index, std::vector<violation>& out) {
+    const std::string type = str(r.data, "type");
+    const json& data = r.data["data"];
+    const std::string call = str(data, "call_id");
+    if (type == "client_tool_dispatched") {
+      open_[call] = str(data, "client_id");
+    } else if (type == "client_tool_completed" || type == "client_tool_failed") {
+      auto owed = must_fail_.find(call);
+      const std::string reason = str(data, "reason");
+      if (owed != must_fail_.end() && reason != "client_left" && reason != "client_expired") {
+        out.push_back({"LIFE-5", call + " of departed client " + owed->second +
+                                     " settled as " + (reason.empty() ? type : reason) +
+                                     ", not client_left/client_expired",
+                       index});
+      }
+      must_fail_.erase(call);
+      open_.erase(call);
+    } else if (type == "client_unregistered") {
+      const std::string client = str(data, "client_id");
+      for (const auto& [c, owner] : open_) {
+        if (owner == client) must_fail_.emplace(c, client);
+      }
+    }
+  }
+  void at_end(std::vector<violation>& out, std::size_t last) const {
+    for (const auto& [call, client] : must_fail_) {
+      out.push_back({"LIFE-5", call + " of departed client " + client + " was never failed", last});
+    }
+  }
+
+ private:
+  std::map<std::string, std::string> open_;       // call -> client
+  std::map<std::string, std::string> must_fail_;  // call -> departed client
+};
+
+//! SES-3: seqs 1, 2, 3... per session, and each stream delivers in order without repeats.
+class sequence_check {
+ public:
+  void on_event(const trace_record& r, std::size_t index, std::vector<violation>& out) {
+    const std::uint64_t seq = r.data.value("seq", std::uint64_t{0});
+    auto& last = emitted_[str(r.data, "session")];
+    if (seq != last + 1) {
+      out.push_back({"SES-3", "event seq " + std::to_string(seq) + " follows " +
+                                  std::to_string(last) + " in " + str(r.data, "session"),
+                     index});
+    }
+    last = seq;
+  }
+  void on_delivery(const trace_record& r, std::size_t index, std::vector<violation>& out) {
+    const std::uint64_t seq = r.data.value("seq", std::uint64_t{0});
+    auto [it, first] = delivered_.emplace(r.actor, seq);
+    if (!first && seq <= it->second) {
+      out.push_back({"SES-3", r.actor + " received seq " + std::to_string(seq) + " after " +
+                                  std::to_string(it->second),
+                     index});
+    }
+    it->second = seq;
+  }
+
+ private:
+  std::map<std::string, std::uint64_t> emitted_;
+  std::map<std::string, std::uint64_t> delivered_;
+};
+
+//! TASK-5: observed statuses never leave a final state nor return to pending.
+class task_status_check {
+ public:
+  //! GET /api/tasks/{uuid} and the tool-results answer both report the status.
+  void on_response(const trace_record& r, std::size_t index, std::vector<violation>& out) {
+    if (r.data.value("status", 0) != 200 || !r.data.contains("body")) return;
+    std::string path = r.data.value("path", "");
+    if (path.rfind("/api/tasks/", 0) != 0) return;
+    const std::string suffix = "/tool-results";
+    if (path.size() > suffix.size() && path.compare(path.size() - suffix.size(), suffix.size(), suffix) == 0) {
+      path.resize(path.size() - suffix.size());
+    }
+    const std::string status = str(r.data["body"], "status");
+    if (status.empty()) return;
+    auto [it, first] = last_.emplace(path, status);
+    if (!first) {
+      const std::string& before = it->second;
+      const bool final_left = (before == "completed" || before == "failed") && status != before;
+      const bool back_to_pending = before != "pending" && status == "pending";
+      if (final_left || back_to_pending) {
+        out.push_back({"TASK-5", "task " + path.substr(11) + " went from " + before + " to " + status,
+                       index});
+      }
+    }
+    it->second = status;
+  }
+
+ private:
+  std::map<std::string, std::string> last_;
+};
+
+}  // namespace
+
+std::vector<violation> check_invariants(const trace& run) {
+  std::vector<violation> out;
+  settlement_check settlement;
+  live_clients_check live(run);
+  departure_check departures;
+  sequence_check sequences;
+  task_status_check tasks;
+  const auto& records = run.records();
+  for (std::size_t i = 0; i < records.size(); ++i) {
+    const auto& r = records[i];
+    if (is_event(r)) {
+      sequences.on_event(r, i, out);
+      settlement.on_event(r, i, out);
+      live.on_event(r, i, out);
+      departures.on_event(r, i, out);
+    } else if (r.actor == "target" && r.kind == "model_step") {
+      live.on_model_step(r, i, out);
+    } else if (r.kind == "deliver") {
+      sequences.on_delivery(r, i, out);
+    } else if (r.kind == "response") {
+      tasks.on_response(r, i, out);
+    }
+  }
+  settlement.at_end(out);
+  departures.at_end(out, records.empty() ? 0 : records.size() - 1);
+  return out;
+}
+
+std::string describe(const violation& v) {
+  return v.spec_id + " at record " + std::to_string(v.record) + ": " + v.message;
+}
+
+}  // namespace toolwire::actors

@@ -1,0 +1,44 @@
+// The scripted model: answers each step from its script and records the answer.
+#include "toolwire/actors/participants.hpp"
+
+namespace toolwire::actors {
+
+namespace {
+
+json describe(const reference::model_reply& reply) {
+  if (!reply.answer) return {{"failure", reply.failure}};
+  json calls = json::array();
+  for (const auto& call : reply.answer->tool_calls) {
+    calls.push_back({{"id", call.id}, {"name", call.name}, {"arguments", call.arguments}});
+  }
+  json described = {{"tool_calls", calls}};
+  if (reply.answer->text) described["text"] = *reply.answer->text;
+  return described;
+}
+
+struct model_state {
+  static inline const char* name = "model";
+};
+
+caf::behavior model(caf::stateful_actor<model_state>* self, reference::model_script script,
+                    target_actor target, run_context* context) {
+  return {
+      [=](model_step_atom, const reference::model_step_request& step) {
+        const auto reply = script.answer(step.body);
+        if (context->recording()) {
+          context->record(self, "model", "model_reply",
+                          {{"step_id", step.step_id}, {"reply", describe(reply)}});
+        }
+        self->send(target, model_reply_atom::value, step.step_id, reply);
+      },
+  };
+}
+
+}  // namespace
+
+caf::actor spawn_model(caf::actor_system& system, reference::model_script script,
+                       target_actor target, run_context* context) {
+  return system.spawn(model, std::move(script), std::move(target), context);
+}
+
+}  // namespace toolwire::actors

@@ -1,0 +1,45 @@
+// Sending requests to the target and recording both ends in the trace.
+#pragma once
+
+#include <string>
+
+#include "toolwire/actors/run_context.hpp"
+#include "toolwire/actors/target.hpp"
+
+namespace toolwire::actors::detail {
+
+protocol::api_request make_request(std::string method, std::string path, const json& body,
+                                   std::optional<std::string> credential);
+
+//! The request as recorded: body parsed when it is JSON, the credential only as a mark.
+json describe(const protocol::api_request& request);
+
+//! Sends `request` to `target` as `actor`; records the request and its response and
+//! then calls `on_response(response)`.
+template <typename Self, typename OnResponse>
+void send_request(Self* self, const target_actor& target, run_context* context,
+                  const std::string& actor, protocol::api_request request,
+                  OnResponse on_response) {
+  if (context->recording()) context->record(self, actor, "request", describe(request));
+  const std::string method = request.method;
+  const std::string path = request.path;
+  self->request(target, caf::infinite, request_atom::value, std::move(request))
+      .then(
+          [=](const protocol::api_response& response) {
+            if (context->recording()) {
+              context->record(self, actor, "response",
+                              {{"method", method},
+                               {"path", path},
+                               {"status", response.status},
+                               {"body", response.body}});
+            }
+            on_response(response);
+          },
+          [=](const caf::error& error) {
+            context->record(self, actor, "request_error",
+                            {{"method", method}, {"path", path},
+                             {"error", self->system().render(error)}});
+          });
+}
+
+}  // namespace toolwire::actors::detail

@@ -1,0 +1,131 @@
+// Task callers (SPEC Part B): create a task, poll it, answer every pending call.
+#include <set>
+
+#include "requests.hpp"
+#include "toolwire/actors/participants.hpp"
+
+namespace toolwire::actors {
+
+namespace {
+
+struct task_caller_state {
+  task_caller_spec spec;
+  target_actor target;
+  std::string api_key;
+  run_context* context = nullptr;
+  std::string uuid;
+  std::set<std::string> answered;  // call ids already answered (TASK-9: never pending again)
+  bool done = false;
+  static inline const char* name = "task_caller";
+};
+
+using self_pointer = caf::stateful_actor<task_caller_state>*;
+
+void request(self_pointer self, std::string method, std::string path, const json& body,
+             std::function<void(const protocol::api_response&)> then) {
+  auto& st = self->state;
+  detail::send_request(self, st.target, st.context, st.spec.actor,
+                       detail::make_request(std::move(method), std::move(path), body, st.api_key),
+                       std::move(then));
+}
+
+void schedule_poll(self_pointer self) {
+  self->delayed_send(self, std::chrono::milliseconds(self->state.spec.poll_every), act_atom::value,
+                     std::string("poll"));
+}
+
+json results_for(const task_caller_state& st, const json& pending) {
+  json results = json::array();
+  for (const auto& call : pending) {
+    json item = {{"id", call.value("id", "")}};
+    if (st.spec.error_results) {
+      item["error"] = "the caller's tool failed";
+      item["reason"] = "client_error";
+    } else {
+      item["content"] = st.spec.result_content;
+    }
+    results.push_back(std::move(item));
+  }
+  return results;
+}
+
+void answer(self_pointer self, const json& pending) {
+  auto& st = self->state;
+  for (const auto& call : pending) st.answered.insert(call.value("id", ""));
+  request(self, "POST", "/api/tasks/" + st.uuid + "/tool-results",
+          {{"tool_results", results_for(st, pending)}},
+          [self](const protocol::api_response&) { schedule_poll(self); });
+}
+
+void on_status(self_pointer self, const protocol::api_response& response) {
+  auto& st = self->state;
+  const std::string status = response.body.value("status", "");
+  if (response.status != 200 || status == "completed" || status == "failed") {
+    st.done = true;
+    return;
+  }
+  if (status == "interrupted" && response.body.contains("pending_tool_calls")) {
+    const json pending = response.body["pending_tool_calls"];
+    const bool fresh = !pending.empty() && st.answered.count(pending[0].value("id", "")) == 0;
+    if (fresh) {
+      self->delayed_send(self, std::chrono::milliseconds(st.spec.answer_delay), act_atom::value,
+                         std::string("answer:") + pending.dump());
+      return;
+    }
+  }
+  schedule_poll(self);
+}
+
+void create(self_pointer self) {
+  auto& st = self->state;
+  json tools = json::array();
+  for (const auto& tool : st.spec.client_tools) {
+    tools.push_back({{"name", tool.name}, {"description", tool.description},
+                     {"input_schema", tool.parameters}});
+  }
+  request(self, "POST", "/api/tasks",
+          {{"assistant_id", 1},
+           {"input", json::array({{{"type", "text"}, {"text", st.spec.input}}})},
+           {"client_tools", tools}},
+          [self](const protocol::api_response& response) {
+            if (response.status != 201) {
+              self->state.done = true;
+              return;
+            }
+            self->state.uuid = response.body.value("uuid", "");
+            schedule_poll(self);
+          });
+}
+
+caf::behavior task_caller(self_pointer self, task_caller_spec spec, target_actor target,
+                          std::string api_key, run_context* context) {
+  auto& st = self->state;
+  st.spec = std::move(spec);
+  st.target = std::move(target);
+  st.api_key = std::move(api_key);
+  st.context = context;
+  const time_ms delay = std::max<time_ms>(0, st.spec.start_at - run_context::elapsed(self));
+  self->delayed_send(self, std::chrono::milliseconds(delay), act_atom::value, std::string("start"));
+  return {
+      [=](act_atom, const std::string& what) {
+        auto& st = self->state;
+        if (st.done) return;
+        if (what == "start") return create(self);
+        if (what == "poll") {
+          return request(self, "GET", "/api/tasks/" + st.uuid, json(),
+                         [self](const protocol::api_response& r) { on_status(self, r); });
+        }
+        if (what.rfind("answer:", 0) == 0) answer(self, json::parse(what.substr(7)));
+      },
+  };
+}
+
+}  // namespace
+
+caf::actor spawn_task_caller(caf::local_actor* parent, task_caller_spec spec,
+                             target_actor target, std::string api_key, run_context* context) {
+  return parent->spawn(task_caller, std::move(spec), std::move(target), std::move(api_key),
+                       context);
+}
+
+}  // namespace toolwire::actors

@@ -1,0 +1,105 @@
+// Trace recording, redaction, JSON Lines and the trace hash.
+#include "toolwire/actors/trace.hpp"
+
+#include <cstdio>
+
+namespace toolwire::actors {
+
+namespace {
+
+bool is_credential_field(const std::string& key) {
+  return key == "token" || key == "access_token" || key == "credential" || key == "api_key" ||
+         key == "authorization";
+}
+
+}  // namespace
+
+void trace::add_secret(std::string secret) {
+  if (!secret.empty()) secrets_.insert(std::move(secret));
+}
+
+json trace::redact(json value) const {
+  if (value.is_string()) {
+    std::string text = value.get<std::string>();
+    for (const auto& secret : secrets_) {
+      for (auto at = text.find(secret); at != std::string::npos; at = text.find(secret, at)) {
+        text.replace(at, secret.size(), redacted);
+        at += redacted.size();
+      }
+    }
+    return text;
+  }
+  if (value.is_object()) {
+    json out = json::object();
+    for (auto& [key, item] : value.items()) {
+      // Credential fields are redacted by name too: a new session's token is recorded
+      // (in its 201 response) before anyone could have registered it as a secret.
+      json clean = is_credential_field(key) && item.is_string() ? json(redacted) : redact(std::move(item));
+      out[redact(json(key)).get<std::string>()] = std::move(clean);
+    }
+    return out;
+  } else if (value.is_array()) {
+    for (auto& item : value) item = redact(std::move(item));
+  }
+  return value;
+}
+
+void trace::add(time_ms at, std::string actor, std::string kind, json data) {
+  records_.push_back({at, std::move(actor), std::move(kind), redact(std::move(data))});
+}
+
+std::string trace::line_of(const trace_record& record) {
+  return json{{"t", record.at}, {"actor", record.actor}, {"kind", record.kind}, {"data", record.data}}
+      .dump();
+}
+
+std::string trace::to_jsonl() const {
+  std::string out = header_.dump() + "\n";
+  for (const auto& record : records_) out += line_of(record) + "\n";
+  return out;
+}
+
+std::string trace::hash() const { return fnv1a_hex(to_jsonl()); }
+
+protocol::outcome<trace> trace::from_jsonl(std::string_view text, std::string_view source) {
+  trace result;
+  std::size_t line_number = 0;
+  std::size_t start = 0;
+  while (start < text.size()) {
+    const std::size_t end = std::min(text.find('\n', start), text.size());
+    const std::string_view line = text.substr(start, end - start);
+    start = end + 1;
+    ++line_number;
+    if (line.empty()) continue;
+    const std::string where = std::string(source) + ":" + std::to_string(line_number) + ": ";
+    json value = json::parse(line, nullptr, false);
+    if (value.is_discarded() || !value.is_object()) {
+      return protocol::invalid_request(where + "not a JSON object");
+    }
+    if (line_number == 1) {
+      result.header_ = std::move(value);
+      continue;
+    }
+    if (!value.contains("t") || !value["t"].is_number_integer() || !value.contains("actor") ||
+        !value["actor"].is_string() || !value.contains("kind") || !value["kind"].is_string()) {
+      return protocol::invalid_request(where + "a record needs integer \"t\" and string \"actor\", \"kind\"");
+    }
+    result.records_.push_back({value["t"].get<time_ms>(), value["actor"].get<std::string>(),
+                               value["kind"].get<std::string>(), value.value("data", json())});
+  }
+  if (line_number == 0) return protocol::invalid_request(std::string(source) + ": empty trace");
+  return result;
+}
+
+std::string fnv1a_hex(std::string_view bytes) {
+  std::uint64_t hash = 0xcbf29ce484222325ULL;
+  for (unsigned char c : bytes) {
+    hash ^= c;
+    hash *= 0x100000001b3ULL;
+  }
+  char buffer[17];
+  std::snprintf(buffer, sizeof buffer, "%016llx", static_cast<unsigned long long>(hash));
+  return buffer;
+}
+
+}  // namespace toolwire::actors
