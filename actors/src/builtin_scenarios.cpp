@@ -26,9 +26,13 @@ json call_step(const std::vector<std::pair<std::string, json>>& calls) {
   return {{"tool_calls", tool_calls}};
 }
 
-json text_step(const std::string& text) { return {{"content", text}}; }
+json text_step(const std::string& text) {
+  return {{"content", text}};
+}
 
-json script(json steps) { return {{"rules", json::array({{{"match", ""}, {"steps", steps}}})}}; }
+json script(json steps) {
+  return {{"rules", json::array({{{"match", ""}, {"steps", steps}}})}};
+}
 
 scenario tab_closes_mid_call() {
   scenario s;
@@ -40,8 +44,8 @@ scenario tab_closes_mid_call() {
   tab.vanish_at = 5'000;
   s.clients = {tab};
   s.steps = {{1'000, post_message{"read the form"}}};
-  s.model_script = script(json::array({call_step({{"web__read_form", {{"form", "checkout"}}}}),
-                                       text_step("the tab went away")}));
+  s.model_script = script(json::array(
+      {call_step({{"web__read_form", {{"form", "checkout"}}}}), text_step("the tab went away")}));
   s.duration = 120'000;
   return s;
 }
@@ -52,8 +56,8 @@ scenario parallel_calls_two_clients() {
   s.purpose = "Two clients answer parallel calls at different speeds; results match by call_id.";
   s.spec_ids = {"CALL-9", "CALL-1", "CALL-2", "SES-5"};
   auto fast = backend_worker(client("worker", "db", {tool("query")}));
-  auto slow = slow_client(browser_tab(client("tab", "web", {tool("read_form")}), 60, 20'000),
-                          200, 3'000);
+  auto slow =
+      slow_client(browser_tab(client("tab", "web", {tool("read_form")}), 60, 20'000), 200, 3'000);
   s.clients = {fast, slow};
   s.steps = {{500, post_message{"query and read"}}};
   s.model_script = script(json::array(
@@ -84,15 +88,15 @@ scenario navigating_tab_screens() {
   s.name = "navigating_tab_screens";
   s.purpose = "A tab re-PUTs its tools per screen; each model step sees only the current screen.";
   s.spec_ids = {"TOOLS-1", "TOOLS-3", "TOOLS-6"};
-  s.clients = {navigating_tab(backend_worker(client("tab", "web", {tool("list_orders")})),
-                              {{2'000, {tool("edit_order"), tool("cancel_order")}},
-                               {4'000, {tool("checkout")}}})};
-  s.steps = {{1'000, post_message{"list"}},
-             {3'000, post_message{"edit"}},
-             {5'000, post_message{"pay"}}};
-  s.model_script = {{"rules", json::array({{{"match", "list"}, {"steps", json::array({text_step("listed")})}},
-                                           {{"match", "edit"}, {"steps", json::array({text_step("edited")})}},
-                                           {{"match", "pay"}, {"steps", json::array({text_step("paid")})}}})}};
+  s.clients = {navigating_tab(
+      backend_worker(client("tab", "web", {tool("list_orders")})),
+      {{2'000, {tool("edit_order"), tool("cancel_order")}}, {4'000, {tool("checkout")}}})};
+  s.steps = {
+      {1'000, post_message{"list"}}, {3'000, post_message{"edit"}}, {5'000, post_message{"pay"}}};
+  s.model_script = {
+      {"rules", json::array({{{"match", "list"}, {"steps", json::array({text_step("listed")})}},
+                             {{"match", "edit"}, {"steps", json::array({text_step("edited")})}},
+                             {{"match", "pay"}, {"steps", json::array({text_step("paid")})}}})}};
   s.duration = 10'000;
   return s;
 }
@@ -105,9 +109,9 @@ scenario forgetful_and_duplicating() {
   s.clients = {forgetful_client(backend_worker(client("forgetful", "lazy", {tool("nap")}))),
                duplicating_client(backend_worker(client("eager", "eager", {tool("jump")})))};
   s.steps = {{100, post_message{"go"}}};
-  s.model_script = script(json::array({call_step({{"lazy__nap", json::object()},
-                                                  {"eager__jump", json::object()}}),
-                                       text_step("one answered, one forgot")}));
+  s.model_script = script(
+      json::array({call_step({{"lazy__nap", json::object()}, {"eager__jump", json::object()}}),
+                   text_step("one answered, one forgot")}));
   s.ack_timeout_ms = 2'000;
   s.result_timeout_ms = 10'000;
   s.duration = 20'000;
@@ -125,9 +129,9 @@ scenario erroring_client_and_leaver() {
   leaver.leave_at = 2'000;
   s.clients = {erring, leaver};
   s.steps = {{1'000, post_message{"try"}}};
-  s.model_script = script(json::array({call_step({{"broken__fail", json::object()},
-                                                  {"leaver__wait", json::object()}}),
-                                       text_step("recovered")}));
+  s.model_script = script(
+      json::array({call_step({{"broken__fail", json::object()}, {"leaver__wait", json::object()}}),
+                   text_step("recovered")}));
   s.duration = 10'000;
   return s;
 }
@@ -144,10 +148,10 @@ scenario task_three_rounds() {
   caller.client_tools = {tool("locate"), tool("confirm")};
   caller.poll_every = 500;
   s.task_callers = {caller};
-  s.model_script = script(json::array({call_step({{"locate", json::object()}}),
-                                       call_step({{"confirm", {{"q", "here?"}}}}),
-                                       call_step({{"locate", json::object()}, {"confirm", json::object()}}),
-                                       text_step("you are here")}));
+  s.model_script = script(json::array(
+      {call_step({{"locate", json::object()}}), call_step({{"confirm", {{"q", "here?"}}}}),
+       call_step({{"locate", json::object()}, {"confirm", json::object()}}),
+       text_step("you are here")}));
   s.duration = 20'000;
   return s;
 }
@@ -155,10 +159,10 @@ scenario task_three_rounds() {
 }  // namespace
 
 const std::vector<scenario>& builtin_scenarios() {
-  static const std::vector<scenario> all = {tab_closes_mid_call(),     parallel_calls_two_clients(),
-                                            reload_collision(),        navigating_tab_screens(),
-                                            forgetful_and_duplicating(), erroring_client_and_leaver(),
-                                            task_three_rounds()};
+  static const std::vector<scenario> all = {
+      tab_closes_mid_call(),    parallel_calls_two_clients(), reload_collision(),
+      navigating_tab_screens(), forgetful_and_duplicating(),  erroring_client_and_leaver(),
+      task_three_rounds()};
   return all;
 }
 

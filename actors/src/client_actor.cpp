@@ -29,11 +29,12 @@ std::string client_path(const client_state& st) {
 void request(self_pointer self, std::string method, std::string path, const json& body,
              std::function<void(const protocol::api_response&)> then = nullptr) {
   auto& st = self->state;
-  detail::send_request(self, st.target, st.context, st.spec.actor,
-                       detail::make_request(std::move(method), std::move(path), body, st.access.token),
-                       [then](const protocol::api_response& response) {
-                         if (then) then(response);
-                       });
+  detail::send_request(
+      self, st.target, st.context, st.spec.actor,
+      detail::make_request(std::move(method), std::move(path), body, st.access.token),
+      [then](const protocol::api_response& response) {
+        if (then) then(response);
+      });
 }
 
 void later(self_pointer self, time_ms at, const std::string& what) {
@@ -111,7 +112,7 @@ void on_dispatched(self_pointer self, const json& data) {
 void act(self_pointer self, const std::string& what) {
   auto& st = self->state;
   if (st.gone) return;
-  st.context->record(self, st.spec.actor, "act", {{"what", what}});
+  st.context->record(self, st.spec.actor, "act", [&] { return json{{"what", what}}; });
   if (what == "join") return join(self);
   if (!st.registered) return;
   if (what == "ping") return ping(self);
@@ -150,15 +151,19 @@ caf::behavior client(self_pointer self, client_spec spec, target_actor target,
       [=](event_atom, const reference::session_event& event) {
         auto& st = self->state;
         if (st.gone) return;
-        st.context->record(self, st.spec.actor, "deliver", {{"seq", event.seq}, {"type", event.type}});
+        st.context->record(self, st.spec.actor, "deliver", [&] {
+          return json{{"seq", event.seq}, {"type", event.type}};
+        });
         if (event.type == "client_tool_dispatched") on_dispatched(self, event.data);
-        if (event.type == "client_unregistered" && event.data.value("client_id", "") == st.client_id) {
+        if (event.type == "client_unregistered" &&
+            event.data.value("client_id", "") == st.client_id) {
           st.gone = true;
         }
       },
       [=](stream_gap_atom, const std::string&, std::uint64_t oldest) {
-        self->state.context->record(self, self->state.spec.actor, "stream_gap",
-                                    {{"oldest_seq", oldest}});
+        self->state.context->record(self, self->state.spec.actor, "stream_gap", [&] {
+          return json{{"oldest_seq", oldest}};
+        });
       },
   };
 }

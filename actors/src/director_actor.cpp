@@ -36,8 +36,7 @@ void start_participants(self_pointer self) {
     st.participants.push_back(spawn_task_caller(self, spec, st.target, st.api_key, st.context));
   }
   for (std::size_t i = 0; i < st.plan->steps.size(); ++i) {
-    const time_ms delay =
-        std::max<time_ms>(0, st.plan->steps[i].at - run_context::elapsed(self));
+    const time_ms delay = std::max<time_ms>(0, st.plan->steps[i].at - run_context::elapsed(self));
     self->delayed_send(self, std::chrono::milliseconds(delay), act_atom::value,
                        "step:" + std::to_string(i));
   }
@@ -74,7 +73,7 @@ caf::behavior director(self_pointer self, const scenario* plan, target_actor tar
       [=](act_atom, const std::string& what) {
         auto& st = self->state;
         if (what == "end") {
-          st.context->record(self, "director", "end", json::object());
+          st.context->record(self, "director", "end", [] { return json::object(); });
           for (const auto& participant : st.participants) {
             self->send_exit(participant, caf::exit_reason::user_shutdown);
           }

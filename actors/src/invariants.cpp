@@ -9,7 +9,9 @@ namespace toolwire::actors {
 
 namespace {
 
-bool is_event(const trace_record& r) { return r.actor == "target" && r.kind == "event"; }
+bool is_event(const trace_record& r) {
+  return r.actor == "target" && r.kind == "event";
+}
 
 std::string str(const json& data, const char* key) {
   return data.contains(key) && data[key].is_string() ? data[key].get<std::string>() : "";
@@ -28,7 +30,8 @@ class settlement_check {
       auto& outcomes = settled_[call];
       outcomes.push_back(type == "client_tool_completed" ? "completed" : "failed");
       if (outcomes.size() == 2 && dispatched_.count(call) != 0) {
-        out.push_back({"CALL-5", call + " settled twice (" + outcomes[0] + ", then " + outcomes[1] + ")",
+        out.push_back({"CALL-5",
+                       call + " settled twice (" + outcomes[0] + ", then " + outcomes[1] + ")",
                        index});
       }
     }
@@ -56,7 +59,8 @@ class live_clients_check {
           r.data.value("method", "") == "POST" && r.data.contains("body") &&
           r.data["body"].contains("client_id") && r.data["body"].contains("tools")) {
         json names = json::array();
-        for (const auto& tool : r.data["body"]["tools"]) names.push_back(tool.value("name", ""));
+        for (const auto& tool : r.data["body"]["tools"])
+          names.push_back(tool.value("name", ""));
         registered_tools_[str(r.data["body"], "client_id")] = names;
       }
     }
@@ -71,8 +75,10 @@ class live_clients_check {
       const std::string name = str(data, "name");
       for (const auto& [id, c] : clients) {
         if (c.name == name) {
-          out.push_back({"REG-6", "name '" + name + "' assigned to " + str(data, "client_id") +
-                                      " while " + id + " holds it", index});
+          out.push_back({"REG-6",
+                         "name '" + name + "' assigned to " + str(data, "client_id") + " while " +
+                             id + " holds it",
+                         index});
         }
       }
       clients[str(data, "client_id")] = {name, registered_tools_[str(data, "client_id")], order_++};
@@ -88,16 +94,18 @@ class live_clients_check {
     if (str(r.data, "owner") != "turn") return;
     std::vector<std::string> expected;
     for (const auto& [id, c] : sessions_[str(r.data, "owner_id")]) {
-      for (const auto& tool : c.tools) expected.push_back(c.name + "__" + tool.get<std::string>());
+      for (const auto& tool : c.tools)
+        expected.push_back(c.name + "__" + tool.get<std::string>());
     }
     std::vector<std::string> offered;
-    for (const auto& name : r.data.value("offered", json::array())) offered.push_back(name);
+    for (const auto& name : r.data.value("offered", json::array()))
+      offered.push_back(name);
     std::sort(expected.begin(), expected.end());
     std::sort(offered.begin(), offered.end());
     if (expected != offered) {
-      out.push_back({"TOOLS-3", "model step " + std::to_string(r.data.value("step_id", 0)) +
-                                    " offered " + json(offered).dump() + ", live tools were " +
-                                    json(expected).dump(),
+      out.push_back({"TOOLS-3",
+                     "model step " + std::to_string(r.data.value("step_id", 0)) + " offered " +
+                         json(offered).dump() + ", live tools were " + json(expected).dump(),
                      index});
     }
   }
@@ -126,9 +134,9 @@ class departure_check {
       auto owed = must_fail_.find(call);
       const std::string reason = str(data, "reason");
       if (owed != must_fail_.end() && reason != "client_left" && reason != "client_expired") {
-        out.push_back({"LIFE-5", call + " of departed client " + owed->second +
-                                     " settled as " + (reason.empty() ? type : reason) +
-                                     ", not client_left/client_expired",
+        out.push_back({"LIFE-5",
+                       call + " of departed client " + owed->second + " settled as " +
+                           (reason.empty() ? type : reason) + ", not client_left/client_expired",
                        index});
       }
       must_fail_.erase(call);
@@ -158,8 +166,9 @@ class sequence_check {
     const std::uint64_t seq = r.data.value("seq", std::uint64_t{0});
     auto& last = emitted_[str(r.data, "session")];
     if (seq != last + 1) {
-      out.push_back({"SES-3", "event seq " + std::to_string(seq) + " follows " +
-                                  std::to_string(last) + " in " + str(r.data, "session"),
+      out.push_back({"SES-3",
+                     "event seq " + std::to_string(seq) + " follows " + std::to_string(last) +
+                         " in " + str(r.data, "session"),
                      index});
     }
     last = seq;
@@ -168,8 +177,9 @@ class sequence_check {
     const std::uint64_t seq = r.data.value("seq", std::uint64_t{0});
     auto [it, first] = delivered_.emplace(r.actor, seq);
     if (!first && seq <= it->second) {
-      out.push_back({"SES-3", r.actor + " received seq " + std::to_string(seq) + " after " +
-                                  std::to_string(it->second),
+      out.push_back({"SES-3",
+                     r.actor + " received seq " + std::to_string(seq) + " after " +
+                         std::to_string(it->second),
                      index});
     }
     it->second = seq;
@@ -189,7 +199,8 @@ class task_status_check {
     std::string path = r.data.value("path", "");
     if (path.rfind("/api/tasks/", 0) != 0) return;
     const std::string suffix = "/tool-results";
-    if (path.size() > suffix.size() && path.compare(path.size() - suffix.size(), suffix.size(), suffix) == 0) {
+    if (path.size() > suffix.size() &&
+        path.compare(path.size() - suffix.size(), suffix.size(), suffix) == 0) {
       path.resize(path.size() - suffix.size());
     }
     const std::string status = str(r.data["body"], "status");
@@ -200,7 +211,8 @@ class task_status_check {
       const bool final_left = (before == "completed" || before == "failed") && status != before;
       const bool back_to_pending = before != "pending" && status == "pending";
       if (final_left || back_to_pending) {
-        out.push_back({"TASK-5", "task " + path.substr(11) + " went from " + before + " to " + status,
+        out.push_back({"TASK-5",
+                       "task " + path.substr(11) + " went from " + before + " to " + status,
                        index});
       }
     }

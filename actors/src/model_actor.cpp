@@ -25,10 +25,9 @@ caf::behavior model(caf::stateful_actor<model_state>* self, reference::model_scr
   return {
       [=](model_step_atom, const reference::model_step_request& step) {
         const auto reply = script.answer(step.body);
-        if (context->recording()) {
-          context->record(self, "model", "model_reply",
-                          {{"step_id", step.step_id}, {"reply", describe(reply)}});
-        }
+        context->record(self, "model", "model_reply", [&] {
+          return json{{"step_id", step.step_id}, {"reply", describe(reply)}};
+        });
         self->send(target, model_reply_atom::value, step.step_id, reply);
       },
   };

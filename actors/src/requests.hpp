@@ -18,27 +18,26 @@ json describe(const protocol::api_request& request);
 //! then calls `on_response(response)`.
 template <typename Self, typename OnResponse>
 void send_request(Self* self, const target_actor& target, run_context* context,
-                  const std::string& actor, protocol::api_request request,
-                  OnResponse on_response) {
-  if (context->recording()) context->record(self, actor, "request", describe(request));
+                  const std::string& actor, protocol::api_request request, OnResponse on_response) {
+  context->record(self, actor, "request", [&] { return describe(request); });
   const std::string method = request.method;
   const std::string path = request.path;
   self->request(target, caf::infinite, request_atom::value, std::move(request))
       .then(
           [=](const protocol::api_response& response) {
-            if (context->recording()) {
-              context->record(self, actor, "response",
-                              {{"method", method},
-                               {"path", path},
-                               {"status", response.status},
-                               {"body", response.body}});
-            }
+            context->record(self, actor, "response", [&] {
+              return json{{"method", method},
+                          {"path", path},
+                          {"status", response.status},
+                          {"body", response.body}};
+            });
             on_response(response);
           },
           [=](const caf::error& error) {
-            context->record(self, actor, "request_error",
-                            {{"method", method}, {"path", path},
-                             {"error", self->system().render(error)}});
+            context->record(self, actor, "request_error", [&] {
+              return json{
+                  {"method", method}, {"path", path}, {"error", self->system().render(error)}};
+            });
           });
 }
 

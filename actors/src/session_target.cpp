@@ -53,7 +53,8 @@ using self_pointer = target_actor::stateful_pointer<target_state>;
 json tool_names_of(const json& body) {
   json names = json::array();
   if (body.contains("tools")) {
-    for (const auto& tool : body["tools"]) names.push_back(tool["function"]["name"]);
+    for (const auto& tool : body["tools"])
+      names.push_back(tool["function"]["name"]);
   }
   return names;
 }
@@ -64,7 +65,8 @@ json new_tool_results(const json& body) {
   for (const auto& message : body["messages"]) {
     if (message["role"] == "assistant") results = json::array();
     if (message["role"] == "tool") {
-      results.push_back({{"tool_call_id", message["tool_call_id"]}, {"content", message["content"]}});
+      results.push_back(
+          {{"tool_call_id", message["tool_call_id"]}, {"content", message["content"]}});
     }
   }
   return results;
@@ -88,7 +90,9 @@ void arm_timer(self_pointer self) {
     st.armed.reset();  // the pending tick, if any, is now stale and will be ignored
     return;
   }
-  if (st.armed && *st.armed == *due) return;
+  // An earlier tick already armed fires first and re-arms then: on_timeout is harmless
+  // when early, and one tick per ping (each pushing the deadline back) would flood.
+  if (st.armed && *st.armed <= *due) return;
   st.armed = due;
   const time_ms delay = std::max<time_ms>(0, *due - st.clock->now());
   self->delayed_send(self, std::chrono::milliseconds(delay), tick_atom::value, *due);
@@ -100,9 +104,12 @@ void flush(self_pointer self) {
   auto& st = self->state;
   auto out = st.core->drain();
   for (const auto& event : out.events) {
-    st.context->record(self, "target", "event",
-                       {{"session", event.session_id}, {"seq", event.seq}, {"type", event.type},
-                        {"data", event.data}});
+    st.context->record(self, "target", "event", [&] {
+      return json{{"session", event.session_id},
+                  {"seq", event.seq},
+                  {"type", event.type},
+                  {"data", event.data}};
+    });
     for (auto& s : st.streams) {
       if (s.session_id == event.session_id && event.seq > s.last_sent) {
         caf::anon_send(s.subscriber, event_atom::value, event);
@@ -111,14 +118,15 @@ void flush(self_pointer self) {
     }
   }
   for (const auto& step : out.model_steps) {
-    st.context->record(
-        self, "target", "model_step",
-        {{"step_id", step.step_id},
-         {"owner", step.owner == reference::model_step_request::owner_kind::turn ? "turn" : "task"},
-         {"owner_id", step.owner_id},
-         {"after_seq", step.after_seq},
-         {"offered", tool_names_of(step.body)},
-         {"tool_results", new_tool_results(step.body)}});
+    st.context->record(self, "target", "model_step", [&] {
+      const bool turn = step.owner == reference::model_step_request::owner_kind::turn;
+      return json{{"step_id", step.step_id},
+                  {"owner", turn ? "turn" : "task"},
+                  {"owner_id", step.owner_id},
+                  {"after_seq", step.after_seq},
+                  {"offered", tool_names_of(step.body)},
+                  {"tool_results", new_tool_results(step.body)}};
+    });
     if (st.model) caf::anon_send(st.model, model_step_atom::value, step);
   }
   arm_timer(self);
@@ -151,8 +159,13 @@ void on_tick(self_pointer self, time_ms due) {
   }
   if (!st.armed || *st.armed != due) return;  // a timer since re-armed elsewhere
   st.armed.reset();
-  st.context->record(self, "target", "timer", {{"due", due - st.context->epoch_ms}});
-  st.core->on_timeout(now);
+  const auto next = st.core->next_deadline();
+  if (next && *next <= now) {
+    st.context->record(self, "target", "timer", [&] {
+      return json{{"due", *next - st.context->epoch_ms}};
+    });
+    st.core->on_timeout(now);
+  }
   flush(self);
 }
 
@@ -186,8 +199,7 @@ target_actor::behavior_type session_target(self_pointer self, reference::core_co
         const time_ms due = self->state.clock->now() + ms;
         self->state.advances.push_back({due, promise});
         // A tick with due -1 only wakes pending advances; it never fires the core.
-        self->delayed_send(self, std::chrono::milliseconds(ms), tick_atom::value,
-                           std::int64_t{-1});
+        self->delayed_send(self, std::chrono::milliseconds(ms), tick_atom::value, std::int64_t{-1});
         return promise;
       },
       [=](tick_atom, std::int64_t due) { on_tick(self, due); },

@@ -80,7 +80,8 @@ void drive(caf::scheduler::test_coordinator& sched, seeded_picker& picker, time_
 
 //! Destroying a system with live actors holding timers spins forever: stop them all first.
 void tear_down(caf::scheduler::test_coordinator& sched, const std::vector<caf::actor>& actors) {
-  for (const auto& actor : actors) caf::anon_send_exit(actor, caf::exit_reason::user_shutdown);
+  for (const auto& actor : actors)
+    caf::anon_send_exit(actor, caf::exit_reason::user_shutdown);
   sched.run();
   while (sched.has_pending_timeout()) {
     sched.trigger_timeouts();

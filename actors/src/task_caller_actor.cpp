@@ -51,7 +51,8 @@ json results_for(const task_caller_state& st, const json& pending) {
 
 void answer(self_pointer self, const json& pending) {
   auto& st = self->state;
-  for (const auto& call : pending) st.answered.insert(call.value("id", ""));
+  for (const auto& call : pending)
+    st.answered.insert(call.value("id", ""));
   request(self, "POST", "/api/tasks/" + st.uuid + "/tool-results",
           {{"tool_results", results_for(st, pending)}},
           [self](const protocol::api_response&) { schedule_poll(self); });
@@ -80,7 +81,8 @@ void create(self_pointer self) {
   auto& st = self->state;
   json tools = json::array();
   for (const auto& tool : st.spec.client_tools) {
-    tools.push_back({{"name", tool.name}, {"description", tool.description},
+    tools.push_back({{"name", tool.name},
+                     {"description", tool.description},
                      {"input_schema", tool.parameters}});
   }
   request(self, "POST", "/api/tasks",
@@ -122,8 +124,8 @@ caf::behavior task_caller(self_pointer self, task_caller_spec spec, target_actor
 
 }  // namespace
 
-caf::actor spawn_task_caller(caf::local_actor* parent, task_caller_spec spec,
-                             target_actor target, std::string api_key, run_context* context) {
+caf::actor spawn_task_caller(caf::local_actor* parent, task_caller_spec spec, target_actor target,
+                             std::string api_key, run_context* context) {
   return parent->spawn(task_caller, std::move(spec), std::move(target), std::move(api_key),
                        context);
 }

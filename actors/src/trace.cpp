@@ -34,12 +34,14 @@ json trace::redact(json value) const {
     for (auto& [key, item] : value.items()) {
       // Credential fields are redacted by name too: a new session's token is recorded
       // (in its 201 response) before anyone could have registered it as a secret.
-      json clean = is_credential_field(key) && item.is_string() ? json(redacted) : redact(std::move(item));
+      json clean =
+          is_credential_field(key) && item.is_string() ? json(redacted) : redact(std::move(item));
       out[redact(json(key)).get<std::string>()] = std::move(clean);
     }
     return out;
   } else if (value.is_array()) {
-    for (auto& item : value) item = redact(std::move(item));
+    for (auto& item : value)
+      item = redact(std::move(item));
   }
   return value;
 }
@@ -49,17 +51,21 @@ void trace::add(time_ms at, std::string actor, std::string kind, json data) {
 }
 
 std::string trace::line_of(const trace_record& record) {
-  return json{{"t", record.at}, {"actor", record.actor}, {"kind", record.kind}, {"data", record.data}}
+  return json{
+      {"t", record.at}, {"actor", record.actor}, {"kind", record.kind}, {"data", record.data}}
       .dump();
 }
 
 std::string trace::to_jsonl() const {
   std::string out = header_.dump() + "\n";
-  for (const auto& record : records_) out += line_of(record) + "\n";
+  for (const auto& record : records_)
+    out += line_of(record) + "\n";
   return out;
 }
 
-std::string trace::hash() const { return fnv1a_hex(to_jsonl()); }
+std::string trace::hash() const {
+  return fnv1a_hex(to_jsonl());
+}
 
 protocol::outcome<trace> trace::from_jsonl(std::string_view text, std::string_view source) {
   trace result;
@@ -82,7 +88,8 @@ protocol::outcome<trace> trace::from_jsonl(std::string_view text, std::string_vi
     }
     if (!value.contains("t") || !value["t"].is_number_integer() || !value.contains("actor") ||
         !value["actor"].is_string() || !value.contains("kind") || !value["kind"].is_string()) {
-      return protocol::invalid_request(where + "a record needs integer \"t\" and string \"actor\", \"kind\"");
+      return protocol::invalid_request(
+          where + "a record needs integer \"t\" and string \"actor\", \"kind\"");
     }
     result.records_.push_back({value["t"].get<time_ms>(), value["actor"].get<std::string>(),
                                value["kind"].get<std::string>(), value.value("data", json())});

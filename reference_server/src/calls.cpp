@@ -53,8 +53,8 @@ call_record* oldest_open_call(session_record& session, const std::string& cid) {
 
 }  // namespace
 
-void dispatch_call(state& s, session_record& session, client_record& client,
-                   const tool_spec& tool, json arguments, std::size_t slot, time_ms now) {
+void dispatch_call(state& s, session_record& session, client_record& client, const tool_spec& tool,
+                   json arguments, std::size_t slot, time_ms now) {
   call_record call;
   call.serial = s.serial();
   call.id = "call_" + std::to_string(s.next_call++);
@@ -144,19 +144,20 @@ void fail_call(state& s, session_record& session, call_record& call, const std::
   move(call.status, call_status::failed);
   close_call(s, session, call);
   emit(s, session, "client_tool_failed",
-       {{"call_id", call.id}, {"client_id", call.client_id}, {"tool", call.tool}, {"reason", reason}},
+       {{"call_id", call.id},
+        {"client_id", call.client_id},
+        {"tool", call.tool},
+        {"reason", reason}},
        now);
   report_to_turn(s, session, call,
                  protocol::tool_error{"the call to '" + call.tool + "' failed: " + reason, reason},
                  now);
 }
 
-void on_call_deadline(state& s, session_record& session, const std::string& call_id,
-                      time_ms now) {
+void on_call_deadline(state& s, session_record& session, const std::string& call_id, time_ms now) {
   auto call = session.calls.find(call_id);
   if (call == session.calls.end() || is_settled(call->second.status)) return;
-  const char* reason =
-      call->second.status == call_status::acked ? "result_timeout" : "ack_timeout";
+  const char* reason = call->second.status == call_status::acked ? "result_timeout" : "ack_timeout";
   fail_call(s, session, call->second, reason, now);
 }
 

@@ -51,7 +51,8 @@ json expires_at_json(const client_record& client) {
 
 json tool_names(const std::vector<tool_spec>& tools) {
   json names = json::array();
-  for (const auto& tool : tools) names.push_back(tool.name);
+  for (const auto& tool : tools)
+    names.push_back(tool.name);
   return names;
 }
 
@@ -128,8 +129,8 @@ outcome<json> ping(state& s, session_record& session, const std::string& cid, ti
   return json{{"expires_at_ms", expires_at_json(c)}};
 }
 
-outcome<json> put_tools(state& s, session_record& session, const std::string& cid,
-                        const json& body, time_ms now) {
+outcome<json> put_tools(state& s, session_record& session, const std::string& cid, const json& body,
+                        time_ms now) {
   auto client = find_client(session, cid);
   if (!client) return client.error();
   client_record& c = **client;
@@ -139,8 +140,8 @@ outcome<json> put_tools(state& s, session_record& session, const std::string& ci
     if (s.has(fault::invalid_put_clears_tools)) c.tools.clear();
     return request.error();
   }
-  std::vector<tool_spec> next = s.has(fault::put_merges_tools) ? merged(c.tools, request->tools)
-                                                                : std::move(request->tools);
+  std::vector<tool_spec> next =
+      s.has(fault::put_merges_tools) ? merged(c.tools, request->tools) : std::move(request->tools);
   for (const auto& old_tool : c.tools) {
     const bool kept = std::any_of(next.begin(), next.end(),
                                   [&](const tool_spec& t) { return t.name == old_tool.name; });

@@ -77,7 +77,8 @@ void emit(state& s, session_record& session, std::string type, json data, time_m
   if (s.has(fault::event_seq_gaps) && type == "client_tool_completed") ++session.next_seq;
   session_event event{session.id, session.next_seq++, std::move(type), std::move(data), now};
   session.log.push_back(event);
-  while (session.log.size() > s.config.event_retention) session.log.pop_front();
+  while (session.log.size() > s.config.event_retention)
+    session.log.pop_front();
   s.pending.events.push_back(std::move(event));
 }
 
@@ -104,8 +105,12 @@ core::~core() = default;
 core::core(core&&) noexcept = default;
 core& core::operator=(core&&) noexcept = default;
 
-const core_config& core::config() const { return state_->config; }
-bool core::has_fault(fault f) const { return state_->has(f); }
+const core_config& core::config() const {
+  return state_->config;
+}
+bool core::has_fault(fault f) const {
+  return state_->has(f);
+}
 
 // -- authentication ---------------------------------------------------------------------
 

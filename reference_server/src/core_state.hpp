@@ -29,8 +29,8 @@ struct client_record {
   std::string requested_name;
   protocol::lifetime lifetime;
   std::vector<tool_spec> tools;
-  std::vector<tool_spec> withdrawn_tools;  // kept only for fault withdrawn_tool_offered
-  std::optional<time_ms> expires_at;       // ttl clients only
+  std::vector<tool_spec> withdrawn_tools;           // kept only for fault withdrawn_tool_offered
+  std::optional<time_ms> expires_at;                // ttl clients only
   std::map<std::uint64_t, std::string> open_calls;  // call serial -> call id, dispatch order
 };
 
@@ -68,8 +68,8 @@ struct session_record {
   std::uint64_t serial = 0;
   std::string id;
   std::string token;
-  std::map<std::uint64_t, client_record> clients;  // live clients by serial
-  std::map<std::uint64_t, client_record> departed; // kept only for departed_client_tools_offered
+  std::map<std::uint64_t, client_record> clients;   // live clients by serial
+  std::map<std::uint64_t, client_record> departed;  // kept only for departed_client_tools_offered
   std::map<std::string, std::uint64_t> client_serials;
   std::map<std::string, call_record> calls;
   std::deque<session_event> log;
@@ -166,22 +166,20 @@ void touch_ttl_by_fault(state& s, const session_record& session, client_record& 
                         time_ms now);
 
 // -- calls (calls.cpp) -----------------------------------------------------------------
-void dispatch_call(state& s, session_record& session, client_record& client,
-                   const tool_spec& tool, json arguments, std::size_t slot, time_ms now);
+void dispatch_call(state& s, session_record& session, client_record& client, const tool_spec& tool,
+                   json arguments, std::size_t slot, time_ms now);
 protocol::outcome<json> ack(state& s, session_record& session, const std::string& cid,
                             const std::string& call_id, time_ms now);
 protocol::outcome<json> post_result(state& s, session_record& session, const std::string& cid,
                                     const std::string& call_id, const json& body, time_ms now);
 void fail_call(state& s, session_record& session, call_record& call, const std::string& reason,
                time_ms now);
-void on_call_deadline(state& s, session_record& session, const std::string& call_id,
-                      time_ms now);
+void on_call_deadline(state& s, session_record& session, const std::string& call_id, time_ms now);
 
 // -- turns (turns.cpp) -----------------------------------------------------------------
 protocol::outcome<json> post_message(state& s, session_record& session, const json& body,
                                      time_ms now);
-void turn_model_replied(state& s, session_record& session, const model_reply& reply,
-                        time_ms now);
+void turn_model_replied(state& s, session_record& session, const model_reply& reply, time_ms now);
 //! A slot of the current step got its outcome; runs the next step once all have one.
 void settle_slot(state& s, session_record& session, std::size_t slot, tool_outcome outcome,
                  time_ms now);

@@ -69,7 +69,9 @@ constexpr std::array<fault_info, 28> catalogue{{
 
 }  // namespace
 
-std::span<const fault_info> all_faults() { return catalogue; }
+std::span<const fault_info> all_faults() {
+  return catalogue;
+}
 
 const fault_info& describe(fault id) {
   return *std::find_if(catalogue.begin(), catalogue.end(),

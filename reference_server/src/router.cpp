@@ -30,12 +30,12 @@ std::vector<std::string> split_path(std::string_view path) {
 }
 
 api_response error_response(const protocol::api_error& error) {
-  return {protocol::http_status(error.code), protocol::to_json(error), std::nullopt};
+  return {protocol::http_status(error.code), protocol::to_json(error), std::nullopt, {}};
 }
 
 api_response json_response(int status, protocol::outcome<json> result) {
   if (!result) return error_response(result.error());
-  return {status, std::move(*result), std::nullopt};
+  return {status, std::move(*result), std::nullopt, {}};
 }
 
 std::optional<std::uint64_t> parse_seq(const std::string& text) {
@@ -110,7 +110,7 @@ api_response create_session(const context& ctx) {
     }
   }
   auto created = ctx.target.create_session(ctx.now);
-  return {201, json{{"id", created.id}, {"token", created.token}}, std::nullopt};
+  return {201, json{{"id", created.id}, {"token", created.token}}, std::nullopt, {}};
 }
 
 api_response register_client(const context& ctx) {
@@ -123,7 +123,7 @@ api_response delete_client(const context& ctx) {
   return session_only(ctx, [&]() -> api_response {
     auto deleted = ctx.target.delete_client(ctx.sid(), ctx.cid(), ctx.now);
     if (!deleted) return error_response(deleted.error());
-    return {204, json(nullptr), std::nullopt};
+    return {204, json(nullptr), std::nullopt, {}};
   });
 }
 
@@ -172,7 +172,7 @@ api_response open_events(const context& ctx) {
   }
   auto start = ctx.target.stream_start(ctx.sid(), last);
   if (!start) return error_response(start.error());
-  return {200, json(nullptr), protocol::stream_directive{ctx.sid(), *start}};
+  return {200, json(nullptr), protocol::stream_directive{ctx.sid(), *start}, {}};
 }
 
 api_response create_task(const context& ctx) {
@@ -207,7 +207,7 @@ api_response clock_route(const context& ctx, Act act) {
 
 api_response get_clock(const context& ctx) {
   return clock_route(ctx, [&]() -> api_response {
-    return {200, json{{"now_ms", ctx.clock.now()}}, std::nullopt};
+    return {200, json{{"now_ms", ctx.clock.now()}}, std::nullopt, {}};
   });
 }
 
@@ -217,7 +217,7 @@ api_response advance_clock(const context& ctx) {
     if (!body) return error_response(body.error());
     auto advance = protocol::parse_advance_request(*body);
     if (!advance) return error_response(advance.error());
-    return {200, json{{"now_ms", ctx.clock.advance(ctx.target, advance->ms)}}, std::nullopt};
+    return {200, json{{"now_ms", ctx.clock.advance(ctx.target, advance->ms)}}, std::nullopt, {}};
   });
 }
 
@@ -285,9 +285,11 @@ api_response router::handle(const api_request& request) {
     allowed += (allowed.empty() ? "" : ", ") + std::string(r.method);
   }
   if (!allowed.empty()) {
-    return error_response({protocol::error_code::method_not_allowed,
-                           request.method + " is not allowed on " + request.path +
-                               " (allowed: " + allowed + ")"});
+    auto response = error_response(
+        {protocol::error_code::method_not_allowed,
+         request.method + " is not allowed on " + request.path + " (allowed: " + allowed + ")"});
+    response.allow = allowed;
+    return response;
   }
   return error_response(protocol::not_found("no route " + request.method + " " + request.path));
 }

@@ -20,8 +20,7 @@ std::string make_uuid(std::uint64_t n) {
   return buffer;
 }
 
-void fail_task(state& s, task_record& task, const std::string& reason,
-               const std::string& message) {
+void fail_task(state& s, task_record& task, const std::string& reason, const std::string& message) {
   cancel(s, task.serial);
   move(task.status, task_status::failed);
   task.pending.clear();
@@ -38,8 +37,8 @@ void issue_step(state& s, task_record& task) {
   for (const auto& tool : task.client_tools) {
     tools.push_back(protocol::to_openai_tool(tool.name, tool));  // TASK-10: unprefixed
   }
-  task.waiting_step =
-      request_model_step(s, {model_step_request::owner_kind::task, task.uuid}, task.messages, tools);
+  task.waiting_step = request_model_step(s, {model_step_request::owner_kind::task, task.uuid},
+                                         task.messages, tools);
 }
 
 //! Sends the current round's results to the model and runs the next step.
@@ -86,14 +85,14 @@ void take_call(state& s, task_record& task, const protocol::model_tool_call& cal
   const bool surfaced =
       declared_tool(task, call.name) != nullptr || s.has(fault::undeclared_tool_surfaced);
   if (!surfaced) {
-    task.round.emplace_back(call.id, error_content("unknown_tool", "'" + call.name +
-                                                                       "' is not a tool of this task"));
+    task.round.emplace_back(
+        call.id, error_content("unknown_tool", "'" + call.name + "' is not a tool of this task"));
     return;
   }
   if (arguments.is_discarded()) {
-    task.round.emplace_back(call.id, error_content("invalid_arguments", "arguments of '" +
-                                                                            call.name +
-                                                                            "' are not JSON"));
+    task.round.emplace_back(
+        call.id,
+        error_content("invalid_arguments", "arguments of '" + call.name + "' are not JSON"));
     return;
   }
   task.round.emplace_back(call.id, std::nullopt);
@@ -128,7 +127,8 @@ outcome<protocol::done> check_coverage(const state& s, const task_record& task,
     const std::string field = "tool_results[" + std::to_string(i) + "].id";
     const bool known = std::any_of(task.pending.begin(), task.pending.end(),
                                    [&](const pending_tool_call& p) { return p.id == id; });
-    if (!known) return protocol::invalid_request(field + ": '" + id + "' is not a pending call (TASK-4)");
+    if (!known)
+      return protocol::invalid_request(field + ": '" + id + "' is not a pending call (TASK-4)");
     if (!seen.insert(id).second) {
       return protocol::invalid_request(field + ": duplicate result for '" + id + "' (TASK-4)");
     }
@@ -232,7 +232,8 @@ void task_model_replied(state& s, task_record& task, const model_reply& reply, t
     return;
   }
   task.round.clear();
-  for (const auto& call : answer.tool_calls) take_call(s, task, call);
+  for (const auto& call : answer.tool_calls)
+    take_call(s, task, call);
   if (task.pending.empty()) {
     continue_task(s, task);
     return;
@@ -240,8 +241,7 @@ void task_model_replied(state& s, task_record& task, const model_reply& reply, t
   move(task.status, task_status::interrupted);
   if (!s.has(fault::interrupt_never_times_out)) {
     task.interrupt_deadline = now + s.config.interrupt_timeout_ms;
-    schedule(s, task.serial, *task.interrupt_deadline,
-             {timer_kind::task_interrupt, task.uuid, ""});
+    schedule(s, task.serial, *task.interrupt_deadline, {timer_kind::task_interrupt, task.uuid, ""});
   }
 }
 

@@ -23,9 +23,11 @@ struct resolved_tool {
 //! The tools a client offers the model: its list, plus (faults only) what it withdrew.
 std::vector<const tool_spec*> offered_by(const state& s, const client_record& client) {
   std::vector<const tool_spec*> tools;
-  for (const auto& tool : client.tools) tools.push_back(&tool);
+  for (const auto& tool : client.tools)
+    tools.push_back(&tool);
   if (s.has(fault::withdrawn_tool_offered)) {
-    for (const auto& tool : client.withdrawn_tools) tools.push_back(&tool);
+    for (const auto& tool : client.withdrawn_tools)
+      tools.push_back(&tool);
   }
   return tools;
 }
@@ -56,7 +58,9 @@ resolved_tool resolve(const state& s, session_record& session, const std::string
   return best;
 }
 
-void end_turn(session_record& session) { session.turn.reset(); }
+void end_turn(session_record& session) {
+  session.turn.reset();
+}
 
 void issue_step(state& s, session_record& session, time_ms now) {
   turn_record& turn = *session.turn;
@@ -124,10 +128,10 @@ void start_call(state& s, session_record& session, std::size_t slot,
                 const protocol::model_tool_call& call, time_ms now) {
   json arguments = json::parse(call.arguments, nullptr, false);
   if (arguments.is_discarded()) {
-    settle_slot(s, session, slot,
-                protocol::tool_error{"arguments of '" + call.name + "' are not JSON",
-                                     "invalid_arguments"},
-                now);
+    settle_slot(
+        s, session, slot,
+        protocol::tool_error{"arguments of '" + call.name + "' are not JSON", "invalid_arguments"},
+        now);
     return;
   }
   resolved_tool target = resolve(s, session, call.name);
@@ -169,9 +173,11 @@ json offered_tools(const state& s, const session_record& session) {
       tools.push_back(protocol::to_openai_tool(client.name + tool_separator + tool->name, *tool));
     }
   };
-  for (const auto& [serial, client] : session.clients) add_client(client);
+  for (const auto& [serial, client] : session.clients)
+    add_client(client);
   // Fault departed_client_tools_offered: tools of clients that ended are still offered.
-  for (const auto& [serial, client] : session.departed) add_client(client);
+  for (const auto& [serial, client] : session.departed)
+    add_client(client);
   return tools;
 }
 
@@ -192,13 +198,12 @@ outcome<json> post_message(state& s, session_record& session, const json& body, 
   return json{{"turn_id", turn_id}};
 }
 
-void turn_model_replied(state& s, session_record& session, const model_reply& reply,
-                        time_ms now) {
+void turn_model_replied(state& s, session_record& session, const model_reply& reply, time_ms now) {
   turn_record& turn = *session.turn;
   turn.waiting_step = 0;
   if (!reply.answer) {
-    emit(s, session, "turn_failed", {{"turn_id", turn.id}, {"reason", "model_error: " + reply.failure}},
-         now);
+    emit(s, session, "turn_failed",
+         {{"turn_id", turn.id}, {"reason", "model_error: " + reply.failure}}, now);
     end_turn(session);
     return;
   }

@@ -678,7 +678,7 @@ class sequence_run {
   std::set<std::string> unavailable_;
   std::deque<model_step_request> steps_;
   std::set<std::string> ever_offered_;
-  std::set<std::string> left_now_;     // ids of clients deleted by this operation
+  std::set<std::string> left_now_;  // ids of clients deleted by this operation
   std::uint64_t next_order_ = 0;
   std::uint64_t model_call_ids_ = 0;
 
@@ -722,4 +722,3 @@ TEST_CASE("Random command sequences keep the core's invariants", "[core][propert
       "hold after every operation",
       [] { run_sequences(); });
 }
-

@@ -70,7 +70,8 @@ TEST_CASE("fault event_seq_gaps breaks SES-3", "[faults][SES-3]") {
     const auto turn = dispatch_reads(h, 1);
     REQUIRE(post_content(h, turn, turn.calls[0], "done") == 200);
     json seqs = json::array();
-    for (const auto& event : h.events_of(turn.sid)) seqs.push_back(event.seq);
+    for (const auto& event : h.events_of(turn.sid))
+      seqs.push_back(event.seq);
     return seqs;
   });
   // registered, turn_started, dispatched, completed, then the next step's events.

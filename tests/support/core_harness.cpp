@@ -36,8 +36,8 @@ protocol::api_response core_harness::request(const std::string& method, const st
   return response;
 }
 
-protocol::api_response core_harness::request_raw(const std::string& method,
-                                                 const std::string& path, std::string body,
+protocol::api_response core_harness::request_raw(const std::string& method, const std::string& path,
+                                                 std::string body,
                                                  std::optional<std::string> credential) {
   protocol::api_request r;
   r.method = method;
@@ -57,7 +57,9 @@ std::string core_harness::create_session() {
   return sid;
 }
 
-const std::string& core_harness::token_of(const std::string& sid) const { return tokens_.at(sid); }
+const std::string& core_harness::token_of(const std::string& sid) const {
+  return tokens_.at(sid);
+}
 
 json core_harness::register_client(const std::string& sid, const std::string& name,
                                    const json& lifetime, const json& tools) {
@@ -71,7 +73,9 @@ json core_harness::register_client(const std::string& sid, const std::string& na
 json core_harness::ttl(std::int64_t seconds) {
   return {{"type", "ttl"}, {"data", {{"seconds", seconds}}}};
 }
-json core_harness::never() { return {{"type", "never"}}; }
+json core_harness::never() {
+  return {{"type", "never"}};
+}
 
 json core_harness::tool(const std::string& name, const std::string& description) {
   return {{"name", name}, {"description", description}, {"parameters", {{"type", "object"}}}};
@@ -126,7 +130,8 @@ void core_harness::fail_model(std::uint64_t step_id, const std::string& why) {
 std::vector<std::string> core_harness::offered_names(const reference::model_step_request& step) {
   std::vector<std::string> names;
   if (!step.body.contains("tools")) return names;
-  for (const auto& tool : step.body["tools"]) names.push_back(tool["function"]["name"]);
+  for (const auto& tool : step.body["tools"])
+    names.push_back(tool["function"]["name"]);
   return names;
 }
 
@@ -170,8 +175,10 @@ std::vector<std::string> core_harness::dispatched_calls(const std::string& sid) 
 
 void core_harness::collect() {
   auto out = core_.drain();
-  for (auto& event : out.events) events_.push_back(std::move(event));
-  for (auto& step : out.model_steps) steps_.push_back(std::move(step));
+  for (auto& event : out.events)
+    events_.push_back(std::move(event));
+  for (auto& step : out.model_steps)
+    steps_.push_back(std::move(step));
 }
 
 }  // namespace toolwire::testing

@@ -19,8 +19,8 @@ namespace toolwire::testing {
 using protocol::json;
 using protocol::time_ms;
 
-inline constexpr const char* admin_key = "admin-key";       // session.manage
-inline constexpr const char* reader_key = "reader-key";     // no scopes
+inline constexpr const char* admin_key = "admin-key";    // session.manage
+inline constexpr const char* reader_key = "reader-key";  // no scopes
 inline constexpr time_ms start_time = 1'700'000'000'000;
 
 reference::core_config default_config(reference::fault_set faults = {});

@@ -27,8 +27,8 @@ caf::actor spawn_model(caf::actor_system& system, reference::model_script script
                        target_actor target, run_context* context);
 
 //! A Part B caller: creates its task, polls it and answers its pending calls.
-caf::actor spawn_task_caller(caf::local_actor* parent, task_caller_spec spec,
-                             target_actor target, std::string api_key, run_context* context);
+caf::actor spawn_task_caller(caf::local_actor* parent, task_caller_spec spec, target_actor target,
+                             std::string api_key, run_context* context);
 
 //! The director: creates the session, starts clients and task callers, plays the timed
 //! steps, and at `scenario.duration` stops every participant it started.

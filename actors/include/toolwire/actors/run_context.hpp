@@ -9,7 +9,7 @@
 namespace toolwire::actors {
 
 struct run_context {
-  actors::trace* trace = nullptr;  // null: record nothing (benchmarks)
+  actors::trace* trace = nullptr;        // null: record nothing (benchmarks)
   time_ms epoch_ms = 1'700'000'000'000;  // target time when the run starts (CLOCK-3)
 
   //! Virtual milliseconds since the run started, from the actor system's clock.
@@ -19,8 +19,14 @@ struct run_context {
   }
   time_ms target_now(const caf::local_actor* self) const { return epoch_ms + elapsed(self); }
 
-  void record(const caf::local_actor* self, std::string actor, std::string kind, json data) {
-    if (trace != nullptr) trace->add(elapsed(self), std::move(actor), std::move(kind), std::move(data));
+  //! Records `make_data()` when recording; builds nothing otherwise (the hot path of
+  //! benchmarks and property runs).
+  template <typename MakeData>
+  void record(const caf::local_actor* self, std::string_view actor, std::string_view kind,
+              MakeData make_data) {
+    if (trace != nullptr) {
+      trace->add(elapsed(self), std::string(actor), std::string(kind), make_data());
+    }
   }
   bool recording() const { return trace != nullptr; }
 };

@@ -31,15 +31,15 @@ struct client_spec {
   std::vector<protocol::tool_spec> tools;
   time_ms join_at = 0;
 
-  std::optional<time_ms> ping_every;  // browser tabs ping on an interval (LIFE-2)
-  std::optional<time_ms> vanish_at;   // stops pinging and drops its stream, without a word
-  std::optional<time_ms> leave_at;    // leaves by DELETE (LIFE-1)
-  std::vector<screen_change> screens; // re-PUTs its tool list on each screen change
+  std::optional<time_ms> ping_every;   // browser tabs ping on an interval (LIFE-2)
+  std::optional<time_ms> vanish_at;    // stops pinging and drops its stream, without a word
+  std::optional<time_ms> leave_at;     // leaves by DELETE (LIFE-1)
+  std::vector<screen_change> screens;  // re-PUTs its tool list on each screen change
 
-  bool acks = true;          // a forgetful client never acks
-  time_ms ack_delay = 0;     // a slow client acks late
-  bool answers = true;       // a forgetful client never answers
-  time_ms result_delay = 0;  // a slow client answers late
+  bool acks = true;               // a forgetful client never acks
+  time_ms ack_delay = 0;          // a slow client acks late
+  bool answers = true;            // a forgetful client never answers
+  time_ms result_delay = 0;       // a slow client answers late
   bool duplicate_result = false;  // posts its result twice (CALL-6)
   bool error_result = false;      // answers with an error result (CALL-4, CALL-8)
   json result_content = "ok";

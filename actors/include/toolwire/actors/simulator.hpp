@@ -15,16 +15,16 @@ namespace toolwire::actors {
 
 struct run_options {
   std::uint64_t seed = 0;
-  bool record = true;   // false: no trace (benchmarks of raw speed)
-  std::string source;   // where the scenario came from, for the trace header and replay
+  bool record = true;  // false: no trace (benchmarks of raw speed)
+  std::string source;  // where the scenario came from, for the trace header and replay
   std::uint64_t max_steps = 50'000'000;  // a bound on scheduler steps, so nothing spins
 };
 
 struct run_result {
   actors::trace trace;
-  std::uint64_t steps = 0;        // messages processed
-  std::uint64_t choices = 0;      // steps where more than one actor could go
-  time_ms simulated_ms = 0;       // virtual time covered, settle-out included
+  std::uint64_t steps = 0;    // messages processed
+  std::uint64_t choices = 0;  // steps where more than one actor could go
+  time_ms simulated_ms = 0;   // virtual time covered, settle-out included
   bool hit_step_limit = false;
 };
 

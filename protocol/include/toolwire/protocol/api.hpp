@@ -28,8 +28,9 @@ struct stream_directive {
 
 struct api_response {
   int status = 200;
-  nlohmann::json body;                    // null for 204
-  std::optional<stream_directive> stream; // set on a successful events request
+  nlohmann::json body;                     // null for 204
+  std::optional<stream_directive> stream;  // set on a successful events request
+  std::string allow;                       // for 405: the methods the path accepts
 };
 
 }  // namespace toolwire::protocol

@@ -13,7 +13,7 @@ namespace toolwire::protocol {
 template <typename T>
 class outcome {
  public:
-  outcome(T value) : state_(std::move(value)) {}         // NOLINT: implicit by design
+  outcome(T value) : state_(std::move(value)) {}          // NOLINT: implicit by design
   outcome(api_error error) : state_(std::move(error)) {}  // NOLINT: implicit by design
 
   bool ok() const { return state_.index() == 0; }

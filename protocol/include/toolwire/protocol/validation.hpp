@@ -31,8 +31,7 @@ std::optional<std::size_t> count_code_points(std::string_view utf8);
 outcome<json> parse_json_body(std::string_view body);
 
 outcome<register_request> parse_register_request(const json& body, const validation_quirks& = {});
-outcome<put_tools_request> parse_put_tools_request(const json& body,
-                                                   const validation_quirks& = {});
+outcome<put_tools_request> parse_put_tools_request(const json& body, const validation_quirks& = {});
 outcome<result_request> parse_result_request(const json& body);
 outcome<message_request> parse_message_request(const json& body);
 outcome<task_create_request> parse_task_create_request(const json& body,

@@ -1,0 +1,264 @@
+// Benchmark: latency from the model's tool call leaving the model endpoint to the
+// `client_tool_dispatched` event reaching an SSE client, with many registered clients.
+//
+// It hosts a minimal OpenAI-compatible model endpoint itself, starts `toolwire serve`
+// pointed at it, registers N clients, opens the session's event stream and runs T turns.
+// Each turn: the model answers with one tool call (the clock starts as the response is
+// written), the SSE reader stops the clock on the dispatched event and posts the result,
+// the model then answers with text. Prints p50/p90/p99/max in microseconds.
+#include <algorithm>
+#include <atomic>
+#include <boost/asio.hpp>
+#include <boost/beast.hpp>
+#include <chrono>
+#include <condition_variable>
+#include <cstdio>
+#include <cstdlib>
+#include <iostream>
+#include <mutex>
+#include <nlohmann/json.hpp>
+#include <optional>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include <signal.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+namespace asio = boost::asio;
+namespace beast = boost::beast;
+namespace http = beast::http;
+using tcp = asio::ip::tcp;
+using json = nlohmann::json;
+using steady = std::chrono::steady_clock;
+
+namespace {
+
+struct options {
+  std::string toolwire = "build/cli/toolwire";
+  int clients = 1000;
+  int turns = 300;
+};
+
+options parse_options(int argc, char** argv) {
+  options o;
+  for (int i = 1; i < argc; ++i) {
+    const std::string arg = argv[i];
+    auto value = [&]() -> std::string {
+      if (i + 1 >= argc) {
+        std::cerr << "dispatch_latency: " << arg << " needs a value\n";
+        std::exit(2);
+      }
+      return argv[++i];
+    };
+    if (arg == "--toolwire") {
+      o.toolwire = value();
+    } else if (arg == "--clients") {
+      o.clients = std::stoi(value());
+    } else if (arg == "--turns") {
+      o.turns = std::stoi(value());
+    } else {
+      std::cerr << "usage: dispatch_latency [--toolwire PATH] [--clients N] [--turns N]\n";
+      std::exit(2);
+    }
+  }
+  return o;
+}
+
+//! The moment the model stand-in began writing its tool-call answer.
+std::atomic<steady::rep> tool_call_sent{0};
+
+//! One blocking model stand-in connection at a time is enough: turns are sequential.
+void serve_model(tcp::acceptor& acceptor) {
+  for (;;) {
+    beast::error_code ec;
+    tcp::socket socket(acceptor.get_executor());
+    acceptor.accept(socket, ec);
+    if (ec) return;
+    beast::flat_buffer buffer;
+    for (;;) {
+      http::request<http::string_body> request;
+      http::read(socket, buffer, request, ec);
+      if (ec) break;
+      const json body = json::parse(request.body());
+      const json& last = body["messages"].back();
+      json message = {{"role", "assistant"}, {"content", nullptr}};
+      bool is_tool_call = last["role"] == "user";
+      if (is_tool_call) {
+        message["tool_calls"] =
+            json::array({{{"id", "c1"},
+                          {"type", "function"},
+                          {"function", {{"name", "probe_0__echo"}, {"arguments", "{\"n\":1}"}}}}});
+      } else {
+        message["content"] = "done";
+      }
+      http::response<http::string_body> response{http::status::ok, request.version()};
+      response.set(http::field::content_type, "application/json");
+      response.keep_alive(request.keep_alive());
+      response.body() =
+          json{{"choices", json::array({{{"index", 0}, {"message", message}}})}}.dump();
+      response.prepare_payload();
+      if (is_tool_call) tool_call_sent = steady::now().time_since_epoch().count();
+      http::write(socket, response, ec);
+      if (ec || !request.keep_alive()) break;
+    }
+  }
+}
+
+struct server_process {
+  pid_t pid = -1;
+  int port = 0;
+};
+
+server_process start_toolwire(const options& o, int model_port) {
+  int out[2];
+  if (pipe(out) != 0) std::exit(1);
+  const pid_t pid = fork();
+  if (pid == 0) {
+    dup2(out[1], STDOUT_FILENO);
+    close(out[0]);
+    const std::string url = "http://127.0.0.1:" + std::to_string(model_port) + "/v1";
+    execl(o.toolwire.c_str(), o.toolwire.c_str(), "serve", "--port", "0", "--api-key", "bench",
+          "--model-url", url.c_str(), "--assistant-id", "1", "--clock", "virtual",
+          static_cast<char*>(nullptr));
+    std::perror("exec toolwire");
+    std::_Exit(127);
+  }
+  close(out[1]);
+  FILE* stream = fdopen(out[0], "r");
+  char line[256] = {};
+  if (std::fgets(line, sizeof line, stream) == nullptr) {
+    std::cerr << "dispatch_latency: toolwire serve printed nothing\n";
+    std::exit(1);
+  }
+  const std::string text = line;
+  const auto colon = text.rfind(':');
+  return {pid, std::stoi(text.substr(colon + 1))};
+}
+
+//! A keep-alive JSON client for the set-up and the results.
+class client {
+ public:
+  client(asio::io_context& io, int port) : stream_(io) {
+    stream_.connect(tcp::endpoint(asio::ip::make_address("127.0.0.1"), port));
+  }
+  json call(http::verb verb, const std::string& target, const json& body) {
+    http::request<http::string_body> request{verb, target, 11};
+    request.set(http::field::host, "127.0.0.1");
+    request.set(http::field::authorization, "Bearer bench");
+    request.set(http::field::content_type, "application/json");
+    request.body() = body.dump();
+    request.prepare_payload();
+    http::write(stream_, request);
+    http::response<http::string_body> response;
+    http::read(stream_, buffer_, response);
+    if (response.result_int() >= 300) {
+      std::cerr << "dispatch_latency: " << target << " -> " << response.result_int() << " "
+                << response.body() << "\n";
+      std::exit(1);
+    }
+    return response.body().empty() ? json() : json::parse(response.body());
+  }
+
+ private:
+  beast::tcp_stream stream_;
+  beast::flat_buffer buffer_;
+};
+
+double percentile(std::vector<double> values, double p) {
+  std::sort(values.begin(), values.end());
+  const std::size_t index = static_cast<std::size_t>(p * static_cast<double>(values.size() - 1));
+  return values[index];
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  const options o = parse_options(argc, argv);
+  asio::io_context io;
+  tcp::acceptor model_acceptor(io, tcp::endpoint(asio::ip::make_address("127.0.0.1"), 0));
+  std::thread model_thread([&] { serve_model(model_acceptor); });
+
+  const server_process server = start_toolwire(o, model_acceptor.local_endpoint().port());
+  client api(io, server.port);
+  const json session = api.call(http::verb::post, "/v1/sessions", json::object());
+  const std::string sid = session["id"];
+  const json tool = {
+      {"name", "echo"}, {"description", "echo"}, {"parameters", {{"type", "object"}}}};
+  std::string probe_id;
+  for (int i = 0; i < o.clients; ++i) {
+    const json registered = api.call(http::verb::post, "/v1/sessions/" + sid + "/clients",
+                                     {{"name", "probe_" + std::to_string(i)},
+                                      {"lifetime", {{"type", "never"}}},
+                                      {"tools", json::array({tool})}});
+    if (i == 0) probe_id = registered["client_id"];
+  }
+
+  // The SSE reader: raw socket, so it sees each event the moment it is written.
+  tcp::socket events(io);
+  events.connect(tcp::endpoint(asio::ip::make_address("127.0.0.1"), server.port));
+  const std::string open = "GET /v1/sessions/" + sid +
+                           "/events HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer "
+                           "bench\r\nAccept: text/event-stream\r\n\r\n";
+  asio::write(events, asio::buffer(open));
+  std::string pending;
+  auto next_event = [&]() -> std::pair<std::string, json> {
+    for (;;) {
+      const auto end = pending.find("\n\n");
+      if (end != std::string::npos) {
+        const std::string block = pending.substr(0, end);
+        pending.erase(0, end + 2);
+        std::string type, data;
+        std::size_t start = 0;
+        while (start < block.size()) {
+          const auto stop = std::min(block.find('\n', start), block.size());
+          const std::string line = block.substr(start, stop - start);
+          if (line.rfind("event: ", 0) == 0) type = line.substr(7);
+          if (line.rfind("data: ", 0) == 0) data = line.substr(6);
+          start = stop + 1;
+        }
+        if (!type.empty()) return {type, json::parse(data)};
+        continue;
+      }
+      char chunk[8192];
+      const std::size_t n = events.read_some(asio::buffer(chunk));
+      pending.append(chunk, n);
+    }
+  };
+
+  std::vector<double> latencies_us;
+  for (int turn = 0; turn < o.turns; ++turn) {
+    api.call(http::verb::post, "/v1/sessions/" + sid + "/messages", {{"content", "go"}});
+    for (;;) {
+      auto [type, data] = next_event();
+      if (type == "client_tool_dispatched") {
+        const auto received = steady::now().time_since_epoch().count();
+        latencies_us.push_back(
+            std::chrono::duration<double, std::micro>(steady::duration(received - tool_call_sent))
+                .count());
+        api.call(http::verb::post,
+                 "/v1/sessions/" + sid + "/clients/" + probe_id + "/calls/" +
+                     data["call_id"].get<std::string>() + "/result",
+                 {{"content", "ok"}});
+      } else if (type == "turn_completed") {
+        break;
+      } else if (type == "turn_failed") {
+        std::cerr << "dispatch_latency: turn failed: " << data.dump() << "\n";
+        return 1;
+      }
+    }
+  }
+
+  kill(server.pid, SIGTERM);
+  waitpid(server.pid, nullptr, 0);
+  model_acceptor.close();
+  model_thread.detach();
+
+  std::printf(
+      "dispatch latency, %d clients, %d turns: p50 %.0f us, p90 %.0f us, p99 %.0f us, "
+      "max %.0f us\n",
+      o.clients, o.turns, percentile(latencies_us, 0.5), percentile(latencies_us, 0.9),
+      percentile(latencies_us, 0.99), percentile(latencies_us, 1.0));
+  return 0;
+}

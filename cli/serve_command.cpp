@@ -1,0 +1,273 @@
+// `toolwire serve`: runs the reference server over HTTP until SIGINT or SIGTERM.
+#include "serve_command.hpp"
+
+#include <algorithm>
+#include <csignal>
+#include <fstream>
+#include <iostream>
+#include <iterator>
+#include <memory>
+#include <random>
+#include <sstream>
+#include <stdexcept>
+
+#include <boost/asio/io_context.hpp>
+#include <boost/asio/signal_set.hpp>
+
+#include "toolwire/reference_server/faults.hpp"
+#include "toolwire/reference_server/http/openai_backend.hpp"
+#include "toolwire/reference_server/http/scripted_backend.hpp"
+#include "toolwire/reference_server/http/server.hpp"
+#include "toolwire/reference_server/model_script.hpp"
+
+namespace toolwire::cli {
+namespace {
+
+namespace net = boost::asio;
+namespace web = reference::web;
+
+//! A usage mistake: reported as `toolwire serve: <message>` with exit 2.
+struct usage_error : std::runtime_error {
+  using std::runtime_error::runtime_error;
+};
+
+//! What the options become once valid.
+struct serve_plan {
+  web::server_config server;
+  std::optional<reference::model_script> script;
+  web::openai_config openai;
+};
+
+bool is_key_char(char c) {
+  return std::isalnum(static_cast<unsigned char>(c)) ||
+         std::string_view("-._~+/=").find(c) != std::string_view::npos;
+}
+
+bool is_scope_char(char c) {
+  return std::isalnum(static_cast<unsigned char>(c)) ||
+         std::string_view("-._").find(c) != std::string_view::npos;
+}
+
+//! `KEY[:scope,scope]`: no colon gives session.manage; `KEY:` gives no scope at all.
+//! Errors name the option by position, never by its text: the text is a credential.
+reference::api_key parse_api_key(std::string_view text, std::size_t position) {
+  const std::string where = "--api-key #" + std::to_string(position + 1);
+  const auto colon = text.find(':');
+  reference::api_key key;
+  key.key = std::string(text.substr(0, colon));
+  if (key.key.empty()) throw usage_error(where + ": the key is empty (expected KEY[:scope,scope])");
+  if (!std::all_of(key.key.begin(), key.key.end(), is_key_char)) {
+    throw usage_error(where + ": a key may hold only letters, digits and -._~+/=");
+  }
+  if (colon == std::string_view::npos) {
+    key.scopes.insert(reference::scope_session_manage);
+    return key;
+  }
+  std::string_view scopes = text.substr(colon + 1);
+  while (!scopes.empty()) {
+    const auto comma = scopes.find(',');
+    const std::string_view scope = scopes.substr(0, comma);
+    if (scope.empty() || !std::all_of(scope.begin(), scope.end(), is_scope_char)) {
+      throw usage_error(where + ": scopes are a comma-separated list of names such as " +
+                        std::string(reference::scope_session_manage));
+    }
+    key.scopes.emplace(scope);
+    if (comma == std::string_view::npos) break;
+    scopes = scopes.substr(comma + 1);
+    if (scopes.empty()) throw usage_error(where + ": a scope list may not end with a comma");
+  }
+  return key;
+}
+
+std::vector<reference::api_key> parse_api_keys(const std::vector<std::string>& texts) {
+  if (texts.empty()) throw usage_error("at least one --api-key KEY[:scope,scope] is required");
+  std::vector<reference::api_key> keys;
+  for (std::size_t i = 0; i < texts.size(); ++i) {
+    auto key = parse_api_key(texts[i], i);
+    for (const auto& other : keys) {
+      if (other.key == key.key) {
+        throw usage_error("--api-key #" + std::to_string(i + 1) + " repeats an earlier key");
+      }
+    }
+    keys.push_back(std::move(key));
+  }
+  return keys;
+}
+
+std::string fault_names() {
+  std::string names;
+  for (const auto& info : reference::all_faults()) {
+    names += (names.empty() ? "" : ", ") + std::string(info.name);
+  }
+  return names;
+}
+
+reference::fault_set parse_faults(const std::vector<std::string>& names) {
+  reference::fault_set faults;
+  for (const auto& name : names) {
+    auto fault = reference::parse_fault(name);
+    if (!fault) {
+      throw usage_error("unknown fault \"" + name + "\"; valid names: " + fault_names() +
+                        " (see --list-faults)");
+    }
+    faults.insert(*fault);
+  }
+  return faults;
+}
+
+void check_timeouts(const serve_options& options) {
+  if (options.ack_timeout_ms <= 0) throw usage_error("--ack-timeout-ms must be positive (CALL-3)");
+  if (options.result_timeout_ms <= options.ack_timeout_ms) {
+    throw usage_error("--result-timeout-ms must be greater than --ack-timeout-ms (CALL-3)");
+  }
+  if (options.interrupt_timeout_ms <= 0)
+    throw usage_error("--interrupt-timeout-ms must be positive");
+  if (options.model_timeout_ms <= 0) throw usage_error("--model-timeout-ms must be positive");
+  if (options.keepalive_ms <= 0) throw usage_error("--keepalive-ms must be positive");
+}
+
+reference::model_script load_script(const std::string& path) {
+  std::ifstream file(path, std::ios::binary);
+  if (!file) throw usage_error("cannot read the model script " + path);
+  const std::string text{std::istreambuf_iterator<char>(file), std::istreambuf_iterator<char>()};
+  auto script = reference::model_script::parse(text, path);
+  if (!script) throw usage_error(script.error().message);
+  return std::move(*script);
+}
+
+std::uint64_t random_seed() {
+  std::uint64_t seed = 0;
+  std::ifstream urandom("/dev/urandom", std::ios::binary);
+  if (urandom.read(reinterpret_cast<char*>(&seed), sizeof seed)) return seed;
+  std::random_device device;  // Why a fallback: /dev/urandom may be absent in a sandbox.
+  return (static_cast<std::uint64_t>(device()) << 32) ^ device();
+}
+
+std::string url_of(const net::ip::tcp::endpoint& endpoint) {
+  const std::string address = endpoint.address().to_string();
+  const std::string host = endpoint.address().is_v6() ? "[" + address + "]" : address;
+  return "http://" + host + ":" + std::to_string(endpoint.port());
+}
+
+}  // namespace
+
+std::string fault_table() {
+  std::size_t name_width = 0;
+  std::size_t spec_width = 0;
+  for (const auto& info : reference::all_faults()) {
+    name_width = std::max(name_width, info.name.size());
+    spec_width = std::max(spec_width, info.spec_id.size());
+  }
+  std::ostringstream out;
+  for (const auto& info : reference::all_faults()) {
+    out << info.name << std::string(name_width - info.name.size() + 2, ' ') << info.spec_id
+        << std::string(spec_width - info.spec_id.size() + 2, ' ') << info.summary << '\n';
+  }
+  return out.str();
+}
+
+serve_command::serve_command(CLI::App& parent)
+    : app_(parent.add_subcommand("serve", "Run the reference server over HTTP")) {
+  auto& o = options_;
+  app_->add_option("--host", o.host, "Address to listen on")->capture_default_str();
+  app_->add_option("--port", o.port, "Port to listen on; 0 picks a free one")
+      ->check(CLI::Range(0, 65535))
+      ->capture_default_str();
+  app_->add_option("--api-key", o.api_keys,
+                   "Workspace API key KEY[:scope,scope] (repeatable); without a scope list the "
+                   "key has session.manage, `KEY:` has no scope");
+  app_->add_option("--model-url", o.model_url,
+                   "OpenAI-compatible base URL, e.g. http://127.0.0.1:PORT/v1");
+  app_->add_option("--model-script", o.model_script, "Answer model steps from this JSON script");
+  model_api_key_option_ =
+      app_->add_option("--model-api-key", o.model_api_key, "Bearer key for the model endpoint");
+  app_->add_option("--model-timeout-ms", o.model_timeout_ms, "Model request timeout")
+      ->capture_default_str();
+  app_->add_option("--assistant-id", o.assistant_id, "The assistant id of Part B (TASK-1)")
+      ->capture_default_str();
+  app_->add_option("--clock", o.clock, "real, or virtual (SPEC 7: moves only when told)")
+      ->check(CLI::IsMember({"real", "virtual"}))
+      ->capture_default_str();
+  app_->add_option("--ack-timeout-ms", o.ack_timeout_ms, "CALL-3 ack timeout")
+      ->capture_default_str();
+  app_->add_option("--result-timeout-ms", o.result_timeout_ms, "CALL-3 result timeout")
+      ->capture_default_str();
+  app_->add_option("--interrupt-timeout-ms", o.interrupt_timeout_ms, "TASK-7 interrupt timeout")
+      ->capture_default_str();
+  app_->add_option("--fault", o.faults, "Plant a fault (repeatable; see --list-faults)");
+  secret_seed_option_ = app_->add_option("--secret-seed", o.secret_seed,
+                                         "Seed of the session tokens (random by default)");
+  app_->add_option("--keepalive-ms", o.keepalive_ms, "SSE keep-alive comment after this silence")
+      ->capture_default_str();
+  app_->add_flag("--list-faults", o.list_faults, "Print the faults that --fault accepts and exit");
+}
+
+int serve_command::run() const {
+  if (options_.list_faults) {
+    std::cout << fault_table() << std::flush;
+    return 0;
+  }
+  try {
+    return serve();
+  } catch (const usage_error& error) {
+    std::cerr << "toolwire serve: " << error.what() << "\nRun with --help for more information.\n";
+    return 2;
+  }
+}
+
+int serve_command::serve() const {
+  const auto& o = options_;
+  serve_plan plan;
+  auto& core = plan.server.core;
+  core.api_keys = parse_api_keys(o.api_keys);
+  check_timeouts(o);
+  core.faults = parse_faults(o.faults);
+  core.assistant_id = o.assistant_id;
+  core.ack_timeout_ms = o.ack_timeout_ms;
+  core.result_timeout_ms = o.result_timeout_ms;
+  core.interrupt_timeout_ms = o.interrupt_timeout_ms;
+  core.secret_seed = secret_seed_option_->count() > 0 ? o.secret_seed : random_seed();
+  if (o.model_url.empty() == o.model_script.empty()) {
+    throw usage_error("give exactly one of --model-url URL and --model-script FILE");
+  }
+  if (!o.model_url.empty()) {
+    auto url = web::parse_http_url(o.model_url);
+    if (!url) throw usage_error(url.error().message);
+    plan.openai.url = std::move(*url);
+    if (model_api_key_option_->count() > 0) plan.openai.api_key = o.model_api_key;
+    plan.openai.timeout = std::chrono::milliseconds(o.model_timeout_ms);
+  } else {
+    plan.script = load_script(o.model_script);
+  }
+  plan.server.host = o.host;
+  plan.server.port = static_cast<std::uint16_t>(o.port);
+  plan.server.clock = o.clock == "virtual" ? web::clock_kind::virtual_time : web::clock_kind::real;
+  plan.server.keepalive = std::chrono::milliseconds(o.keepalive_ms);
+
+  net::io_context ioc;
+  std::unique_ptr<web::model_backend> backend;
+  if (plan.script) {
+    backend = std::make_unique<web::scripted_backend>(ioc.get_executor(), std::move(*plan.script));
+  } else {
+    backend = std::make_unique<web::openai_backend>(ioc, plan.openai);
+  }
+  web::server server(ioc, std::move(plan.server), std::move(backend));
+  net::ip::tcp::endpoint endpoint;
+  try {
+    endpoint = server.start();
+  } catch (const boost::system::system_error& error) {
+    std::cerr << "toolwire serve: cannot listen on " << o.host << ":" << o.port << ": "
+              << error.code().message() << "\n";
+    return 1;
+  }
+  net::signal_set signals(ioc, SIGINT, SIGTERM);
+  signals.async_wait([&server](const boost::system::error_code& ec, int /*signal*/) {
+    if (!ec) server.stop();
+  });
+  std::cout << "listening on " << url_of(endpoint) << std::endl;
+  ioc.run();
+  std::cerr << "reference server: stopped\n";
+  return 0;
+}
+
+}  // namespace toolwire::cli

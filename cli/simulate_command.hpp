@@ -1,0 +1,44 @@
+// `toolwire simulate` and `toolwire replay`: run scenarios on the deterministic simulator,
+// check the trace invariants, write and re-run traces.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include <CLI/CLI.hpp>
+
+namespace toolwire::cli {
+
+class simulate_command {
+ public:
+  explicit simulate_command(CLI::App& parent);
+  bool selected() const { return app_->parsed(); }
+  //! 0: every run passed its invariants (and was deterministic when checked);
+  //! 1: a violation or a nondeterministic seed; 2: bad usage.
+  int run() const;
+
+ private:
+  CLI::App* app_;
+  std::string scenario_;
+  std::uint64_t seed_ = 1;
+  std::string seeds_;
+  std::string trace_;
+  std::vector<std::string> faults_;
+  bool check_determinism_ = false;
+  bool list_ = false;
+};
+
+class replay_command {
+ public:
+  explicit replay_command(CLI::App& parent);
+  bool selected() const { return app_->parsed(); }
+  //! 0: identical; 1: diverged (the first differing record is printed); 2: bad input.
+  int run() const;
+
+ private:
+  CLI::App* app_;
+  std::string trace_;
+};
+
+}  // namespace toolwire::cli

@@ -1,0 +1,49 @@
+// Accepts connections and starts an http_session for each; closes them all on shutdown.
+#pragma once
+
+#include <chrono>
+#include <memory>
+#include <vector>
+
+#include <boost/asio/io_context.hpp>
+#include <boost/asio/ip/tcp.hpp>
+#include <boost/asio/steady_timer.hpp>
+
+#include "toolwire/reference_server/http/request_handler.hpp"
+
+namespace toolwire::reference::web {
+
+class http_session;
+
+class listener : public std::enable_shared_from_this<listener> {
+ public:
+  //! Opens, binds and listens at once, so that the caller learns the real port (when 0
+  //! was asked for) before anything runs. Throws boost::system::system_error on failure.
+  listener(boost::asio::io_context& ioc, const boost::asio::ip::tcp::endpoint& endpoint,
+           request_handler& handler, std::chrono::milliseconds idle_timeout);
+
+  boost::asio::ip::tcp::endpoint local_endpoint() const;
+
+  //! Starts accepting. Call once, on the io_context's thread.
+  void run();
+
+  //! Stops accepting and closes every connection still open (streams handed over to SSE
+  //! are the server's to close).
+  void stop();
+
+ private:
+  void do_accept();
+  void on_accept(boost::system::error_code ec, boost::asio::ip::tcp::socket socket);
+
+  boost::asio::io_context& ioc_;
+  boost::asio::ip::tcp::acceptor acceptor_;
+  boost::asio::steady_timer retry_timer_;
+  request_handler& handler_;
+  std::chrono::milliseconds idle_timeout_;
+  // Why weak: a connection lives as long as its own pending operations; the listener only
+  // needs to reach the live ones at shutdown.
+  std::vector<std::weak_ptr<http_session>> sessions_;
+  bool stopped_ = false;
+};
+
+}  // namespace toolwire::reference::web

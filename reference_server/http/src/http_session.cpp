@@ -1,0 +1,164 @@
+// One HTTP/1.1 connection: reads requests, hands them to the server, writes the answers.
+#include "toolwire/reference_server/http/http_session.hpp"
+
+#include <string_view>
+#include <utility>
+
+#include <boost/asio/write.hpp>
+#include <boost/beast/core/bind_handler.hpp>
+#include <boost/beast/core/string.hpp>
+#include <boost/beast/http/error.hpp>
+#include <boost/beast/http/read.hpp>
+#include <boost/beast/http/write.hpp>
+
+#include "toolwire/reference_server/http/api_translation.hpp"
+#include "toolwire/reference_server/router.hpp"
+
+namespace toolwire::reference::web {
+namespace {
+
+namespace beast = boost::beast;
+namespace net = boost::asio;
+using tcp = net::ip::tcp;
+
+// Why these bounds: a client that sent an oversized body gets some time to finish
+// sending it (so our 413 is read, not reset), but not forever and not unboundedly.
+constexpr std::chrono::seconds linger_timeout{5};
+constexpr std::size_t max_linger_bytes = 64u << 20;
+constexpr std::size_t linger_chunk = 64u << 10;
+
+constexpr std::string_view continue_line = "HTTP/1.1 100 Continue\r\n\r\n";
+
+bool is_http_error(const beast::error_code& ec) {
+  return ec.category() == make_error_code(http::error::bad_method).category();
+}
+
+std::string or_dash(std::string_view text) {
+  return text.empty() ? "-" : std::string(text);
+}
+
+}  // namespace
+
+http_session::http_session(tcp::socket socket, request_handler& handler,
+                           std::chrono::milliseconds idle_timeout)
+    : stream_(std::move(socket)), handler_(handler), idle_timeout_(idle_timeout) {}
+
+void http_session::run() {
+  do_read();
+}
+
+void http_session::close() {
+  if (handed_over_ || closed_) return;
+  closed_ = true;
+  beast::error_code ignored;
+  stream_.socket().shutdown(tcp::socket::shutdown_both, ignored);
+  stream_.close();
+}
+
+void http_session::do_read() {
+  // A fresh parser per request: Beast parsers are single-use.
+  parser_.emplace();
+  parser_->body_limit(reference::max_body_bytes);
+  stream_.expires_after(idle_timeout_);
+  http::async_read_header(
+      stream_, buffer_, *parser_,
+      beast::bind_front_handler(&http_session::on_read_header, shared_from_this()));
+}
+
+void http_session::on_read_header(beast::error_code ec, std::size_t /*bytes*/) {
+  if (ec) return on_read_error(ec);
+  const auto& request = parser_->get();
+  // Why: clients such as curl wait for "100 Continue" before sending a large body.
+  if (!parser_->is_done() && beast::iequals(request[http::field::expect], "100-continue")) {
+    net::async_write(
+        stream_, net::buffer(continue_line.data(), continue_line.size()),
+        beast::bind_front_handler(&http_session::on_continue_sent, shared_from_this()));
+    return;
+  }
+  do_read_body();
+}
+
+void http_session::on_continue_sent(beast::error_code ec, std::size_t /*bytes*/) {
+  if (ec) return close();
+  do_read_body();
+}
+
+void http_session::do_read_body() {
+  http::async_read(stream_, buffer_, *parser_,
+                   beast::bind_front_handler(&http_session::on_read, shared_from_this()));
+}
+
+void http_session::on_read(beast::error_code ec, std::size_t /*bytes*/) {
+  if (ec) return on_read_error(ec);
+  answer();
+}
+
+void http_session::on_read_error(beast::error_code ec) {
+  if (closed_) return;
+  if (ec == http::error::end_of_stream || ec == http::error::partial_message ||
+      !is_http_error(ec)) {
+    return close();  // the client left, timed out or reset: nobody to answer
+  }
+  const auto code = ec == http::error::body_limit ? protocol::error_code::payload_too_large
+                                                  : protocol::error_code::invalid_request;
+  std::string message =
+      code == protocol::error_code::payload_too_large
+          ? "request body exceeds " + std::to_string(reference::max_body_bytes) + " bytes"
+          : "malformed HTTP request: " + ec.message();
+  auto response = error_response(code, std::move(message), 11);
+  const auto& request = parser_->get();
+  log_request(request.method_string(), request.target(), response.result_int());
+  do_write(http::message_generator(std::move(response)), false);
+}
+
+void http_session::answer() {
+  auto request = parser_->release();
+  const protocol::api_response response = handler_.handle(to_api_request(request));
+  log_request(request.method_string(), request.target(), static_cast<unsigned>(response.status));
+  if (response.stream && response.status == 200) {
+    // The SSE session owns the socket from here on; this object ends with this call.
+    handed_over_ = true;
+    stream_.expires_never();
+    handler_.open_stream(std::move(stream_), *response.stream);
+    return;
+  }
+  const bool keep_alive = request.keep_alive();
+  do_write(http::message_generator(to_http_response(response, request.version(), keep_alive)),
+           keep_alive);
+}
+
+void http_session::do_write(http::message_generator message, bool keep_alive) {
+  beast::async_write(
+      stream_, std::move(message),
+      beast::bind_front_handler(&http_session::on_write, shared_from_this(), keep_alive));
+}
+
+void http_session::on_write(bool keep_alive, beast::error_code ec, std::size_t /*bytes*/) {
+  if (closed_) return;
+  if (ec) return close();
+  if (!keep_alive) return do_linger();
+  do_read();
+}
+
+void http_session::do_linger() {
+  beast::error_code ignored;
+  stream_.socket().shutdown(tcp::socket::shutdown_send, ignored);
+  linger_buffer_.resize(linger_chunk);
+  stream_.expires_after(linger_timeout);
+  stream_.async_read_some(net::buffer(linger_buffer_),
+                          beast::bind_front_handler(&http_session::on_linger, shared_from_this()));
+}
+
+void http_session::on_linger(beast::error_code ec, std::size_t bytes) {
+  if (closed_) return;
+  lingered_bytes_ += bytes;
+  if (ec || lingered_bytes_ > max_linger_bytes) return close();
+  stream_.async_read_some(net::buffer(linger_buffer_),
+                          beast::bind_front_handler(&http_session::on_linger, shared_from_this()));
+}
+
+void http_session::log_request(std::string_view method, std::string_view target, unsigned status) {
+  handler_.log(or_dash(method) + " " + or_dash(path_of(target)) + " " + std::to_string(status));
+}
+
+}  // namespace toolwire::reference::web

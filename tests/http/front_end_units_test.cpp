@@ -1,0 +1,127 @@
+// Socket-free pieces of the front end: query decoding, bearer parsing, URLs, model scripts.
+#include <catch2/catch.hpp>
+
+#include "toolwire/reference_server/http/api_translation.hpp"
+#include "toolwire/reference_server/http/http_url.hpp"
+#include "toolwire/reference_server/model_script.hpp"
+
+namespace web = toolwire::reference::web;
+using toolwire::reference::model_script;
+using json = nlohmann::json;
+
+TEST_CASE("Request translation", "[http][unit]") {
+  SECTION("the logged path never holds the query (AUTH-5)") {
+    CHECK(web::path_of("/v1/sessions/s/events?access_token=st_1") == "/v1/sessions/s/events");
+    CHECK(web::path_of("/v1/sessions") == "/v1/sessions");
+  }
+  SECTION("AUTH-5 the query is decoded as a browser encodes it") {
+    auto query = web::parse_query("access_token=a%2Bb%3D&x=1+2&flag&x=ignored&bad=%zz");
+    CHECK(query.at("access_token") == "a+b=");
+    CHECK(query.at("x") == "1 2");
+    CHECK(query.at("flag").empty());
+    CHECK(query.at("bad") == "%zz");
+  }
+  SECTION("C-5 only a Bearer authorization is a credential") {
+    CHECK(web::bearer_credential("Bearer abc") == "abc");
+    CHECK(web::bearer_credential("bearer  abc ") == "abc");
+    CHECK_FALSE(web::bearer_credential("Basic abc"));
+    CHECK_FALSE(web::bearer_credential("Bearer"));
+  }
+  SECTION("a request keeps the Last-Event-ID header verbatim for the router") {
+    web::http_request request{boost::beast::http::verb::get, "/v1/sessions/s/events?a=b", 11};
+    request.set("Last-Event-ID", "abc");
+    request.set(boost::beast::http::field::authorization, "Bearer tok");
+    auto api = web::to_api_request(request);
+    CHECK(api.method == "GET");
+    CHECK(api.path == "/v1/sessions/s/events");
+    CHECK(api.query.at("a") == "b");
+    CHECK(api.last_event_id == "abc");
+    CHECK(api.credential == "tok");
+  }
+}
+
+TEST_CASE("Model URLs", "[http][unit]") {
+  SECTION("an http URL gives host, port and the chat-completions target") {
+    auto url = web::parse_http_url("http://127.0.0.1:8081/v1/");
+    REQUIRE(url);
+    CHECK(url->host == "127.0.0.1");
+    CHECK(url->port == "8081");
+    CHECK(url->chat_completions_target() == "/v1/chat/completions");
+    auto bare = web::parse_http_url("http://[::1]");
+    REQUIRE(bare);
+    CHECK(bare->authority() == "[::1]:80");
+    CHECK(bare->chat_completions_target() == "/chat/completions");
+  }
+  SECTION("anything but a plain http URL is refused with a reason") {
+    auto [text, reason] = GENERATE(table<std::string, std::string>({
+        {"https://api.example.com/v1", "only http://"},
+        {"ftp://x/v1", "only http://"},
+        {"http://user:pw@host/v1", "--model-api-key"},
+        {"http://host:0/v1", "port"},
+        {"http://host:99999/v1", "port"},
+        {"http:///v1", "missing host"},
+        {"http://host/v1?x=1", "query"},
+    }));
+    CAPTURE(text);
+    auto url = web::parse_http_url(text);
+    REQUIRE_FALSE(url);
+    CHECK_THAT(url.error().message, Catch::Contains(reason));
+  }
+}
+
+TEST_CASE("Model scripts", "[http][unit]") {
+  const auto request = [](const std::string& user, int assistant_messages) {
+    json messages = json::array({{{"role", "user"}, {"content", user}}});
+    for (int i = 0; i < assistant_messages; ++i) {
+      messages.push_back({{"role", "assistant"}, {"content", "..."}});
+    }
+    return json{{"model", "m"}, {"messages", messages}};
+  };
+  SECTION("the first matching rule answers the step numbered by assistant messages") {
+    auto script = model_script::parse(R"({"rules": [
+        {"match": "form", "steps": [
+          {"tool_calls": [{"name": "web__read_form", "arguments": {"a": 1}},
+                          {"name": "web__ping"}], "content": "thinking"},
+          {"content": "done"}]},
+        {"steps": [{"content": "fallback"}]}]})",
+                                      "script.json");
+    REQUIRE(script);
+    auto first = script->answer(request("fill the form", 0));
+    REQUIRE(first.answer);
+    CHECK(first.answer->text == "thinking");
+    REQUIRE(first.answer->tool_calls.size() == 2);
+    CHECK(first.answer->tool_calls[0].id == "call_0_0");
+    CHECK(first.answer->tool_calls[0].name == "web__read_form");
+    CHECK(json::parse(first.answer->tool_calls[0].arguments) == json{{"a", 1}});
+    CHECK(first.answer->tool_calls[1].id == "call_0_1");
+    CHECK(first.answer->tool_calls[1].arguments == "{}");
+    auto second = script->answer(request("fill the form", 1));
+    REQUIRE(second.answer);
+    CHECK(second.answer->text == "done");
+    auto other = script->answer(request("something else", 0));
+    REQUIRE(other.answer);
+    CHECK(other.answer->text == "fallback");
+    auto beyond = script->answer(request("fill the form", 2));
+    CHECK_FALSE(beyond.answer);
+    CHECK(beyond.failure == "model script has no step 2 for this conversation");
+  }
+  SECTION("a bad script is refused with the file and the place") {
+    auto [text, message] = GENERATE(table<std::string, std::string>({
+        {"{", "script.json: not valid JSON"},
+        {"[]", "script.json: expected an object with \"rules\""},
+        {R"({"rules": {}})", "script.json: rules: expected an array"},
+        {R"({"rules": [{"steps": [{}]}]})",
+         "script.json: rules[0].steps[0]: expected \"content\" or \"tool_calls\""},
+        {R"({"rules": [{"steps": [{"content": "a"}, {"content": "b"}, {"tool_call": []}]}]})",
+         "script.json: rules[0].steps[2]: unknown key \"tool_call\""},
+        {R"({"rules": [{"steps": [{"tool_calls": [{"arguments": {}}]}]}]})",
+         "script.json: rules[0].steps[0].tool_calls[0].name: expected a non-empty string"},
+        {R"({"rules": [{"match": 3, "steps": []}]})",
+         "script.json: rules[0].match: expected a string"},
+    }));
+    CAPTURE(text);
+    auto script = model_script::parse(text, "script.json");
+    REQUIRE_FALSE(script);
+    CHECK(script.error().message == message);
+  }
+}

@@ -1,0 +1,71 @@
+// The reference server in-process on its own thread, for loopback tests.
+#pragma once
+
+#include <chrono>
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include <boost/asio/io_context.hpp>
+
+#include "http_test_client.hpp"
+#include "toolwire/reference_server/http/server.hpp"
+
+namespace toolwire::test {
+
+//! The workspace keys every test server knows (AUTH-1, AUTH-2).
+inline const std::string admin_key = "admin-key";  // scope session.manage
+inline const std::string plain_key = "plain-key";  // no scope
+
+struct test_server_options {
+  json script = json{{"rules", json::array()}};  // the scripted model, unless model_url
+  std::optional<std::string> model_url;          // use the OpenAI backend instead
+  std::optional<std::string> model_api_key;
+  std::chrono::milliseconds model_timeout{5'000};
+  std::chrono::milliseconds keepalive{15'000};
+  std::size_t event_retention = 4096;
+  reference::web::clock_kind clock = reference::web::clock_kind::virtual_time;
+};
+
+struct test_session {
+  std::string id;
+  std::string token;
+};
+
+//! Starts listening on 127.0.0.1, port 0, before the constructor returns; the destructor
+//! stops the server and joins its thread.
+class test_server {
+ public:
+  explicit test_server(test_server_options options = {});
+  ~test_server();
+  test_server(const test_server&) = delete;
+  test_server& operator=(const test_server&) = delete;
+
+  const tcp::endpoint& endpoint() const { return endpoint_; }
+
+  //! Every log line so far.
+  std::vector<std::string> log_lines() const;
+
+  //! POST /v1/sessions with the admin key (SES-1); fails the test when it is not 201.
+  test_session create_session() const;
+
+ private:
+  boost::asio::io_context ioc_;
+  std::unique_ptr<reference::web::server> server_;
+  tcp::endpoint endpoint_;
+  std::thread thread_;
+  mutable std::mutex log_mutex_;
+  std::vector<std::string> log_;
+};
+
+//! A tool as REG-1 wants it.
+json tool(const std::string& name);
+
+//! A registration body (section 3): `ttl_seconds` 0 gives lifetime `never`.
+json client_body(const std::string& name, const std::vector<std::string>& tools,
+                 int ttl_seconds = 0);
+
+}  // namespace toolwire::test
