@@ -120,7 +120,7 @@ server_process start_toolwire(const options& o, int model_port) {
     close(out[0]);
     const std::string url = "http://127.0.0.1:" + std::to_string(model_port) + "/v1";
     execl(o.toolwire.c_str(), o.toolwire.c_str(), "serve", "--port", "0", "--api-key", "bench",
-          "--model-url", url.c_str(), "--assistant-id", "1", "--clock", "virtual",
+          "--model-url", url.c_str(), "--assistant-id", "1", "--clock", "virtual", "--quiet",
           static_cast<char*>(nullptr));
     std::perror("exec toolwire");
     std::_Exit(127);

@@ -199,6 +199,8 @@ serve_command::serve_command(CLI::App& parent)
                                          "Seed of the session tokens (random by default)");
   app_->add_option("--keepalive-ms", o.keepalive_ms, "SSE keep-alive comment after this silence")
       ->capture_default_str();
+  app_->add_flag("--quiet", o.quiet,
+                 "Do not log one line per request (start-up, shutdown and failures still are)");
   app_->add_flag("--list-faults", o.list_faults, "Print the faults that --fault accepts and exit");
 }
 
@@ -243,6 +245,7 @@ int serve_command::serve() const {
   plan.server.port = static_cast<std::uint16_t>(o.port);
   plan.server.clock = o.clock == "virtual" ? web::clock_kind::virtual_time : web::clock_kind::real;
   plan.server.keepalive = std::chrono::milliseconds(o.keepalive_ms);
+  plan.server.log_requests = !o.quiet;
 
   net::io_context ioc;
   std::unique_ptr<web::model_backend> backend;

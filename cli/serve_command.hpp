@@ -27,6 +27,7 @@ struct serve_options {
   std::uint64_t secret_seed = 0;
   std::int64_t keepalive_ms = 15'000;
   bool list_faults = false;
+  bool quiet = false;
 };
 
 class serve_command {

@@ -127,7 +127,7 @@ outcome<model_answer> parse_chat_completion(const json& response) {
   return answer;
 }
 
-json to_chat_completion(const model_answer& answer) {
+json to_assistant_message(const model_answer& answer) {
   json message = {{"role", "assistant"}, {"content", nullptr}};
   if (answer.text) message["content"] = *answer.text;
   if (!answer.tool_calls.empty()) {
@@ -139,6 +139,11 @@ json to_chat_completion(const model_answer& answer) {
     }
     message["tool_calls"] = std::move(calls);
   }
+  return message;
+}
+
+json to_chat_completion(const model_answer& answer) {
+  json message = to_assistant_message(answer);
   const char* finish_reason = answer.tool_calls.empty() ? "stop" : "tool_calls";
   return {
       {"id", "chatcmpl-toolwire"},

@@ -185,8 +185,6 @@ void settle_slot(state& s, session_record& session, std::size_t slot, tool_outco
                  time_ms now);
 //! Runs the next step of each turn deferred while an instant's timers fired.
 void run_deferred_turns(state& s, time_ms now);
-//! The model's answer as an assistant message of the conversation (MODEL-1).
-json assistant_message(const protocol::model_answer& answer);
 //! The model-visible list of tools: `<client>__<tool>` for every live client (CALL-2).
 json offered_tools(const state& s, const session_record& session);
 

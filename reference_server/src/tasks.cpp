@@ -223,7 +223,7 @@ void task_model_replied(state& s, task_record& task, const model_reply& reply, t
     return;
   }
   const protocol::model_answer& answer = *reply.answer;
-  task.messages.push_back(assistant_message(answer));
+  task.messages.push_back(protocol::to_assistant_message(answer));
   if (answer.text && !answer.text->empty()) {
     task.output.push_back({{"type", "text"}, {"text", *answer.text}});
   }

@@ -151,21 +151,6 @@ void start_call(state& s, session_record& session, std::size_t slot,
 
 }  // namespace
 
-json assistant_message(const protocol::model_answer& answer) {
-  json message = {{"role", "assistant"},
-                  {"content", answer.text ? json(*answer.text) : json(nullptr)}};
-  if (!answer.tool_calls.empty()) {
-    json calls = json::array();
-    for (const auto& call : answer.tool_calls) {
-      calls.push_back({{"id", call.id},
-                       {"type", "function"},
-                       {"function", {{"name", call.name}, {"arguments", call.arguments}}}});
-    }
-    message["tool_calls"] = std::move(calls);
-  }
-  return message;
-}
-
 json offered_tools(const state& s, const session_record& session) {
   json tools = json::array();
   auto add_client = [&](const client_record& client) {
@@ -208,7 +193,7 @@ void turn_model_replied(state& s, session_record& session, const model_reply& re
     return;
   }
   const protocol::model_answer& answer = *reply.answer;
-  turn.messages.push_back(assistant_message(answer));
+  turn.messages.push_back(protocol::to_assistant_message(answer));
   if (answer.tool_calls.empty()) {
     emit(s, session, "turn_completed", {{"turn_id", turn.id}, {"output", answer.text.value_or("")}},
          now);

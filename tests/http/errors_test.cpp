@@ -76,3 +76,15 @@ TEST_CASE("Error answers over HTTP", "[http][errors]") {
     CHECK(reply.error_type() == "invalid_request");
   }
 }
+
+TEST_CASE("serve --quiet logs no line per request", "[http][log]") {
+  test_server_options options;
+  options.log_requests = false;
+  test_server server(options);
+  const auto session = server.create_session();
+  CHECK(request(server.endpoint(), "GET", "/v1/nothing/here", {}, admin_key).status == 404);
+  for (const auto& line : server.log_lines()) {
+    CAPTURE(line);
+    CHECK(line.find("/v1/") == std::string::npos);  // start-up lines only
+  }
+}

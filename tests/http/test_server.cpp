@@ -36,6 +36,7 @@ test_server::test_server(test_server_options options) {
   config.core.event_retention = options.event_retention;
   config.clock = options.clock;
   config.keepalive = options.keepalive;
+  config.log_requests = options.log_requests;
   config.log = [this](std::string_view line) {
     std::lock_guard lock(log_mutex_);
     log_.emplace_back(line);

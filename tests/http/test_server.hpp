@@ -26,6 +26,7 @@ struct test_server_options {
   std::optional<std::string> model_api_key;
   std::chrono::milliseconds model_timeout{5'000};
   std::chrono::milliseconds keepalive{15'000};
+  bool log_requests = true;
   std::size_t event_retention = 4096;
   reference::web::clock_kind clock = reference::web::clock_kind::virtual_time;
 };

@@ -8,19 +8,14 @@
 #include <utility>
 #include <vector>
 
+#include "protocol/protocol_test_support.hpp"
 #include "toolwire/protocol/codec.hpp"
 #include "toolwire/protocol/validation.hpp"
 
 using namespace toolwire::protocol;
+using toolwire::protocol::testing::rejection;
 
 namespace {
-
-template <typename T>
-std::string rejection(const outcome<T>& result) {
-  REQUIRE_FALSE(result.ok());
-  CHECK(result.error().code == error_code::invalid_request);
-  return result.error().message;
-}
 
 //! A chat-completions response whose first choice carries `message`.
 json completion(json message) {

@@ -9,18 +9,13 @@
 #include <string>
 #include <variant>
 
+#include "protocol/protocol_test_support.hpp"
 #include "toolwire/protocol/validation.hpp"
 
 using namespace toolwire::protocol;
+using toolwire::protocol::testing::rejection;
 
 namespace {
-
-template <typename T>
-std::string rejection(const outcome<T>& result) {
-  REQUIRE_FALSE(result.ok());
-  CHECK(result.error().code == error_code::invalid_request);
-  return result.error().message;
-}
 
 bool starts_with(const std::string& text, const std::string& prefix) {
   return text.rfind(prefix, 0) == 0;

@@ -8,19 +8,15 @@
 #include <string>
 #include <vector>
 
+#include "protocol/protocol_test_support.hpp"
 #include "toolwire/protocol/validation.hpp"
 
 using namespace toolwire::protocol;
+using toolwire::protocol::testing::rejection;
 
 namespace {
 
 //! The message of a rejection, after checking that it is one and that it is a 400.
-template <typename T>
-std::string rejection(const outcome<T>& result) {
-  REQUIRE_FALSE(result.ok());
-  CHECK(result.error().code == error_code::invalid_request);
-  return result.error().message;
-}
 
 json tool(const std::string& name, const std::string& description = "does a thing") {
   return {{"name", name},

@@ -158,6 +158,7 @@ void http_session::on_linger(beast::error_code ec, std::size_t bytes) {
 }
 
 void http_session::log_request(std::string_view method, std::string_view target, unsigned status) {
+  if (!handler_.logs_requests()) return;
   handler_.log(or_dash(method) + " " + or_dash(path_of(target)) + " " + std::to_string(status));
 }
 

@@ -24,6 +24,10 @@ std::string model_content(const tool_outcome& outcome);
 //! Parses a chat-completions response body (MODEL-2). The error says what is malformed.
 outcome<model_answer> parse_chat_completion(const json& response);
 
+//! The answer as an assistant message (MODEL-1, MODEL-2): `content` (null without text)
+//! and, when there are calls, `tool_calls`.
+json to_assistant_message(const model_answer& answer);
+
 //! A chat-completions response carrying `answer` (what a model or a stand-in sends).
 json to_chat_completion(const model_answer& answer);
 

@@ -24,6 +24,9 @@ class request_handler {
 
   //! Writes one log line. Callers never pass a credential, a query or a body.
   virtual void log(std::string_view line) = 0;
+
+  //! Whether to log one line per request (`toolwire serve --quiet` turns it off).
+  virtual bool logs_requests() const = 0;
 };
 
 }  // namespace toolwire::reference::web

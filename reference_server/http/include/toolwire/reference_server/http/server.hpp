@@ -35,6 +35,7 @@ struct server_config {
   std::chrono::milliseconds idle_timeout{60'000};  // an idle keep-alive connection closes
   //! Where log lines go; stderr when empty. Lines never hold a credential or a body.
   std::function<void(std::string_view)> log;
+  bool log_requests = true;  // one line per request; start-up and failures are always logged
 };
 
 //! Drives the core the way every driver must: after each call into it (a request, a model
@@ -69,6 +70,7 @@ class server final : private request_handler {
   void open_stream(boost::beast::tcp_stream stream,
                    const protocol::stream_directive& directive) override;
   void log(std::string_view line) override;
+  bool logs_requests() const override { return config_.log_requests; }
 
   void drain();
   void start_model_step(const reference::model_step_request& step);
