@@ -1,38 +1,13 @@
 // The built-in scenarios: one per kind of trouble a client-tools integration meets.
 #include "toolwire/actors/builtin_scenarios.hpp"
 
+#include "toolwire/actors/scenario_builders.hpp"
+
 namespace toolwire::actors {
 
 namespace {
 
-protocol::tool_spec tool(std::string name) {
-  return {std::move(name), "a tool of the simulated app", json{{"type", "object"}}};
-}
-
-client_spec client(std::string actor, std::string requested_name,
-                   std::vector<protocol::tool_spec> tools) {
-  client_spec spec;
-  spec.actor = std::move(actor);
-  spec.requested_name = std::move(requested_name);
-  spec.tools = std::move(tools);
-  return spec;
-}
-
-json call_step(const std::vector<std::pair<std::string, json>>& calls) {
-  json tool_calls = json::array();
-  for (const auto& [name, arguments] : calls) {
-    tool_calls.push_back({{"name", name}, {"arguments", arguments}});
-  }
-  return {{"tool_calls", tool_calls}};
-}
-
-json text_step(const std::string& text) {
-  return {{"content", text}};
-}
-
-json script(json steps) {
-  return {{"rules", json::array({{{"match", ""}, {"steps", steps}}})}};
-}
+using namespace build;
 
 scenario tab_closes_mid_call() {
   scenario s;

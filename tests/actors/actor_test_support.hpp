@@ -11,6 +11,7 @@
 
 #include "toolwire/actors/invariants.hpp"
 #include "toolwire/actors/scenario.hpp"
+#include "toolwire/actors/scenario_builders.hpp"
 #include "toolwire/actors/simulator.hpp"
 #include "toolwire/actors/trace.hpp"
 
@@ -26,46 +27,7 @@ using protocol::time_ms;
 //! Target time at virtual 0 (run_context's default epoch): `expires_at_ms` is relative to it.
 inline constexpr time_ms epoch_ms = 1'700'000'000'000;
 
-inline protocol::tool_spec tool(std::string name) {
-  return {std::move(name), "a tool of the test app", json{{"type", "object"}}};
-}
-
-inline std::vector<protocol::tool_spec> tools(const std::vector<std::string>& names) {
-  std::vector<protocol::tool_spec> list;
-  for (const auto& name : names)
-    list.push_back(tool(name));
-  return list;
-}
-
-//! A client with no behaviour knobs set yet; the presets set them.
-inline client_spec client(std::string actor, std::string requested_name,
-                          std::vector<protocol::tool_spec> tool_list) {
-  client_spec spec;
-  spec.actor = std::move(actor);
-  spec.requested_name = std::move(requested_name);
-  spec.tools = std::move(tool_list);
-  return spec;
-}
-
-using model_calls = std::vector<std::pair<std::string, json>>;
-
-//! A model answer with tool calls (model-side names, e.g. `web__read_form`).
-inline json call_step(const model_calls& calls) {
-  json tool_calls = json::array();
-  for (const auto& [name, arguments] : calls) {
-    tool_calls.push_back({{"name", name}, {"arguments", arguments}});
-  }
-  return {{"tool_calls", tool_calls}};
-}
-
-inline json text_step(const std::string& text) {
-  return {{"content", text}};
-}
-
-//! A model script whose one rule answers every conversation with `steps`.
-inline json script(json steps) {
-  return {{"rules", json::array({{{"match", ""}, {"steps", std::move(steps)}}})}};
-}
+using namespace actors::build;
 
 //! Runs `plan` with `seed`; the run must succeed and stay within its step bound.
 inline actors::run_result run(const scenario& plan, std::uint64_t seed = 1) {
