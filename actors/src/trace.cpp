@@ -67,6 +67,13 @@ std::string trace::hash() const {
   return fnv1a_hex(to_jsonl());
 }
 
+std::string trace::records_hash() const {
+  std::string text;
+  for (const auto& record : records_)
+    text += line_of(record) + "\n";
+  return fnv1a_hex(text);
+}
+
 protocol::outcome<trace> trace::from_jsonl(std::string_view text, std::string_view source) {
   trace result;
   std::size_t line_number = 0;

@@ -49,6 +49,8 @@ class trace {
   static std::string line_of(const trace_record& record);
   //! FNV-1a 64 of to_jsonl(), as 16 hex digits.
   std::string hash() const;
+  //! The same over the records only: equal for two seeds that took the same interleaving.
+  std::string records_hash() const;
 
   //! Reads a trace written by to_jsonl. Errors name the line.
   static protocol::outcome<trace> from_jsonl(std::string_view text, std::string_view source);
