@@ -18,7 +18,7 @@ scenario tab_closes_mid_call() {
   tab.result_delay = 60'000;
   tab.vanish_at = 5'000;
   s.clients = {tab};
-  s.steps = {{1'000, post_message{"read the form"}}};
+  s.steps = {message_at(1'000, "read the form")};
   s.model_script = script(json::array(
       {call_step({{"web__read_form", {{"form", "checkout"}}}}), text_step("the tab went away")}));
   s.duration = 120'000;
@@ -34,7 +34,7 @@ scenario parallel_calls_two_clients() {
   auto slow =
       slow_client(browser_tab(client("tab", "web", {tool("read_form")}), 60, 20'000), 200, 3'000);
   s.clients = {fast, slow};
-  s.steps = {{500, post_message{"query and read"}}};
+  s.steps = {message_at(500, "query and read")};
   s.model_script = script(json::array(
       {call_step({{"web__read_form", json::object()}, {"db__query", {{"sql", "select 1"}}}}),
        text_step("both answered")}));
@@ -67,7 +67,7 @@ scenario navigating_tab_screens() {
       backend_worker(client("tab", "web", {tool("list_orders")})),
       {{2'000, {tool("edit_order"), tool("cancel_order")}}, {4'000, {tool("checkout")}}})};
   s.steps = {
-      {1'000, post_message{"list"}}, {3'000, post_message{"edit"}}, {5'000, post_message{"pay"}}};
+      message_at(1'000, "list"), message_at(3'000, "edit"), message_at(5'000, "pay")};
   s.model_script = {
       {"rules", json::array({{{"match", "list"}, {"steps", json::array({text_step("listed")})}},
                              {{"match", "edit"}, {"steps", json::array({text_step("edited")})}},
@@ -83,7 +83,7 @@ scenario forgetful_and_duplicating() {
   s.spec_ids = {"CALL-3", "CALL-5", "CALL-6"};
   s.clients = {forgetful_client(backend_worker(client("forgetful", "lazy", {tool("nap")}))),
                duplicating_client(backend_worker(client("eager", "eager", {tool("jump")})))};
-  s.steps = {{100, post_message{"go"}}};
+  s.steps = {message_at(100, "go")};
   s.model_script = script(
       json::array({call_step({{"lazy__nap", json::object()}, {"eager__jump", json::object()}}),
                    text_step("one answered, one forgot")}));
@@ -103,7 +103,7 @@ scenario erroring_client_and_leaver() {
   leaver.result_delay = 50'000;
   leaver.leave_at = 2'000;
   s.clients = {erring, leaver};
-  s.steps = {{1'000, post_message{"try"}}};
+  s.steps = {message_at(1'000, "try")};
   s.model_script = script(
       json::array({call_step({{"broken__fail", json::object()}, {"leaver__wait", json::object()}}),
                    text_step("recovered")}));

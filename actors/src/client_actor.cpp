@@ -1,6 +1,7 @@
 // Client actors: browser tabs, backend workers, navigating, slow, forgetful,
 // duplicating and erroring clients, all one behaviour configured by client_spec.
 #include "requests.hpp"
+#include "script_actions.hpp"
 #include "toolwire/actors/participants.hpp"
 #include "toolwire/protocol/codec.hpp"
 
@@ -16,7 +17,8 @@ struct client_state {
   std::string client_id;
   std::string assigned_name;
   bool registered = false;
-  bool gone = false;  // vanished, left or expired: it does nothing more
+  bool listening = false;  // its event stream is open
+  bool gone = false;       // vanished, left or expired: it does nothing more by itself
   static inline const char* name = "client";
 };
 
@@ -46,6 +48,22 @@ void after(self_pointer self, time_ms delay, const std::string& what) {
   self->delayed_send(self, std::chrono::milliseconds(delay), act_atom::value, what);
 }
 
+//! Registered: from now on the client behaves as its knobs say.
+void on_registered(self_pointer self, const protocol::api_response& response) {
+  auto& st = self->state;
+  st.client_id = response.body.value("client_id", "");
+  st.assigned_name = response.body.value("name", "");
+  st.context->script.client_ids[st.spec.actor] = st.client_id;
+  st.registered = true;
+  st.gone = false;
+  if (st.spec.ping_every) after(self, *st.spec.ping_every, "ping");
+  for (std::size_t i = 0; i < st.spec.screens.size(); ++i) {
+    later(self, st.spec.screens[i].at, "screen:" + std::to_string(i));
+  }
+  if (st.spec.vanish_at) later(self, *st.spec.vanish_at, "vanish");
+  if (st.spec.leave_at) later(self, *st.spec.leave_at, "leave");
+}
+
 void register_self(self_pointer self) {
   auto& st = self->state;
   json body = {{"name", st.spec.requested_name},
@@ -53,30 +71,33 @@ void register_self(self_pointer self) {
                {"tools", protocol::to_json(st.spec.tools)}};
   request(self, "POST", "/v1/sessions/" + st.access.session_id + "/clients", body,
           [self](const protocol::api_response& response) {
-            auto& st = self->state;
-            if (response.status != 201) {
-              st.gone = true;
-              return;
-            }
-            st.client_id = response.body.value("client_id", "");
-            st.assigned_name = response.body.value("name", "");
-            st.registered = true;
-            if (st.spec.ping_every) after(self, *st.spec.ping_every, "ping");
-            for (std::size_t i = 0; i < st.spec.screens.size(); ++i) {
-              later(self, st.spec.screens[i].at, "screen:" + std::to_string(i));
-            }
-            if (st.spec.vanish_at) later(self, *st.spec.vanish_at, "vanish");
-            if (st.spec.leave_at) later(self, *st.spec.leave_at, "leave");
+            if (response.status == 201) return on_registered(self, response);
+            self->state.gone = true;
           });
 }
 
-void join(self_pointer self) {
+//! Opens the client's event stream (after `last_event_id`, when given), then `then`.
+void listen(self_pointer self, std::optional<std::string> last_event_id,
+            std::function<void(const protocol::api_response&)> then,
+            std::optional<std::size_t> step = std::nullopt) {
   auto& st = self->state;
+  auto open = detail::make_request("GET", "/v1/sessions/" + st.access.session_id + "/events",
+                                   json(), st.access.token);
+  open.last_event_id = std::move(last_event_id);
+  detail::send_request(
+      self, st.target, st.context, st.spec.actor, std::move(open),
+      [self, then](const protocol::api_response& response) {
+        if (response.status == 200) self->state.listening = true;
+        then(response);
+      },
+      step);
+}
+
+void join(self_pointer self) {
   // The stream opens first so that no event about this client can be missed.
-  request(self, "GET", "/v1/sessions/" + st.access.session_id + "/events", json(),
-          [self](const protocol::api_response& response) {
-            if (response.status == 200) register_self(self);
-          });
+  listen(self, std::nullopt, [self](const protocol::api_response& response) {
+    if (response.status == 200) register_self(self);
+  });
 }
 
 void ping(self_pointer self) {
@@ -118,6 +139,7 @@ void act(self_pointer self, const std::string& what) {
   if (what == "ping") return ping(self);
   if (what == "vanish") {
     st.gone = true;  // no word to the server: it just stops pinging and listening
+    st.listening = false;
     self->send(st.target, close_stream_atom::value, st.access.session_id);
     return;
   }
@@ -138,6 +160,84 @@ void act(self_pointer self, const std::string& what) {
   if (what.rfind("result:", 0) == 0) answer_call(self, what.substr(7));
 }
 
+// -- scripted steps: the client does what the step says, whatever state it is in ------
+
+void step_error(self_pointer self, std::size_t index, const std::string& message) {
+  self->state.context->record(self, self->state.spec.actor, "step_error", [&] {
+    return json{{"step", index}, {"message", message}};
+  });
+}
+
+//! Tells the director the step is over. Response handlers are const, so deliver a copy.
+void finish(caf::response_promise done) { done.deliver(true); }
+
+void scripted_register(self_pointer self, std::size_t index, caf::response_promise done) {
+  auto& st = self->state;
+  const auto& step = st.context->plan->steps[index];
+  const json body = detail::registration_body(step, st.spec);
+  auto send = [self, index, body, done](const protocol::api_response&) {
+    auto& st = self->state;
+    detail::send_request(
+        self, st.target, st.context, st.spec.actor,
+        detail::make_request("POST", "/v1/sessions/" + st.access.session_id + "/clients", body,
+                             st.access.token),
+        [self, done](const protocol::api_response& response) {
+          if (response.status == 201) on_registered(self, response);
+          finish(done);
+        },
+        index);
+  };
+  if (st.listening) return send(protocol::api_response{});
+  listen(self, std::nullopt, send);
+}
+
+void scripted_reconnect(self_pointer self, std::size_t index, caf::response_promise done) {
+  auto& st = self->state;
+  const auto& args = st.context->plan->steps[index].args;
+  std::optional<std::string> last_event_id;
+  if (args.contains("last_event_id")) {
+    last_event_id = args["last_event_id"].is_string() ? args["last_event_id"].get<std::string>()
+                                                      : args["last_event_id"].dump();
+  } else {
+    last_event_id = std::to_string(st.context->script.last_seen[st.spec.actor]);
+  }
+  self->send(st.target, close_stream_atom::value, st.access.session_id);
+  st.listening = false;
+  listen(
+      self, last_event_id,
+      [done](const protocol::api_response&) { finish(done); }, index);
+}
+
+caf::response_promise perform(self_pointer self, std::uint64_t index) {
+  auto& st = self->state;
+  auto done = self->make_response_promise();
+  const auto& step = st.context->plan->steps[index];
+  if (step.action == "register") {
+    scripted_register(self, index, done);
+    return done;
+  }
+  if (step.action == "reconnect") {
+    scripted_reconnect(self, index, done);
+    return done;
+  }
+  if (step.action == "vanish") {
+    act(self, "vanish");
+    done.deliver(true);
+    return done;
+  }
+  auto built = detail::request_for(step, {st.spec.actor, &st.spec}, st.context->script);
+  if (!built) {
+    step_error(self, index, built.error().message);
+    done.deliver(true);
+    return done;
+  }
+  if (step.action == "delete") st.gone = true;
+  detail::send_request(
+      self, st.target, st.context, st.spec.actor, std::move(*built),
+      [done](const protocol::api_response&) { finish(done); }, index);
+  return done;
+}
+
 caf::behavior client(self_pointer self, client_spec spec, target_actor target,
                      session_access access, run_context* context) {
   auto& st = self->state;
@@ -145,15 +245,18 @@ caf::behavior client(self_pointer self, client_spec spec, target_actor target,
   st.target = std::move(target);
   st.access = std::move(access);
   st.context = context;
-  later(self, st.spec.join_at, "join");
+  if (st.spec.auto_join) later(self, st.spec.join_at, "join");
   return {
       [=](act_atom, const std::string& what) { act(self, what); },
+      [=](act_atom, std::uint64_t step) { return perform(self, step); },
       [=](event_atom, const reference::session_event& event) {
         auto& st = self->state;
-        if (st.gone) return;
+        if (!st.listening) return;
         st.context->record(self, st.spec.actor, "deliver", [&] {
           return json{{"seq", event.seq}, {"type", event.type}};
         });
+        st.context->script.last_seen[st.spec.actor] = event.seq;
+        if (st.gone) return;
         if (event.type == "client_tool_dispatched") on_dispatched(self, event.data);
         if (event.type == "client_unregistered" &&
             event.data.value("client_id", "") == st.client_id) {

@@ -28,7 +28,10 @@ caf::behavior model(caf::stateful_actor<model_state>* self, reference::model_scr
         context->record(self, "model", "model_reply", [&] {
           return json{{"step_id", step.step_id}, {"reply", describe(reply)}};
         });
-        self->send(target, model_reply_atom::value, step.step_id, reply);
+        const auto hold = script.hold_ms(step.body);
+        if (hold == 0) return self->send(target, model_reply_atom::value, step.step_id, reply);
+        self->delayed_send(target, std::chrono::milliseconds(hold), model_reply_atom::value,
+                           step.step_id, reply);
       },
   };
 }

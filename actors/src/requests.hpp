@@ -1,6 +1,7 @@
 // Sending requests to the target and recording both ends in the trace.
 #pragma once
 
+#include <optional>
 #include <string>
 
 #include "toolwire/actors/run_context.hpp"
@@ -16,20 +17,29 @@ json describe(const protocol::api_request& request);
 
 //! Sends `request` to `target` as `actor`; records the request and its response and
 //! then calls `on_response(response)`.
+//! `step`, when set, is the scripted step the request performs: both records carry it, so
+//! the step's expectations find its response.
 template <typename Self, typename OnResponse>
 void send_request(Self* self, const target_actor& target, run_context* context,
-                  const std::string& actor, protocol::api_request request, OnResponse on_response) {
-  context->record(self, actor, "request", [&] { return describe(request); });
+                  const std::string& actor, protocol::api_request request, OnResponse on_response,
+                  std::optional<std::size_t> step = std::nullopt) {
+  context->record(self, actor, "request", [&] {
+    json described = describe(request);
+    if (step) described["step"] = *step;
+    return described;
+  });
   const std::string method = request.method;
   const std::string path = request.path;
   self->request(target, caf::infinite, request_atom::value, std::move(request))
       .then(
           [=](const protocol::api_response& response) {
             context->record(self, actor, "response", [&] {
-              return json{{"method", method},
-                          {"path", path},
-                          {"status", response.status},
-                          {"body", response.body}};
+              json described = {{"method", method},
+                                {"path", path},
+                                {"status", response.status},
+                                {"body", response.body}};
+              if (step) described["step"] = *step;
+              return described;
             });
             on_response(response);
           },

@@ -25,6 +25,11 @@ class seeded_picker {
   std::uint64_t state_;
 };
 
+time_ms now_of(caf::scheduler::test_coordinator& sched) {
+  using namespace std::chrono;
+  return duration_cast<milliseconds>(sched.clock().now().time_since_epoch()).count();
+}
+
 caf::actor_system_config test_config() {
   caf::actor_system_config config;
   config.set("scheduler.policy", caf::atom("testing"));
@@ -35,7 +40,8 @@ caf::actor_system_config test_config() {
 
 reference::core_config target_config(const scenario& plan) {
   reference::core_config config;
-  config.api_keys = {{simulator_api_key, {reference::scope_session_manage}}};
+  config.api_keys = {{simulator_api_key, {reference::scope_session_manage}},
+                     {simulator_limited_key, {}}};
   config.ack_timeout_ms = plan.ack_timeout_ms;
   config.result_timeout_ms = plan.result_timeout_ms;
   config.interrupt_timeout_ms = plan.interrupt_timeout_ms;
@@ -44,12 +50,9 @@ reference::core_config target_config(const scenario& plan) {
   return config;
 }
 
-time_ms now_of(caf::scheduler::test_coordinator& sched) {
-  using namespace std::chrono;
-  return duration_cast<milliseconds>(sched.clock().now().time_since_epoch()).count();
-}
 
-//! Steps the coordinator until nothing is runnable and no timer is due by `limit`.
+//! Steps the coordinator until nothing is runnable and no timer is due by `limit`. A
+//! remote target's arrivals count as runnable work: time moves only once it is quiet.
 void drive(caf::scheduler::test_coordinator& sched, seeded_picker& picker, time_ms limit,
            const run_options& options, run_result& result) {
   for (;;) {
@@ -68,12 +71,14 @@ void drive(caf::scheduler::test_coordinator& sched, seeded_picker& picker, time_
       ++result.steps;
       continue;
     }
+    if (options.host != nullptr && options.host->deliver_arrivals()) continue;
     const auto& timers = sched.clock().schedule();
     if (timers.empty()) return;
     const auto due = timers.begin()->first;
     const time_ms due_ms =
         std::chrono::duration_cast<std::chrono::milliseconds>(due.time_since_epoch()).count();
     if (due_ms > limit) return;
+    if (options.host != nullptr) options.host->clock_moves(due_ms - now_of(sched));
     sched.clock().advance_time(due - sched.clock().now());
   }
 }
@@ -100,26 +105,35 @@ protocol::outcome<run_result> simulate(const scenario& plan, const run_options& 
                            {"scenario", plan.name},
                            {"source", options.source},
                            {"seed", options.seed}});
-  result.trace.add_secret(simulator_api_key);
   run_context context;
   context.trace = options.record ? &result.trace : nullptr;
+  context.plan = &plan;
+  context.script.api_key = options.host ? options.host->api_key() : simulator_api_key;
+  context.script.limited_key = options.host ? options.host->limited_key() : simulator_limited_key;
+  context.script.message_tag = options.message_tag;
+  for (const auto& key : {context.script.api_key, context.script.limited_key}) {
+    if (!key.empty()) result.trace.add_secret(key);
+  }
 
   caf::actor_system_config config = test_config();
   caf::actor_system system{config};
   auto& sched = dynamic_cast<caf::scheduler::test_coordinator&>(system.scheduler());
   seeded_picker picker(options.seed);
 
-  auto target = spawn_session_target(system, target_config(plan), &context);
+  auto target = options.host ? options.host->spawn(system, &context)
+                             : spawn_session_target(system, target_config(plan), &context);
   auto model = spawn_model(system, std::move(*script), target, &context);
   caf::anon_send(target, attach_model_atom::value, model);
-  auto director = spawn_director(system, plan, target, simulator_api_key, &context);
+  auto director = spawn_director(system, plan, target, &context);
 
-  // The scenario's time, then a settle-out in which only the target and the model run,
-  // so every open call reaches its deadline and is settled (CALL-5).
-  const time_ms settle = plan.result_timeout_ms + plan.interrupt_timeout_ms + 1000;
-  drive(sched, picker, plan.duration + settle, options, result);
+  // The scenario's time, then (in-process) a settle-out in which only the target and the
+  // model run, so every open call reaches its deadline and is settled (CALL-5).
+  const bool settle_out = options.host == nullptr || options.host->settle_out();
+  const time_ms settle = settle_out ? plan.result_timeout_ms + plan.interrupt_timeout_ms + 1000 : 0;
+  drive(sched, picker, end_of(plan) + settle, options, result);
   result.simulated_ms = now_of(sched);
   tear_down(sched, {caf::actor_cast<caf::actor>(target), model, director});
+  if (options.host != nullptr) options.host->stop();
   return result;
 }
 

@@ -86,8 +86,8 @@ void create(self_pointer self) {
                      {"input_schema", tool.parameters}});
   }
   request(self, "POST", "/api/tasks",
-          {{"assistant_id", 1},
-           {"input", json::array({{{"type", "text"}, {"text", st.spec.input}}})},
+          {{"assistant_id", st.context->script.assistant_id},
+           {"input", json::array({{{"type", "text"}, {"text", st.context->script.message_tag + st.spec.input}}})},
            {"client_tools", tools}},
           [self](const protocol::api_response& response) {
             if (response.status != 201) {

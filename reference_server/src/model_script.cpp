@@ -47,7 +47,7 @@ outcome<script_tool_call> parse_tool_call(const json& node, std::string_view sou
 outcome<script_step> parse_step(const json& node, std::string_view source,
                                 const std::string& where) {
   if (!node.is_object()) return script_error(source, where, "expected an object");
-  if (auto key = unknown_key(node, {"content", "tool_calls"})) {
+  if (auto key = unknown_key(node, {"content", "tool_calls", "hold_ms"})) {
     return script_error(source, where, "unknown key \"" + *key + "\"");
   }
   auto content = node.find("content");
@@ -56,6 +56,12 @@ outcome<script_step> parse_step(const json& node, std::string_view source,
     return script_error(source, where, "expected \"content\" or \"tool_calls\"");
   }
   script_step step;
+  if (auto hold = node.find("hold_ms"); hold != node.end()) {
+    if (!hold->is_number_integer() || hold->get<std::int64_t>() < 0) {
+      return script_error(source, where + ".hold_ms", "expected a non-negative integer");
+    }
+    step.hold_ms = hold->get<std::int64_t>();
+  }
   if (content != node.end()) {
     if (!content->is_string()) return script_error(source, where + ".content", "expected a string");
     step.content = content->get<std::string>();
@@ -158,18 +164,29 @@ outcome<model_script> model_script::from_json(const json& document, std::string_
   return script;
 }
 
-model_reply model_script::answer(const json& request_body) const {
+const script_step* model_script::step_for(const json& request_body) const {
   const std::string user = first_user_message(request_body);
   const std::size_t step_index = assistant_messages(request_body);
   for (const auto& rule : rules_) {
     if (user.find(rule.match) == std::string::npos) continue;
     // Why: the first matching rule owns the conversation even when it has run out of
     // steps, so a script never silently switches rules mid-conversation.
-    if (step_index >= rule.steps.size()) break;
-    return model_reply{to_answer(rule.steps[step_index], step_index), {}};
+    if (step_index >= rule.steps.size()) return nullptr;
+    return &rule.steps[step_index];
   }
+  return nullptr;
+}
+
+model_reply model_script::answer(const json& request_body) const {
+  const std::size_t step_index = assistant_messages(request_body);
+  if (const auto* step = step_for(request_body)) return model_reply{to_answer(*step, step_index), {}};
   return model_reply{std::nullopt, "model script has no step " + std::to_string(step_index) +
                                        " for this conversation"};
+}
+
+std::int64_t model_script::hold_ms(const json& request_body) const {
+  const auto* step = step_for(request_body);
+  return step == nullptr ? 0 : step->hold_ms;
 }
 
 }  // namespace toolwire::reference

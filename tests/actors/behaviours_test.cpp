@@ -9,7 +9,7 @@
 #include "actors/actor_test_support.hpp"
 
 using namespace toolwire::actor_test;
-using toolwire::actors::post_message;
+using toolwire::actors::build::message_at;
 
 namespace {
 
@@ -104,7 +104,7 @@ TEST_CASE("Browser tab: pings keep it alive; once vanished it expires and its ca
   tab.result_delay = 600'000;
   tab.vanish_at = 13'000;
   s.clients = {tab};
-  s.steps = {{1'000, post_message{"read the form"}}};
+  s.steps = {message_at(1'000, "read the form")};
   s.model_script = script(json::array(
       {call_step({{"web__read_form", {{"form", "checkout"}}}}), text_step("the tab went away")}));
   s.duration = 60'000;
@@ -182,7 +182,7 @@ TEST_CASE("Backend worker: lives without pings until it leaves by DELETE",
   leaver.leave_at = 5'000;
   auto stayer = toolwire::actors::backend_worker(client("stayer", "cache", tools({"get"})));
   s.clients = {leaver, stayer};
-  s.steps = {{1'000, post_message{"query"}}};
+  s.steps = {message_at(1'000, "query")};
   s.model_script = script(
       json::array({call_step({{"db__query", {{"sql", "select 1"}}}}), text_step("recovered")}));
   s.duration = 100'000;  // far beyond any TTL: a `never` client does not lapse
@@ -248,7 +248,7 @@ TEST_CASE("Navigating tab: re-PUTs its tools per screen; each model step sees on
       {{2'000, tools({"edit_order", "cancel_order"})}, {4'000, tools({"checkout"})}});
   tab.result_delay = 1'500;
   s.clients = {tab};
-  s.steps = {{1'000, post_message{"list"}}, {5'000, post_message{"pay"}}};
+  s.steps = {message_at(1'000, "list"), message_at(5'000, "pay")};
   s.model_script = {
       {"rules",
        json::array({{{"match", "list"},
@@ -297,7 +297,7 @@ TEST_CASE("Slow client: its ack and result land at the configured virtual times"
   CAPTURE(seed);
   scenario s;
   s.name = "slow_client";
-  s.steps = {{1'000, post_message{"think"}}};
+  s.steps = {message_at(1'000, "think")};
   s.model_script =
       script(json::array({call_step({{"slow__think", json::object()}}), text_step("done")}));
   s.duration = 60'000;  // ack_timeout 10 s, result_timeout 300 s (the defaults)
@@ -356,7 +356,7 @@ TEST_CASE("Forgetful client: never acks, so its call fails at dispatch + ack_tim
   s.name = "forgetful_client";
   s.clients = {toolwire::actors::forgetful_client(
       toolwire::actors::backend_worker(client("forgetful", "lazy", tools({"nap"}))))};
-  s.steps = {{500, post_message{"nap"}}};
+  s.steps = {message_at(500, "nap")};
   s.model_script =
       script(json::array({call_step({{"lazy__nap", json::object()}}), text_step("it forgot")}));
   s.ack_timeout_ms = 2'000;
@@ -398,7 +398,7 @@ TEST_CASE("Duplicating client: its second result gets 409 and the call completes
       toolwire::actors::backend_worker(client("eager", "eager", tools({"jump"}))));
   eager.result_content = "jumped";
   s.clients = {eager};
-  s.steps = {{100, post_message{"jump"}}};
+  s.steps = {message_at(100, "jump")};
   s.model_script =
       script(json::array({call_step({{"eager__jump", json::object()}}), text_step("landed")}));
   s.duration = 5'000;
@@ -433,7 +433,7 @@ TEST_CASE("Erroring client: its error result completes the call and reaches the 
   s.name = "erroring_client";
   s.clients = {toolwire::actors::erroring_client(
       toolwire::actors::backend_worker(client("erring", "broken", tools({"fail"}))))};
-  s.steps = {{1'000, post_message{"try"}}};
+  s.steps = {message_at(1'000, "try")};
   s.model_script =
       script(json::array({call_step({{"broken__fail", json::object()}}), text_step("recovered")}));
   s.duration = 5'000;
@@ -470,7 +470,7 @@ TEST_CASE("Each client answers only the calls addressed to it", "[actors][client
   auto beta = toolwire::actors::backend_worker(client("beta", "b", tools({"y"})));
   beta.result_content = "from beta";
   s.clients = {alpha, beta};
-  s.steps = {{1'000, post_message{"go"}}};
+  s.steps = {message_at(1'000, "go")};
   s.model_script = script(
       json::array({call_step({{"a__x", {{"n", 1}}}, {"b__y", {{"n", 2}}}, {"a__x", {{"n", 3}}}}),
                    text_step("all three answered")}));
@@ -521,9 +521,9 @@ TEST_CASE("Scripted model: answers from its script and records what it was offer
       toolwire::actors::backend_worker(client("web", "web", tools({"read_form", "fill_form"})));
   web.result_content = json{{"form", "checkout"}};  // JSON content reaches the model serialized
   s.clients = {web};
-  s.steps = {{1'000, post_message{"hello"}},
-             {2'000, post_message{"fill the form"}},
-             {3'000, post_message{"nothing in the script matches this"}}};
+  s.steps = {message_at(1'000, "hello"),
+             message_at(2'000, "fill the form"),
+             message_at(3'000, "nothing in the script matches this")};
   s.model_script = {
       {"rules",
        json::array({{{"match", "hello"}, {"steps", json::array({text_step("hi there")})}},

@@ -91,7 +91,7 @@ scenario random_scenario() {
   }
   const int messages = in_range<int>(1, 4);
   for (int k = 0; k < messages; ++k) {
-    s.steps.push_back({in_range<time_ms>(0, 25'000), actors::post_message{"turn"}});
+    s.steps.push_back(actors::build::message_at(in_range<time_ms>(0, 25'000), "turn"));
   }
   json turn_steps = json::array();
   const int call_steps = in_range<int>(0, 4);

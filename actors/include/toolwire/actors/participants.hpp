@@ -30,9 +30,11 @@ caf::actor spawn_model(caf::actor_system& system, reference::model_script script
 caf::actor spawn_task_caller(caf::local_actor* parent, task_caller_spec spec, target_actor target,
                              std::string api_key, run_context* context);
 
-//! The director: creates the session, starts clients and task callers, plays the timed
-//! steps, and at `scenario.duration` stops every participant it started.
+//! The director: creates the session (with `context->script.api_key`), starts clients
+//! and task callers, plays the scripted steps in order at their times (a step starts
+//! when the one before it has its response), and at `scenario.duration` stops every
+//! participant it started.
 caf::actor spawn_director(caf::actor_system& system, const scenario& plan, target_actor target,
-                          std::string api_key, run_context* context);
+                          run_context* context);
 
 }  // namespace toolwire::actors

@@ -4,13 +4,40 @@
 
 #include <caf/all.hpp>
 
+#include <cstdint>
+#include <map>
+#include <string>
+#include <vector>
+
 #include "toolwire/actors/trace.hpp"
 
 namespace toolwire::actors {
 
+struct scenario;
+
+//! What scripted steps refer to by name, learned as the run goes: the session, the ids
+//! the target assigned, the calls dispatched so far and the tasks' latest views.
+struct script_state {
+  std::string session_id;
+  std::string token;
+  std::string other_session_id;  // a second session, for AUTH-3 cases
+  std::string other_token;
+  std::string api_key;
+  std::string limited_key;  // an API key without session.manage, when the target has one
+  std::int64_t assistant_id = 1;
+  std::string message_tag;                          // prepended to user messages (MODEL-3)
+  std::map<std::string, std::string> client_ids;    // actor -> client_id
+  std::vector<json> dispatched;                     // client_tool_dispatched data, in order
+  std::map<std::string, std::string> tasks;         // label -> uuid
+  std::map<std::string, json> task_views;           // label -> latest GET /api/tasks body
+  std::map<std::string, std::uint64_t> last_seen;   // actor -> last event seq it received
+};
+
 struct run_context {
   actors::trace* trace = nullptr;        // null: record nothing (benchmarks)
   time_ms epoch_ms = 1'700'000'000'000;  // target time when the run starts (CLOCK-3)
+  const scenario* plan = nullptr;  // what is running
+  script_state script;
 
   //! Virtual milliseconds since the run started, from the actor system's clock.
   static time_ms elapsed(const caf::local_actor* self) {

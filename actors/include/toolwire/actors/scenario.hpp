@@ -3,10 +3,10 @@
 // scenario language (scenarios/) reads YAML into this; tests and built-ins build it in C++.
 #pragma once
 
+#include <algorithm>
 #include <cstdint>
 #include <optional>
 #include <string>
-#include <variant>
 #include <vector>
 
 #include "toolwire/protocol/types.hpp"
@@ -42,6 +42,7 @@ struct client_spec {
   time_ms result_delay = 0;       // a slow client answers late
   bool duplicate_result = false;  // posts its result twice (CALL-6)
   bool error_result = false;      // answers with an error result (CALL-4, CALL-8)
+  bool auto_join = true;          // joins at join_at; false: waits for a `register` step
   json result_content = "ok";
 };
 
@@ -66,15 +67,36 @@ struct task_caller_spec {
   json result_content = "ok";
 };
 
-//! The director's timed actions.
-struct post_message {
-  std::string content;
+//! What a scripted step or a scenario expects, checked on the trace after the run
+//! (actors/expectations.hpp). `kind` is one of the expectation kinds of the vocabulary
+//! (scenario_vocabulary.hpp); `args` are its fields as written, e.g. for kind "event"
+//! `{"type": "client_tool_failed", "reason": "client_expired"}`.
+struct expectation {
+  std::string kind;
+  json args = json::object();
+  std::vector<std::string> spec_ids;  // every expectation cites what it checks
+  std::string where;                  // "file.yaml:14", for messages
+
+  friend bool operator==(const expectation&, const expectation&) = default;
 };
 
-struct director_step {
-  time_ms at = 0;
-  std::variant<post_message> action;
+//! One timed step of a scripted scenario: at `at`, `actor` performs `action` with `args`
+//! (see the vocabulary for each action's fields), and `expect` is checked. A step with
+//! an empty `action` only checks: its expectations hold for everything up to `at`.
+struct scripted_step {
+  time_ms at = 0;     // virtual ms since the run started (the loader resolves at/after)
+  std::string actor;  // a client's actor name, or "director" (session-level actions)
+  std::string action;
+  json args = json::object();
+  std::vector<expectation> expect;
+  std::string where;  // "file.yaml:14"
+
+  friend bool operator==(const scripted_step&, const scripted_step&) = default;
 };
+
+//! What a scenario needs from its target; a target without it reports the scenario
+//! "not applicable". Values: "part_a", "part_b", "virtual_clock", "limited_key".
+using requirement = std::string;
 
 struct scenario {
   std::string name;
@@ -82,7 +104,8 @@ struct scenario {
   std::vector<std::string> spec_ids;
   std::vector<client_spec> clients;
   std::vector<task_caller_spec> task_callers;
-  std::vector<director_step> steps;
+  std::vector<scripted_step> steps;  // in time order (ties keep their written order)
+  std::vector<requirement> needs;
   json model_script = json{{"rules", json::array()}};  // reference::model_script format
   time_ms duration = 60'000;  // then clients stop and open calls settle out
   // Target settings (SPEC CALL-3, TASK-7 and the reference server's faults).
@@ -91,5 +114,10 @@ struct scenario {
   time_ms interrupt_timeout_ms = 600'000;
   reference::fault_set faults;
 };
+
+//! When a run of `plan` ends: its duration, or just after its last step if that is later.
+inline time_ms end_of(const scenario& plan) {
+  return plan.steps.empty() ? plan.duration : std::max(plan.duration, plan.steps.back().at + 1);
+}
 
 }  // namespace toolwire::actors

@@ -50,6 +50,11 @@ inline json text_step(const std::string& text) {
   return {{"content", text}};
 }
 
+//! The director posts `content` as the user's message at `at` (SES-2).
+inline scripted_step message_at(time_ms at, std::string content) {
+  return {at, "director", "post_message", {{"content", std::move(content)}}, {}, ""};
+}
+
 //! A model script whose one rule answers every conversation with `steps`.
 inline json script(json steps) {
   return {{"rules", json::array({{{"match", ""}, {"steps", std::move(steps)}}})}};

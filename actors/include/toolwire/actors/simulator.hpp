@@ -7,17 +7,47 @@
 #include <cstdint>
 #include <string>
 
+#include "toolwire/actors/run_context.hpp"
 #include "toolwire/actors/scenario.hpp"
+#include "toolwire/actors/target.hpp"
 #include "toolwire/actors/trace.hpp"
 #include "toolwire/protocol/outcome.hpp"
 
 namespace toolwire::actors {
+
+//! Where a run's target lives. Without one, `simulate` runs the reference core in-process
+//! with the scenario's settings; conformance/ provides a remote target over HTTP.
+class target_host {
+ public:
+  virtual ~target_host() = default;
+  //! Spawns the actor the participants talk to (see target.hpp).
+  virtual target_actor spawn(caf::actor_system& system, run_context* context) = 0;
+  //! Called whenever no actor can run and before the clock moves: hands over what arrived
+  //! from outside (stream events, model requests) as messages to the actors, waiting until
+  //! the target has been quiet for its settle time. True when something was delivered.
+  virtual bool deliver_arrivals() = 0;
+  //! The actors' clock is about to move forward by `ms`: the target's clock moves too.
+  virtual void clock_moves(time_ms ms) = 0;
+  //! The workspace API key (scope session.manage) and, when the target has one, a key
+  //! without that scope (for "limited_key" cases; empty otherwise).
+  virtual std::string api_key() const = 0;
+  virtual std::string limited_key() const = 0;
+  //! Runs end after `scenario.duration`; an in-process run then also lets every deadline
+  //! pass so open calls settle (CALL-5). A remote target is not waited for that long.
+  virtual bool settle_out() const = 0;
+  //! Called once after the run, before the actor system goes away.
+  virtual void stop() = 0;
+};
 
 struct run_options {
   std::uint64_t seed = 0;
   bool record = true;  // false: no trace (benchmarks of raw speed)
   std::string source;  // where the scenario came from, for the trace header and replay
   std::uint64_t max_steps = 50'000'000;  // a bound on scheduler steps, so nothing spins
+  target_host* host = nullptr;  // null: the in-process reference core
+  //! Prepended to every user message and task input, so a shared model stand-in can tell
+  //! which run a model request belongs to (MODEL-3). Empty in-process.
+  std::string message_tag;
 };
 
 struct run_result {
@@ -32,7 +62,9 @@ struct run_result {
 //! (e.g. a malformed model script); protocol misbehaviour shows in the trace.
 protocol::outcome<run_result> simulate(const scenario& plan, const run_options& options);
 
-//! The API key the simulated target accepts (scope session.manage); redacted in traces.
+//! The API keys the in-process target accepts: one with scope session.manage, one
+//! without; both redacted in traces.
 inline constexpr const char* simulator_api_key = "toolwire-sim-key";
+inline constexpr const char* simulator_limited_key = "toolwire-sim-limited-key";
 
 }  // namespace toolwire::actors

@@ -22,6 +22,10 @@ struct script_tool_call {
 struct script_step {
   std::optional<std::string> content;
   std::vector<script_tool_call> tool_calls;
+  //! How long a simulated model thinks before it answers (virtual ms), so scenarios can
+  //! put a PUT or an expiry between a model step and its answer (TOOLS-5, TOOLS-6).
+  //! `serve --model-script` answers at once.
+  std::int64_t hold_ms = 0;
 };
 
 //! The answers for conversations whose first user message contains `match`.
@@ -35,7 +39,7 @@ struct script_rule {
 //!   {"rules": [{"match": "<substring of the first user message>",
 //!               "steps": [{"content": "text"},
 //!                         {"tool_calls": [{"name": "web__read_form", "arguments": {}}],
-//!                          "content": "optional text"}]}]}
+//!                          "content": "optional text", "hold_ms": 500}]}]}
 //!
 //! Pure: no I/O and no clock, so the same request always gets the same answer.
 class model_script {
@@ -54,9 +58,14 @@ class model_script {
   //! such step gives a failure, never an exception.
   model_reply answer(const json& request_body) const;
 
+  //! How long the step that answers `request_body` holds its answer (0 when none).
+  std::int64_t hold_ms(const json& request_body) const;
+
   const std::vector<script_rule>& rules() const { return rules_; }
 
  private:
+  const script_step* step_for(const json& request_body) const;
+
   std::vector<script_rule> rules_;
 };
 

@@ -1,0 +1,39 @@
+// A scripted scenario's expectations, checked on the trace of its run. Checking after the
+// run, on the recorded trace, makes a verdict independent of the order in which actors
+// happened to run within an instant: "seen by 40 s" means a record at or before 40 s.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "toolwire/actors/scenario.hpp"
+#include "toolwire/actors/trace.hpp"
+
+namespace toolwire::actors {
+
+struct expectation_result {
+  std::size_t step = 0;  // index into scenario.steps
+  expectation expected;
+  bool passed = false;
+  std::string observed;  // what the trace shows instead (or what matched)
+};
+
+struct expectation_report {
+  std::vector<expectation_result> results;
+  //! Steps that could not be performed (e.g. "call 2 has not been dispatched").
+  std::vector<std::string> step_errors;
+
+  bool passed() const;
+  std::size_t failures() const;
+};
+
+//! Checks every expectation of `plan` against `run` (which must have been recorded).
+expectation_report check_expectations(const scenario& plan, const trace& run);
+
+//! "web-tab.yaml:14 [LIFE-5] expected event client_tool_failed {"reason":"client_expired"}
+//! by 40000 ms; observed: no such event".
+std::string describe(const expectation_result& result, const scenario& plan);
+//! A one-line summary of what an expectation wants, e.g. `status 409, error conflict`.
+std::string describe_expected(const expectation& expected);
+
+}  // namespace toolwire::actors

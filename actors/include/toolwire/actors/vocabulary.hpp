@@ -1,0 +1,61 @@
+// The scenario language's vocabulary: every action a scripted step can perform and every
+// kind of expectation, with their fields. One table, read by the YAML loader (to validate
+// and suggest), the JSON Schema generator, the executor and the docs.
+#pragma once
+
+#include <string_view>
+#include <vector>
+
+namespace toolwire::actors::vocabulary {
+
+enum class field_type {
+  string,
+  integer,
+  boolean,
+  object,       // a JSON object, passed through as written
+  any,          // any JSON value
+  duration,     // "500ms", "12s", "2m", "1h" or an integer of ms (the loader turns it into ms)
+  call_ref,     // which dispatched call: 1-based ordinal in the session, or a tool name
+  tool_list,    // tool specs: a name, or {name, description?, parameters?}
+  string_list,  // e.g. model-side tool names
+  list,         // a list of objects, validated by the action
+};
+
+struct field {
+  std::string_view name;
+  field_type type;
+  bool required = false;
+  std::string_view help;
+};
+
+//! Who performs an action: a client actor (in its own name, with its session token), the
+//! director (session-level, with the API key), or either (`actor:` picks, default director).
+enum class performer { client, director, any };
+
+struct action {
+  std::string_view name;
+  performer by;
+  std::vector<field> fields;
+  std::string_view help;
+};
+
+struct expectation_kind {
+  std::string_view name;
+  std::vector<field> fields;
+  bool about_the_response = false;  // checks the step's own response (needs an action)
+  bool open = false;  // keys beyond `fields` are event data fields to match
+  std::string_view help;
+};
+
+const std::vector<action>& actions();
+const std::vector<expectation_kind>& expectation_kinds();
+
+const action* find_action(std::string_view name);
+const expectation_kind* find_expectation(std::string_view name);
+//! The expectation kind a key of an `expect:` item belongs to ("status" → "response").
+const expectation_kind* expectation_of_key(std::string_view key);
+
+//! The closest known word to `word` within edit distance 2, or "" (for "did you mean").
+std::string_view closest(std::string_view word, const std::vector<std::string_view>& known);
+
+}  // namespace toolwire::actors::vocabulary

@@ -1,0 +1,301 @@
+// Checking a scripted scenario's expectations on its trace.
+#include "toolwire/actors/expectations.hpp"
+
+#include <algorithm>
+#include <map>
+
+namespace toolwire::actors {
+
+namespace {
+
+//! `expected` is within `actual`: objects key by key (recursively), anything else equal.
+bool subset(const json& expected, const json& actual) {
+  if (!expected.is_object()) return expected == actual;
+  if (!actual.is_object()) return false;
+  return std::all_of(expected.items().begin(), expected.items().end(), [&](const auto& item) {
+    auto it = actual.find(item.key());
+    return it != actual.end() && subset(item.value(), *it);
+  });
+}
+
+struct verdict {
+  bool passed;
+  std::string observed;
+};
+
+//! The records of one run, indexed the ways the checks need.
+class trace_view {
+ public:
+  explicit trace_view(const trace& run) : run_(run) {
+    const auto& records = run.records();
+    for (std::size_t i = 0; i < records.size(); ++i) {
+      const auto& r = records[i];
+      if (!r.data.contains("step")) continue;
+      const auto step = r.data["step"].get<std::size_t>();
+      if (r.kind == "response") responses_.try_emplace(step, i);
+      if (r.kind == "expect") markers_.try_emplace(step, i);
+      if (r.kind == "step_error") errors_.try_emplace(step, r.data.value("message", ""));
+    }
+  }
+
+  const trace_record* response(std::size_t step) const { return find(responses_, step); }
+  const trace_record* marker(std::size_t step) const { return find(markers_, step); }
+  std::string error(std::size_t step) const {
+    auto it = errors_.find(step);
+    return it == errors_.end() ? "" : it->second;
+  }
+
+  //! The session events of `session` recorded at or before `by`.
+  std::vector<const trace_record*> events(const std::string& session, time_ms by) const {
+    std::vector<const trace_record*> found;
+    for (const auto& r : run_.records()) {
+      if (r.at <= by && r.kind == "event" && r.data.value("session", "") == session) {
+        found.push_back(&r);
+      }
+    }
+    return found;
+  }
+
+  const std::vector<trace_record>& records() const { return run_.records(); }
+
+ private:
+  const trace_record* find(const std::map<std::size_t, std::size_t>& index,
+                           std::size_t step) const {
+    auto it = index.find(step);
+    return it == index.end() ? nullptr : &run_.records()[it->second];
+  }
+
+  const trace& run_;
+  std::map<std::size_t, std::size_t> responses_;
+  std::map<std::size_t, std::size_t> markers_;
+  std::map<std::size_t, std::string> errors_;
+};
+
+std::string brief(const json& value, std::size_t limit = 240) {
+  std::string text = value.dump();
+  if (text.size() > limit) text = text.substr(0, limit) + "…";
+  return text;
+}
+
+verdict check_response(const expectation& expected, const trace_view& view, std::size_t step) {
+  const auto* response = view.response(step);
+  if (response == nullptr) {
+    const auto error = view.error(step);
+    return {false, error.empty() ? "no response was recorded" : "the step could not run: " + error};
+  }
+  const int status = response->data.value("status", 0);
+  const json& body = response->data["body"];
+  std::string type;
+  if (body.is_object() && body.contains("error") && body["error"].is_object()) {
+    type = body["error"].value("type", "");
+  }
+  const std::string observed = "status " + std::to_string(status) + ", body " + brief(body);
+  const auto& args = expected.args;
+  if (args.contains("status") && args["status"].get<int>() != status) return {false, observed};
+  if (args.contains("error") && args.value("error", "") != type) return {false, observed};
+  if (args.contains("body") && !subset(args["body"], body)) return {false, observed};
+  return {true, observed};
+}
+
+json event_fields(const json& args) {
+  json fields = args;
+  for (const auto* reserved : {"type", "count", "call_id", "task_uuid"})
+    fields.erase(reserved);
+  return fields;
+}
+
+verdict check_event(const json& args, bool wanted, const trace_view& view,
+                    const std::string& session, time_ms by) {
+  const std::string type = args.value("type", "");
+  const json fields = event_fields(args);
+  std::size_t matching = 0;
+  std::vector<std::string> same_type;
+  for (const auto* r : view.events(session, by)) {
+    if (r->data.value("type", "") != type) continue;
+    same_type.push_back(brief(r->data["data"], 160));
+    if (subset(fields, r->data["data"])) ++matching;
+  }
+  std::string observed = std::to_string(matching) + " matching";
+  if (!same_type.empty()) {
+    observed += "; " + type + " events seen: ";
+    for (std::size_t i = 0; i < same_type.size() && i < 4; ++i)
+      observed += (i ? ", " : "") + same_type[i];
+  } else {
+    observed += "; no " + type + " event at all";
+  }
+  if (!wanted) return {matching == 0, observed};
+  if (args.contains("count")) return {matching == args["count"].get<std::size_t>(), observed};
+  return {matching > 0, observed};
+}
+
+verdict check_settled(const json& args, const trace_view& view, const std::string& session,
+                      time_ms by) {
+  if (args["call_id"].is_null()) return {false, "that call was never dispatched"};
+  const std::string call_id = args.value("call_id", "");
+  std::vector<json> settlements;
+  for (const auto* r : view.events(session, by)) {
+    const auto type = r->data.value("type", "");
+    if ((type == "client_tool_completed" || type == "client_tool_failed") &&
+        r->data["data"].value("call_id", "") == call_id) {
+      settlements.push_back({{"type", type}, {"data", r->data["data"]}});
+    }
+  }
+  if (settlements.size() != 1) {
+    return {false, call_id + " settled " + std::to_string(settlements.size()) +
+                       " times: " + brief(settlements)};
+  }
+  const auto& settled = settlements.front();
+  const std::string outcome =
+      settled.value("type", "") == "client_tool_completed" ? "completed" : "failed";
+  const std::string observed = call_id + " " + outcome + " " + brief(settled["data"]);
+  if (args.value("outcome", "") != outcome) return {false, observed};
+  if (args.contains("reason") && settled["data"].value("reason", "") != args.value("reason", "")) {
+    return {false, observed};
+  }
+  return {true, observed};
+}
+
+verdict check_offered(const json& args, const trace_view& view, time_ms by) {
+  const auto k = args.value("step", 0);
+  int seen = 0;
+  for (const auto& r : view.records()) {
+    if (r.at > by || r.kind != "model_step" || ++seen != k) continue;
+    auto offered = r.data["offered"].get<std::vector<std::string>>();
+    auto wanted = args["tools"].get<std::vector<std::string>>();
+    std::sort(offered.begin(), offered.end());
+    std::sort(wanted.begin(), wanted.end());
+    return {offered == wanted, "model step " + std::to_string(k) + " offered " + brief(offered)};
+  }
+  return {false, "only " + std::to_string(seen) + " model steps by then"};
+}
+
+bool result_matches(const json& args, const json& content) {
+  const std::string text = content.is_string() ? content.get<std::string>() : content.dump();
+  if (args.contains("content")) {
+    const json& want = args["content"];
+    return text == (want.is_string() ? want.get<std::string>() : want.dump());
+  }
+  if (args.contains("error")) {
+    const json parsed = json::parse(text, nullptr, false);
+    return parsed.is_object() && parsed.contains("error") && parsed["error"].is_object() &&
+           parsed["error"].value("reason", "") == args.value("error", "");
+  }
+  return true;
+}
+
+verdict check_received(const json& args, const trace_view& view, time_ms by) {
+  const std::string tool = args.value("tool", "");
+  std::map<std::string, std::string> names;  // tool_call_id -> model-side tool name
+  std::vector<std::string> received;
+  for (const auto& r : view.records()) {
+    if (r.at > by) break;
+    if (r.kind == "model_reply" && r.data["reply"].contains("tool_calls")) {
+      for (const auto& call : r.data["reply"]["tool_calls"])
+        names[call.value("id", "")] = call.value("name", "");
+    }
+    if (r.kind != "model_step" || !r.data.contains("tool_results")) continue;
+    for (const auto& result : r.data["tool_results"]) {
+      if (names[result.value("tool_call_id", "")] != tool) continue;
+      received.push_back(brief(result["content"], 160));
+      if (result_matches(args, result["content"])) return {true, "received " + received.back()};
+    }
+  }
+  if (received.empty()) return {false, "the model received no result for " + tool};
+  std::string observed = "the model received for " + tool + ":";
+  for (const auto& r : received)
+    observed += " " + r;
+  return {false, observed};
+}
+
+verdict check_task(const json& args, const trace_view& view, time_ms by) {
+  if (args["task_uuid"].is_null()) return {false, "the task was never created"};
+  const std::string path = "/api/tasks/" + args.value("task_uuid", "");
+  const trace_record* latest = nullptr;
+  for (const auto& r : view.records()) {
+    if (r.at <= by && r.kind == "response" && r.data.value("method", "") == "GET" &&
+        r.data.value("path", "") == path && r.data.value("status", 0) == 200) {
+      latest = &r;
+    }
+  }
+  if (latest == nullptr) return {false, "the task was never polled"};
+  const json& body = latest->data["body"];
+  const std::string status = body.value("status", "");
+  const auto pending = body.value("pending_tool_calls", json::array()).size();
+  const std::string observed =
+      "status " + status + ", " + std::to_string(pending) + " pending call(s)";
+  if (status != args.value("status", "")) return {false, observed};
+  if (args.contains("pending") && args["pending"].get<std::size_t>() != pending) {
+    return {false, observed};
+  }
+  return {true, observed};
+}
+
+verdict check_on_trace(const expectation& expected, const json& args, const trace_view& view,
+                       const trace_record& marker) {
+  const std::string session = marker.data.value("session", "");
+  if (expected.kind == "event") return check_event(args, true, view, session, marker.at);
+  if (expected.kind == "no_event") return check_event(args, false, view, session, marker.at);
+  if (expected.kind == "call_settled") return check_settled(args, view, session, marker.at);
+  if (expected.kind == "model_offered") return check_offered(args, view, marker.at);
+  if (expected.kind == "model_received") return check_received(args, view, marker.at);
+  if (expected.kind == "task_status") return check_task(args, view, marker.at);
+  return {false, "unknown expectation kind '" + expected.kind + "'"};
+}
+
+}  // namespace
+
+bool expectation_report::passed() const { return failures() == 0 && step_errors.empty(); }
+
+std::size_t expectation_report::failures() const {
+  return static_cast<std::size_t>(std::count_if(
+      results.begin(), results.end(), [](const expectation_result& r) { return !r.passed; }));
+}
+
+expectation_report check_expectations(const scenario& plan, const trace& run) {
+  const trace_view view(run);
+  expectation_report report;
+  for (std::size_t i = 0; i < plan.steps.size(); ++i) {
+    const auto& step = plan.steps[i];
+    if (auto error = view.error(i); !error.empty()) {
+      report.step_errors.push_back(step.where + ": step " + std::to_string(i + 1) + " (" +
+                                   step.action + ") could not run: " + error);
+    }
+    const auto* marker = view.marker(i);
+    for (std::size_t e = 0; e < step.expect.size(); ++e) {
+      const auto& expected = step.expect[e];
+      verdict v{false, ""};
+      if (expected.kind == "response") {
+        v = check_response(expected, view, i);
+      } else if (marker == nullptr) {
+        v = {false, "the run never reached this step"};
+      } else {
+        v = check_on_trace(expected, marker->data["args"][e], view, *marker);
+      }
+      report.results.push_back({i, expected, v.passed, v.observed});
+    }
+  }
+  return report;
+}
+
+std::string describe_expected(const expectation& expected) {
+  if (expected.kind != "response") return expected.kind + " " + brief(expected.args);
+  std::string text;
+  const auto& args = expected.args;
+  if (args.contains("status")) text += "status " + args["status"].dump();
+  if (args.contains("error")) text += (text.empty() ? "" : ", ") + ("error " + args.value("error", ""));
+  if (args.contains("body")) text += (text.empty() ? "" : ", ") + ("body ⊇ " + brief(args["body"]));
+  return "response " + text;
+}
+
+std::string describe(const expectation_result& result, const scenario& plan) {
+  std::string ids;
+  for (const auto& id : result.expected.spec_ids)
+    ids += (ids.empty() ? "" : ",") + id;
+  const auto& step = plan.steps.at(result.step);
+  const std::string where = result.expected.where.empty() ? step.where : result.expected.where;
+  return (where.empty() ? "step " + std::to_string(result.step + 1) : where) + " [" + ids +
+         "] expected " + describe_expected(result.expected) + " at " + std::to_string(step.at) +
+         " ms; observed: " + result.observed;
+}
+
+}  // namespace toolwire::actors

@@ -1,0 +1,277 @@
+// Scripted steps as requests.
+#include "script_actions.hpp"
+
+#include "toolwire/protocol/codec.hpp"
+
+namespace toolwire::actors::detail {
+
+namespace {
+
+std::string client_id_of(const script_state& state, const std::string& actor) {
+  auto it = state.client_ids.find(actor);
+  // An unregistered client's requests still go out (cases probe exactly that): with an
+  // id no server has assigned, they get 404.
+  return it == state.client_ids.end() ? "unregistered-" + actor : it->second;
+}
+
+protocol::outcome<std::string> task_uuid(const script_state& state, const std::string& label) {
+  auto it = state.tasks.find(label);
+  if (it == state.tasks.end()) {
+    return protocol::invalid_request("no task '" + label + "' has been created");
+  }
+  return it->second;
+}
+
+protocol::outcome<std::string> pending_call_id(const script_state& state, const std::string& label,
+                                               std::size_t n) {
+  auto view = state.task_views.find(label);
+  if (view == state.task_views.end()) {
+    return protocol::invalid_request("task '" + label + "' has not been polled yet");
+  }
+  const json pending = view->second.value("pending_tool_calls", json::array());
+  if (n == 0 || n > pending.size()) {
+    return protocol::invalid_request("task '" + label + "' has " + std::to_string(pending.size()) +
+                                     " pending calls in its latest poll, not " + std::to_string(n));
+  }
+  return pending[n - 1].value("id", "");
+}
+
+protocol::outcome<std::string> fill_one(const script_state& state, std::string_view name) {
+  if (name == "sid") return state.session_id;
+  if (name == "other_sid") return state.other_session_id;
+  if (name == "token") return state.token;
+  const auto colon = name.find(':');
+  const std::string kind(name.substr(0, colon));
+  const std::string rest(colon == std::string_view::npos ? "" : name.substr(colon + 1));
+  if (kind == "cid") return client_id_of(state, rest);
+  if (kind == "call") {
+    const bool ordinal = !rest.empty() && rest.find_first_not_of("0123456789") == std::string::npos;
+    return resolve_call(state, ordinal ? json(std::stoi(rest)) : json(rest));
+  }
+  if (kind == "task") return task_uuid(state, rest);
+  if (kind == "pending") {
+    const auto second = rest.rfind(':');
+    if (second == std::string::npos) return protocol::invalid_request("write {pending:LABEL:N}");
+    return pending_call_id(state, rest.substr(0, second), std::stoul(rest.substr(second + 1)));
+  }
+  return protocol::invalid_request("unknown reference {" + std::string(name) + "}");
+}
+
+std::optional<std::string> credential(const script_state& state, const std::string& name) {
+  if (name == "api_key") return state.api_key;
+  if (name == "token") return state.token;
+  if (name == "other_token") return state.other_token;
+  if (name == "limited_key") return state.limited_key;
+  if (name == "unknown") return std::string("tw-unknown-credential");
+  return std::nullopt;  // "none"
+}
+
+std::string client_path(const script_state& state, const std::string& actor) {
+  return "/v1/sessions/" + state.session_id + "/clients/" + client_id_of(state, actor);
+}
+
+protocol::api_request make(std::string method, std::string path, const json& body,
+                           std::optional<std::string> credential) {
+  protocol::api_request request;
+  request.method = std::move(method);
+  request.path = std::move(path);
+  request.credential = std::move(credential);
+  request.body = body.is_null() ? "" : body.dump();
+  return request;
+}
+
+protocol::outcome<protocol::api_request> call_request(const scripted_step& step,
+                                                      const performer_view& by,
+                                                      const script_state& state,
+                                                      const std::string& verb, const json& body) {
+  auto call = resolve_call(state, step.args.value("call", json()));
+  if (!call) return call.error();
+  return make("POST", client_path(state, by.actor) + "/calls/" + *call + "/" + verb, body,
+              by.client ? state.token : state.api_key);
+}
+
+json result_body(const scripted_step& step) {
+  if (step.args.contains("body")) return step.args["body"];
+  if (step.action == "error_result") {
+    json body = {{"error", step.args.value("error", "the tool failed in the client")}};
+    if (step.args.contains("reason")) body["reason"] = step.args["reason"];
+    return body;
+  }
+  return {{"content", step.args.value("content", json("ok"))}};
+}
+
+json task_body(const scripted_step& step, const script_state& state) {
+  if (step.args.contains("body")) return step.args["body"];
+  json tools = json::array();
+  for (const auto& tool : step.args.value("tools", json::array())) {
+    json declared = {{"name", tool.value("name", "")},
+                     {"description", tool.value("description", "")}};
+    if (tool.contains("input_schema")) declared["input_schema"] = tool["input_schema"];
+    if (tool.contains("parameters")) declared["input_schema"] = tool["parameters"];
+    tools.push_back(std::move(declared));
+  }
+  return {{"assistant_id", step.args.value("assistant_id", state.assistant_id)},
+          {"input", json::array({{{"type", "text"},
+                                  {"text", state.message_tag + step.args.value("input", "")}}})},
+          {"client_tools", tools}};
+}
+
+protocol::outcome<json> tool_results_body(const scripted_step& step, const script_state& state) {
+  if (step.args.contains("body")) return step.args["body"];
+  const std::string label = step.args.value("task", "");
+  json results = json::array();
+  if (step.args.contains("all")) {
+    const auto view = state.task_views.find(label);
+    if (view == state.task_views.end()) {
+      return protocol::invalid_request("task '" + label + "' has not been polled yet");
+    }
+    for (const auto& call : view->second.value("pending_tool_calls", json::array())) {
+      results.push_back({{"id", call.value("id", "")}, {"content", step.args["all"]}});
+    }
+  }
+  for (const auto& item : step.args.value("results", json::array())) {
+    json result = item;
+    if (item.contains("call")) {
+      auto id = pending_call_id(state, label, item["call"].get<std::size_t>());
+      if (!id) return id.error();
+      result.erase("call");
+      result["id"] = *id;
+    }
+    results.push_back(std::move(result));
+  }
+  return json{{"tool_results", results}};
+}
+
+protocol::outcome<protocol::api_request> raw_request(const scripted_step& step,
+                                                     const performer_view& by,
+                                                     const script_state& state) {
+  auto path = fill_template(state, step.args.value("path", ""));
+  if (!path) return path.error();
+  const std::string default_credential = by.client ? "token" : "api_key";
+  auto request = make(step.args.value("method", "GET"), *path, step.args.value("body", json()),
+                      credential(state, step.args.value("credential", default_credential)));
+  if (step.args.contains("raw_body")) request.body = step.args.value("raw_body", "");
+  if (step.args.contains("last_event_id")) {
+    request.last_event_id = step.args["last_event_id"].is_string()
+                                ? step.args["last_event_id"].get<std::string>()
+                                : step.args["last_event_id"].dump();
+  }
+  if (step.args.contains("query")) {
+    auto query = fill_template(state, step.args.value("query", ""));
+    if (!query) return query.error();
+    std::string_view rest = *query;
+    while (!rest.empty()) {
+      const auto amp = rest.find('&');
+      const auto pair = rest.substr(0, amp);
+      const auto eq = pair.find('=');
+      request.query[std::string(pair.substr(0, eq))] =
+          eq == std::string_view::npos ? "" : std::string(pair.substr(eq + 1));
+      rest = amp == std::string_view::npos ? std::string_view() : rest.substr(amp + 1);
+    }
+  }
+  return request;
+}
+
+}  // namespace
+
+protocol::outcome<std::string> resolve_call(const script_state& state, const json& ref) {
+  if (ref.is_number_integer()) {
+    const auto n = ref.get<std::int64_t>();
+    if (n < 1 || static_cast<std::size_t>(n) > state.dispatched.size()) {
+      return protocol::invalid_request("call " + std::to_string(n) + " has not been dispatched (" +
+                                       std::to_string(state.dispatched.size()) + " so far)");
+    }
+    return state.dispatched[static_cast<std::size_t>(n - 1)].value("call_id", "");
+  }
+  const std::string tool = ref.is_string() ? ref.get<std::string>() : ref.dump();
+  for (auto it = state.dispatched.rbegin(); it != state.dispatched.rend(); ++it) {
+    if (it->value("tool", "") == tool) return it->value("call_id", "");
+  }
+  return protocol::invalid_request("no call of tool '" + tool + "' has been dispatched");
+}
+
+protocol::outcome<std::string> fill_template(const script_state& state, std::string_view text) {
+  std::string filled;
+  while (!text.empty()) {
+    const auto open = text.find('{');
+    const auto close = open == std::string_view::npos ? open : text.find('}', open);
+    if (close == std::string_view::npos) {
+      filled += text;
+      break;
+    }
+    filled += text.substr(0, open);
+    auto value = fill_one(state, text.substr(open + 1, close - open - 1));
+    if (!value) return value.error();
+    filled += *value;
+    text = text.substr(close + 1);
+  }
+  return filled;
+}
+
+json fill_templates(const script_state& state, json value) {
+  if (value.is_object() || value.is_array()) {
+    for (auto& item : value)
+      item = fill_templates(state, item);
+    return value;
+  }
+  if (!value.is_string()) return value;
+  const auto& text = value.get_ref<const std::string&>();
+  if (text.size() < 3 || text.front() != '{' || text.back() != '}') return value;
+  auto filled = fill_template(state, text);
+  return filled ? json(*filled) : value;
+}
+
+json registration_body(const scripted_step& step, const client_spec& spec) {
+  if (step.args.contains("body")) return step.args["body"];
+  return {{"name", step.args.value("name", spec.requested_name)},
+          {"lifetime", step.args.value("lifetime", protocol::to_json(spec.lifetime))},
+          {"tools", step.args.value("tools", protocol::to_json(spec.tools))}};
+}
+
+protocol::outcome<protocol::api_request> request_for(const scripted_step& step,
+                                                     const performer_view& by,
+                                                     const script_state& state) {
+  const std::string& action = step.action;
+  const auto own_credential = by.client ? state.token : state.api_key;
+  if (action == "ping") return make("POST", client_path(state, by.actor) + "/ping", json(), own_credential);
+  if (action == "delete") return make("DELETE", client_path(state, by.actor), json(), own_credential);
+  if (action == "put_tools") {
+    const json body = step.args.contains("body")
+                          ? step.args["body"]
+                          : json{{"tools", step.args.value("tools", json::array())}};
+    return make("PUT", client_path(state, by.actor) + "/tools", body, own_credential);
+  }
+  if (action == "ack") return call_request(step, by, state, "ack", json());
+  if (action == "result" || action == "error_result") {
+    return call_request(step, by, state, "result", result_body(step));
+  }
+  if (action == "post_message") {
+    return make("POST", "/v1/sessions/" + state.session_id + "/messages",
+                {{"content", state.message_tag + step.args.value("content", "")}}, own_credential);
+  }
+  if (action == "create_task") return make("POST", "/api/tasks", task_body(step, state), state.api_key);
+  if (action == "poll" || action == "tool_results") {
+    auto uuid = task_uuid(state, step.args.value("task", ""));
+    if (!uuid) return uuid.error();
+    if (action == "poll") return make("GET", "/api/tasks/" + *uuid, json(), state.api_key);
+    auto body = tool_results_body(step, state);
+    if (!body) return body.error();
+    return make("POST", "/api/tasks/" + *uuid + "/tool-results", *body, state.api_key);
+  }
+  if (action == "request") return raw_request(step, by, state);
+  return protocol::invalid_request("action '" + action + "' is not a request");
+}
+
+void learn(script_state& state, const scripted_step& step, const std::string& actor,
+           const protocol::api_response& response) {
+  if (step.action == "register" && response.status == 201) {
+    state.client_ids[actor] = response.body.value("client_id", "");
+  }
+  const std::string label = step.args.value("task", "");
+  if (step.action == "create_task" && response.status == 201) {
+    state.tasks[label] = response.body.value("uuid", "");
+  }
+  if (step.action == "poll" && response.status == 200) state.task_views[label] = response.body;
+}
+
+}  // namespace toolwire::actors::detail

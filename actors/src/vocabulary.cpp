@@ -1,0 +1,198 @@
+// The scenario language's vocabulary table.
+#include "toolwire/actors/vocabulary.hpp"
+
+#include <algorithm>
+#include <string>
+
+namespace toolwire::actors::vocabulary {
+
+namespace {
+
+using enum field_type;
+
+const field call_field{"call", call_ref, true,
+                       "the n-th dispatched call of the session (1-based) or a tool name "
+                       "(its latest dispatched call)"};
+const field body_field{"body", any, false,
+                       "sent as the request body instead of the one the action builds "
+                       "(for invalid-input cases)"};
+
+}  // namespace
+
+const std::vector<action>& actions() {
+  static const std::vector<action> table = {
+      {"register",
+       performer::client,
+       {{"name", string, false, "requested name (default: the client's `name`)"},
+        {"lifetime", any, false, "`never` or {ttl: seconds} (default: the client's)"},
+        {"tools", tool_list, false, "the tool list (default: the client's)"},
+        body_field},
+       "opens the client's event stream if needed, then registers (POST .../clients)"},
+      {"ping", performer::client, {}, "POST .../clients/{cid}/ping"},
+      {"put_tools",
+       performer::client,
+       {{"tools", tool_list, false, "the new whole list"}, body_field},
+       "PUT .../clients/{cid}/tools"},
+      {"delete", performer::client, {}, "DELETE .../clients/{cid} (the client leaves)"},
+      {"vanish", performer::client, {},
+       "the client stops pinging and drops its stream without a word (a closed tab)"},
+      {"reconnect",
+       performer::client,
+       {{"last_event_id", any, false, "sent as Last-Event-ID (default: the last seq it saw)"}},
+       "drops the client's stream and opens it again with Last-Event-ID"},
+      {"ack", performer::client, {call_field}, "POST .../calls/{call_id}/ack"},
+      {"result",
+       performer::client,
+       {call_field, {"content", any, false, "the result content (default \"ok\")"}, body_field},
+       "POST .../calls/{call_id}/result with content"},
+      {"error_result",
+       performer::client,
+       {call_field,
+        {"error", string, false, "the error message"},
+        {"reason", string, false, "the error reason code"}},
+       "POST .../calls/{call_id}/result with an error"},
+      {"post_message",
+       performer::any,
+       {{"content", string, true, "the user's message text; the model script matches it"}},
+       "POST /v1/sessions/{sid}/messages (starts a model turn)"},
+      {"create_task",
+       performer::director,
+       {{"task", string, true, "a label that later steps use to name this task"},
+        {"input", string, false, "the input text (the model script matches it)"},
+        {"tools", tool_list, false, "client_tools (description and input_schema)"},
+        {"assistant_id", integer, false, "default: the target's"},
+        body_field},
+       "POST /api/tasks"},
+      {"poll", performer::director, {{"task", string, true, "the task's label"}},
+       "GET /api/tasks/{uuid}"},
+      {"tool_results",
+       performer::director,
+       {{"task", string, true, "the task's label"},
+        {"results", list, false,
+         "items {call: n (1-based in pending_tool_calls) | id: text, content | error, reason}"},
+        {"all", any, false, "answer every pending call with this content"},
+        body_field},
+       "POST /api/tasks/{uuid}/tool-results"},
+      {"request",
+       performer::any,
+       {{"method", string, true, "GET, POST, PUT or DELETE"},
+        {"path", string, true,
+         "may hold {sid}, {other_sid}, {cid:ACTOR}, {call:N}, {task:LABEL}, {pending:LABEL:N}"},
+        {"body", any, false, "a JSON body"},
+        {"raw_body", string, false, "a body sent as these exact bytes (e.g. malformed JSON)"},
+        {"credential", string, false,
+         "api_key (default), token, other_token, limited_key, unknown, none"},
+        {"query", string, false, "the query string, without '?'; may hold {token}"},
+        {"last_event_id", string, false, "sent as Last-Event-ID"}},
+       "any request, for auth, routing and validation cases"},
+      {"advance",
+       performer::director,
+       {{"by", duration, true, "how much virtual time passes before the next step"}},
+       "lets time pass: the steps after it happen `by` later"},
+  };
+  return table;
+}
+
+const std::vector<expectation_kind>& expectation_kinds() {
+  static const std::vector<expectation_kind> table = {
+      {"response",
+       {{"status", integer, false, "the HTTP status"},
+        {"error", string, false, "error.type of the body (C-2)"},
+        {"body", object, false, "fields the body must hold (a subset match)"}},
+       true,
+       false,
+       "the step's own response"},
+      {"event",
+       {{"type", string, true, "the event type"},
+        {"count", integer, false, "exactly this many matching events (default: at least one)"}},
+       false,
+       true,
+       "a session event seen by now; other keys match its data ({cid:ACTOR}, {call:N} allowed)"},
+      {"no_event",
+       {{"type", string, true, "the event type"}},
+       false,
+       true,
+       "no such session event by now; other keys match its data"},
+      {"call_settled",
+       {call_field,
+        {"outcome", string, true, "completed or failed"},
+        {"reason", string, false, "the failure reason"}},
+       false,
+       false,
+       "the call was settled exactly once, this way, by now"},
+      {"model_offered",
+       {{"step", integer, true, "the model step, 1-based, in the session's order"},
+        {"tools", string_list, true, "exactly these tool names (model-side)"}},
+       false,
+       false,
+       "what the model was offered at one step"},
+      {"model_received",
+       {{"tool", string, true, "the model-side tool name of the call"},
+        {"content", any, false, "the content it got"},
+        {"error", string, false, "the error reason it got"}},
+       false,
+       false,
+       "a tool result the model received by now"},
+      {"task_status",
+       {{"task", string, true, "the task's label"},
+        {"status", string, true, "the task status"},
+        {"pending", integer, false, "how many pending_tool_calls"}},
+       false,
+       false,
+       "the task's status in its latest poll by now"},
+  };
+  return table;
+}
+
+const action* find_action(std::string_view name) {
+  const auto& table = actions();
+  auto it = std::find_if(table.begin(), table.end(), [&](const action& a) { return a.name == name; });
+  return it == table.end() ? nullptr : &*it;
+}
+
+const expectation_kind* find_expectation(std::string_view name) {
+  const auto& table = expectation_kinds();
+  auto it = std::find_if(table.begin(), table.end(),
+                         [&](const expectation_kind& e) { return e.name == name; });
+  return it == table.end() ? nullptr : &*it;
+}
+
+const expectation_kind* expectation_of_key(std::string_view key) {
+  if (key == "status" || key == "error" || key == "body") return find_expectation("response");
+  return find_expectation(key);
+}
+
+namespace {
+
+std::size_t edit_distance(std::string_view a, std::string_view b) {
+  std::vector<std::size_t> row(b.size() + 1);
+  for (std::size_t j = 0; j <= b.size(); ++j)
+    row[j] = j;
+  for (std::size_t i = 1; i <= a.size(); ++i) {
+    std::size_t diagonal = row[0];
+    row[0] = i;
+    for (std::size_t j = 1; j <= b.size(); ++j) {
+      const std::size_t above = row[j];
+      row[j] = std::min({row[j] + 1, row[j - 1] + 1, diagonal + (a[i - 1] == b[j - 1] ? 0 : 1)});
+      diagonal = above;
+    }
+  }
+  return row[b.size()];
+}
+
+}  // namespace
+
+std::string_view closest(std::string_view word, const std::vector<std::string_view>& known) {
+  std::string_view best;
+  std::size_t best_distance = 3;
+  for (const auto candidate : known) {
+    const std::size_t d = edit_distance(word, candidate);
+    if (d < best_distance) {
+      best_distance = d;
+      best = candidate;
+    }
+  }
+  return best;
+}
+
+}  // namespace toolwire::actors::vocabulary
