@@ -3,6 +3,7 @@
 
 #include <CLI/CLI.hpp>
 
+#include "explore_command.hpp"
 #include "serve_command.hpp"
 #include "simulate_command.hpp"
 
@@ -29,6 +30,7 @@ int main(int argc, char** argv) {
   toolwire::cli::serve_command serve(app);
   toolwire::cli::simulate_command simulate(app);
   toolwire::cli::replay_command replay(app);
+  toolwire::cli::explore_command explore(app);
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& error) {
@@ -37,6 +39,7 @@ int main(int argc, char** argv) {
   if (serve.selected()) return serve.run();
   if (simulate.selected()) return simulate.run();
   if (replay.selected()) return replay.run();
+  if (explore.selected()) return explore.run();
   std::cerr << app.help() << std::flush;
   return 2;
 }

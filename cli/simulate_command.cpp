@@ -12,6 +12,7 @@
 #include "scenario_source.hpp"
 #include "toolwire/actors/invariants.hpp"
 #include "toolwire/actors/simulator.hpp"
+#include "toolwire/actors/expectations.hpp"
 #include "toolwire/reference_server/faults.hpp"
 
 namespace toolwire::cli {
@@ -102,8 +103,11 @@ simulate_command::simulate_command(CLI::App& parent) {
   app_ = parent.add_subcommand(
       "simulate",
       "Run a scenario on the deterministic simulator (in-process reference core, virtual "
-      "time) for one seed or a range of seeds, and check the trace invariants.");
-  app_->add_option("scenario", scenario_, "builtin:NAME (see --list)");
+      "time) for one seed or a range of seeds, and check its expectations and the trace "
+      "invariants.");
+  app_->add_option("scenario", scenario_,
+                   "a scenario file (FILE.yaml, see docs/scenario-language.md) or builtin:NAME "
+                   "(see --list)");
   app_->add_option("--seed", seed_, "the seed that picks the interleaving")->default_val(1);
   app_->add_option("--seeds", seeds_, "a range of seeds A..B (inclusive)");
   app_->add_option("--trace", trace_,
@@ -163,9 +167,16 @@ int simulate_command::run() const {
     const std::string hash = result->trace.hash();
     distinct.insert(result->trace.records_hash());  // the header holds the seed
     const auto violations = actors::check_invariants(result->trace);
-    bool bad = !violations.empty() || result->hit_step_limit;
+    const auto expectations = actors::check_expectations(located->plan, result->trace);
+    bool bad = !violations.empty() || !expectations.passed() || result->hit_step_limit;
     std::string verdict =
         violations.empty() ? "ok" : std::to_string(violations.size()) + " violation(s)";
+    if (!expectations.passed()) {
+      verdict += ", " + std::to_string(expectations.failures() + expectations.step_errors.size()) +
+                 " of " + std::to_string(expectations.results.size()) + " expectation(s) failed";
+    } else if (!expectations.results.empty()) {
+      verdict += ", " + std::to_string(expectations.results.size()) + " expectation(s) held";
+    }
     if (check_determinism_) {
       auto again = run_seed(*located, seed);
       if (again->trace.hash() != hash) {
@@ -181,6 +192,11 @@ int simulate_command::run() const {
                 << " simulated, hash " << hash << ", " << verdict << "\n";
       for (const auto& v : violations)
         std::cout << "  " << actors::describe(v) << "\n";
+      for (const auto& r : expectations.results) {
+        if (!r.passed) std::cout << "  " << actors::describe(r, located->plan) << "\n";
+      }
+      for (const auto& e : expectations.step_errors)
+        std::cout << "  " << e << "\n";
     }
     if (!trace_.empty()) {
       const std::string path = trace_path_for(trace_, seed);

@@ -1,0 +1,76 @@
+// toolwire explore: generated programs find fault-induced failures, shrink them, and the
+// scenario written out reproduces the failure; the clean reference never fails.
+#include <catch2/catch.hpp>
+
+#include "toolwire/actors/expectations.hpp"
+#include "toolwire/actors/invariants.hpp"
+#include "toolwire/actors/simulator.hpp"
+#include "toolwire/scenarios/explore.hpp"
+#include "toolwire/scenarios/loader.hpp"
+
+namespace actors = toolwire::actors;
+namespace reference = toolwire::reference;
+namespace scenarios = toolwire::scenarios;
+
+namespace {
+
+//! Whether `plan` fails (invariants or expectations) with `seed` on a core with `faults`.
+bool fails(actors::scenario plan, std::uint64_t seed, const reference::fault_set& faults) {
+  plan.faults = faults;
+  actors::run_options options;
+  options.seed = seed;
+  auto result = actors::simulate(plan, options);
+  REQUIRE(result);
+  return !actors::check_invariants(result->trace).empty() ||
+         !actors::check_expectations(plan, result->trace).passed();
+}
+
+}  // namespace
+
+TEST_CASE("explore finds no failure in 10,000 programs on the reference core", "[explore]") {
+  scenarios::explore_options options;
+  options.programs = 10'000;
+  options.seed = 20261130;
+  const auto result = scenarios::explore(options);
+  if (result.failure) {
+    std::string problems;
+    for (const auto& p : result.failure->problems)
+      problems += p + "\n";
+    FAIL("a program failed on the reference core:\n"
+         << problems << scenarios::to_yaml(result.failure->program));
+  }
+  CHECK(result.programs_run == 10'000);
+}
+
+TEST_CASE("explore finds each fault, shrinks it, and the scenario it writes reproduces it",
+          "[explore]") {
+  // The faults whose effects the generated programs can reach (Part A clients, calls and
+  // tool lists), with the program budget each is found within.
+  const auto fault = GENERATE(as<std::string>{}, "double_result_accepted", "no_collision_counter",
+                              "withdrawn_tool_offered", "vanished_calls_left_open",
+                              "departed_client_tools_offered", "put_merges_tools",
+                              "unavailable_tool_dispatched", "ping_does_not_extend",
+                              "ack_does_not_extend_deadline", "results_matched_by_position",
+                              "next_step_before_all_settled");
+  INFO("fault " << fault);
+  scenarios::explore_options options;
+  options.programs = 2'000;
+  options.seed = 7;
+  options.faults = {*reference::parse_fault(fault)};
+  const auto result = scenarios::explore(options);
+  REQUIRE(result.failure);
+  const auto& failure = *result.failure;
+  INFO("found after " << result.programs_run << " programs, " << failure.shrink_runs
+                      << " shrink runs");
+  CHECK(result.programs_run <= 2'000);
+
+  // Written out and read back, it still fails against the fault and passes without it.
+  const std::string yaml = scenarios::to_yaml(failure.program);
+  INFO(yaml);
+  auto reloaded = scenarios::load_text(yaml, "explored.yaml");
+  REQUIRE(reloaded);
+  CHECK(fails(*reloaded, failure.seed, options.faults));
+  CHECK_FALSE(fails(*reloaded, failure.seed, {}));
+  // Shrinking leaves a small program.
+  CHECK(failure.program.steps.size() <= 12);
+}
