@@ -3,6 +3,7 @@
 
 #include <CLI/CLI.hpp>
 
+#include "check_command.hpp"
 #include "explore_command.hpp"
 #include "serve_command.hpp"
 #include "simulate_command.hpp"
@@ -31,6 +32,7 @@ int main(int argc, char** argv) {
   toolwire::cli::simulate_command simulate(app);
   toolwire::cli::replay_command replay(app);
   toolwire::cli::explore_command explore(app);
+  toolwire::cli::check_command check(app);
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& error) {
@@ -40,6 +42,7 @@ int main(int argc, char** argv) {
   if (simulate.selected()) return simulate.run();
   if (replay.selected()) return replay.run();
   if (explore.selected()) return explore.run();
+  if (check.selected()) return check.run();
   std::cerr << app.help() << std::flush;
   return 2;
 }

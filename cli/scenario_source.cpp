@@ -4,10 +4,24 @@
 #include <algorithm>
 
 #include "toolwire/actors/builtin_scenarios.hpp"
+#include "toolwire/scenarios/loader.hpp"
 
 namespace toolwire::cli {
 
+namespace {
+
+bool is_scenario_file(const std::string& spec) {
+  return spec.ends_with(".yaml") || spec.ends_with(".yml");
+}
+
+}  // namespace
+
 protocol::outcome<located_scenario> locate_scenario(const std::string& spec) {
+  if (is_scenario_file(spec)) {
+    auto loaded = scenarios::load_file(spec);
+    if (!loaded) return loaded.error();
+    return located_scenario{std::move(*loaded), spec};
+  }
   const std::string prefix = "builtin:";
   const std::string name = spec.rfind(prefix, 0) == 0 ? spec.substr(prefix.size()) : spec;
   if (auto found = actors::find_builtin(name)) return located_scenario{*found, prefix + name};
@@ -15,7 +29,9 @@ protocol::outcome<located_scenario> locate_scenario(const std::string& spec) {
   for (const auto& s : actors::builtin_scenarios())
     known += "\n  builtin:" + s.name;
   return protocol::invalid_request("no scenario '" + spec +
-                                   "'; the built-in scenarios are:" + known);
+                                   "' (give a FILE.yaml or builtin:NAME); the built-in "
+                                   "scenarios are:" +
+                                   known);
 }
 
 std::string builtin_table() {

@@ -1,4 +1,4 @@
-// Finding a scenario from the command line: `builtin:NAME` (or a bare built-in NAME).
+// Finding a scenario from the command line: a scenario file (FILE.yaml) or `builtin:NAME`.
 #pragma once
 
 #include <string>

@@ -18,6 +18,9 @@ set_target_properties(caf::io PROPERTIES IMPORTED_LOCATION "${CAF_IO_LIBRARY}"
 
 find_package(CLI11 REQUIRED)
 
+# The scenario language (scenarios/) reads YAML; the package's target is plain `yaml-cpp`.
+find_package(yaml-cpp 0.7 REQUIRED)
+
 if(TOOLWIRE_TESTS)
   find_path(CATCH2_INCLUDE_DIR catch2/catch.hpp REQUIRED)
   add_library(catch2 INTERFACE)

@@ -84,10 +84,12 @@ void listen(self_pointer self, std::optional<std::string> last_event_id,
   auto open = detail::make_request("GET", "/v1/sessions/" + st.access.session_id + "/events",
                                    json(), st.access.token);
   open.last_event_id = std::move(last_event_id);
+  // Listening from the request on: in-process a replay can arrive before the 200.
+  st.listening = true;
   detail::send_request(
       self, st.target, st.context, st.spec.actor, std::move(open),
       [self, then](const protocol::api_response& response) {
-        if (response.status == 200) self->state.listening = true;
+        if (response.status != 200) self->state.listening = false;
         then(response);
       },
       step);

@@ -66,11 +66,11 @@ void mark_expectations(self_pointer self, std::size_t index, const scripted_step
     json resolved = json::array();
     for (const auto& expected : step.expect) {
       json args = detail::fill_templates(st.context->script, expected.args);
-      if (args.contains("call")) {
+      if (expected.kind == "call_settled") {
         auto call = detail::resolve_call(st.context->script, args["call"]);
         args["call_id"] = call ? json(*call) : json(nullptr);
       }
-      if (args.contains("task")) {
+      if (expected.kind == "task_status") {
         auto it = st.context->script.tasks.find(args.value("task", ""));
         args["task_uuid"] = it == st.context->script.tasks.end() ? json(nullptr) : json(it->second);
       }

@@ -99,7 +99,7 @@ verdict check_response(const expectation& expected, const trace_view& view, std:
 
 json event_fields(const json& args) {
   json fields = args;
-  for (const auto* reserved : {"type", "count", "call_id", "task_uuid"})
+  for (const auto* reserved : {"type", "count"})
     fields.erase(reserved);
   return fields;
 }

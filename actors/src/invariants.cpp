@@ -184,6 +184,16 @@ class sequence_check {
     }
     it->second = seq;
   }
+  //! A stream (re)opened by `actor` starts its own order: a replay from Last-Event-ID
+  //! legitimately repeats seqs the old stream delivered.
+  void on_request(const trace_record& r) {
+    const std::string path = str(r.data, "path");
+    const std::string suffix = "/events";
+    if (str(r.data, "method") == "GET" && path.size() > suffix.size() &&
+        path.compare(path.size() - suffix.size(), suffix.size(), suffix) == 0) {
+      delivered_.erase(r.actor);
+    }
+  }
 
  private:
   std::map<std::string, std::uint64_t> emitted_;
@@ -246,6 +256,8 @@ std::vector<violation> check_invariants(const trace& run) {
       sequences.on_delivery(r, i, out);
     } else if (r.kind == "response") {
       tasks.on_response(r, i, out);
+    } else if (r.kind == "request") {
+      sequences.on_request(r);
     }
   }
   settlement.at_end(out);

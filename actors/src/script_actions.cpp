@@ -148,7 +148,16 @@ protocol::outcome<protocol::api_request> raw_request(const scripted_step& step,
   auto path = fill_template(state, step.args.value("path", ""));
   if (!path) return path.error();
   const std::string default_credential = by.client ? "token" : "api_key";
-  auto request = make(step.args.value("method", "GET"), *path, step.args.value("body", json()),
+  json body = step.args.value("body", json());
+  // A message posted this way still carries the run's tag, so a shared model stand-in
+  // can route the turn it starts (MODEL-3).
+  const std::string messages = "/messages";
+  if (path->size() > messages.size() &&
+      path->compare(path->size() - messages.size(), messages.size(), messages) == 0 &&
+      body.is_object() && body.contains("content") && body["content"].is_string()) {
+    body["content"] = state.message_tag + body["content"].get<std::string>();
+  }
+  auto request = make(step.args.value("method", "GET"), *path, body,
                       credential(state, step.args.value("credential", default_credential)));
   if (step.args.contains("raw_body")) request.body = step.args.value("raw_body", "");
   if (step.args.contains("last_event_id")) {
@@ -221,10 +230,25 @@ json fill_templates(const script_state& state, json value) {
   return filled ? json(*filled) : value;
 }
 
+namespace {
+
+//! The scenario language's short lifetimes (`never`, `{ttl: 30}`) in their wire form; any
+//! other value is sent as written (cases send invalid lifetimes on purpose).
+json wire_lifetime(const json& written) {
+  if (written == "never") return {{"type", "never"}};
+  if (written.is_object() && written.size() == 1 && written.contains("ttl")) {
+    return {{"type", "ttl"}, {"data", {{"seconds", written["ttl"]}}}};
+  }
+  return written;
+}
+
+}  // namespace
+
 json registration_body(const scripted_step& step, const client_spec& spec) {
   if (step.args.contains("body")) return step.args["body"];
   return {{"name", step.args.value("name", spec.requested_name)},
-          {"lifetime", step.args.value("lifetime", protocol::to_json(spec.lifetime))},
+          {"lifetime", step.args.contains("lifetime") ? wire_lifetime(step.args["lifetime"])
+                                                      : protocol::to_json(spec.lifetime)},
           {"tools", step.args.value("tools", protocol::to_json(spec.tools))}};
 }
 

@@ -13,10 +13,12 @@ void arm_deadline(state& s, const session_record& session, const call_record& ca
 }
 
 //! CALL-7: the call must exist and belong to the client in the path; else 404.
-outcome<call_record*> find_call(session_record& session, const std::string& cid,
+outcome<call_record*> find_call(const state& s, session_record& session, const std::string& cid,
                                 const std::string& call_id) {
   auto call = session.calls.find(call_id);
-  if (call == session.calls.end() || call->second.client_id != cid) {
+  // Fault wrong_client_result_accepted: any client of the session may answer (CALL-7).
+  const bool owner_checked = !s.has(fault::wrong_client_result_accepted);
+  if (call == session.calls.end() || (owner_checked && call->second.client_id != cid)) {
     return protocol::not_found("no call '" + call_id + "' on client '" + cid + "'");
   }
   return &call->second;
@@ -44,6 +46,26 @@ void report_to_turn(state& s, session_record& session, const call_record& call,
   settle_slot(s, session, call.slot, std::move(outcome), now);
 }
 
+//! CALL-3: an acked call gets the longer deadline, counted from dispatch.
+void extend_deadline(state& s, const session_record& session, call_record& call, time_ms now) {
+  // Fault result_timeout_from_ack: the result deadline counts from the ack.
+  const time_ms from = s.has(fault::result_timeout_from_ack) ? now : call.dispatched_at;
+  call.deadline = from + s.config.result_timeout_ms;
+  arm_deadline(s, session, call);
+}
+
+//! Fault empty_result_accepted (CALL-4): a body with neither content nor error reads as
+//! empty content.
+json result_body_by_fault(const state& s, const json& body) {
+  if (!s.has(fault::empty_result_accepted) || !body.is_object() || body.contains("content") ||
+      body.contains("error")) {
+    return body;
+  }
+  json filled = body;
+  filled["content"] = "";
+  return filled;
+}
+
 //! Fault results_matched_by_position: the client's oldest open call takes the result.
 call_record* oldest_open_call(session_record& session, const std::string& cid) {
   client_record* client = live_client(session, cid);
@@ -64,7 +86,9 @@ void dispatch_call(state& s, session_record& session, client_record& client, con
   call.step = session.turn->steps;
   call.slot = slot;
   call.dispatched_at = now;
-  call.deadline = now + s.config.ack_timeout_ms;
+  // Fault ack_timeout_not_enforced: one deadline, the result one, for every call (CALL-3).
+  call.deadline = now + (s.has(fault::ack_timeout_not_enforced) ? s.config.result_timeout_ms
+                                                                : s.config.ack_timeout_ms);
   session.turn->slots[slot].call_id = call.id;
   client.open_calls.emplace(call.serial, call.id);
   arm_deadline(s, session, call);
@@ -72,6 +96,8 @@ void dispatch_call(state& s, session_record& session, client_record& client, con
   // Fault dispatch_namespaced_tool: the client sees the model's name, not its own (CALL-1).
   const std::string shown_tool =
       s.has(fault::dispatch_namespaced_tool) ? client.name + "__" + tool.name : tool.name;
+  // Fault arguments_as_text: the arguments go out as the model's JSON text (CALL-1).
+  if (s.has(fault::arguments_as_text)) arguments = arguments.dump();
   emit(s, session, "client_tool_dispatched",
        {{"call_id", call.id},
         {"client_id", client.id},
@@ -86,20 +112,20 @@ outcome<json> ack(state& s, session_record& session, const std::string& cid,
                   const std::string& call_id, time_ms now) {
   auto client = find_client(session, cid);  // LIFE-4 before anything else
   if (!client) return client.error();
-  auto found = find_call(session, cid, call_id);
+  auto found = find_call(s, session, cid, call_id);
   if (!found) return found.error();
   call_record& call = **found;
+  // Fault ack_after_settle_accepted: a late ack is answered as if the call were open.
+  if (is_settled(call.status) && s.has(fault::ack_after_settle_accepted)) {
+    return json{{"call_id", call.id}, {"status", "acked"}};
+  }
   if (is_settled(call.status)) {
     return protocol::conflict("call '" + call_id + "' is already " +
                               std::string(to_string(call.status)) + " (CALL-6)");
   }
   if (call.status == call_status::dispatched) {
     move(call.status, call_status::acked);
-    // CALL-3: an acked call gets the longer deadline, counted from dispatch.
-    if (!s.has(fault::ack_does_not_extend_deadline)) {
-      call.deadline = call.dispatched_at + s.config.result_timeout_ms;
-      arm_deadline(s, session, call);
-    }
+    if (!s.has(fault::ack_does_not_extend_deadline)) extend_deadline(s, session, call, now);
   }
   touch_ttl_by_fault(s, session, **client, now);
   return json{{"call_id", call.id}, {"status", "acked"}};
@@ -109,16 +135,32 @@ outcome<json> post_result(state& s, session_record& session, const std::string& 
                           const std::string& call_id, const json& body, time_ms now) {
   auto client = find_client(session, cid);  // LIFE-4 before anything else
   if (!client) return client.error();
-  auto found = find_call(session, cid, call_id);
+  auto found = find_call(s, session, cid, call_id);
   if (!found) return found.error();
-  auto request = protocol::parse_result_request(body);
+  // Fault rejected_result_acks_call: the result counts as an ack before it is validated (C-3).
+  if (s.has(fault::rejected_result_acks_call) && (*found)->status == call_status::dispatched) {
+    move((*found)->status, call_status::acked);
+    extend_deadline(s, session, **found, now);
+  }
+  if (auto known = reject_unknown_fields_by_fault(s, body, {"content", "error", "reason"});
+      !known) {
+    return known.error();
+  }
+  auto request = protocol::parse_result_request(result_body_by_fault(s, body));
   if (!request) return request.error();
+  // Fault non_string_content_rejected: only string content is accepted (CALL-4).
+  if (const auto* content = std::get_if<json>(&request->outcome);
+      content != nullptr && !content->is_string() && s.has(fault::non_string_content_rejected)) {
+    return protocol::invalid_request("content: must be a string");
+  }
 
   call_record* call = *found;
   if (s.has(fault::results_matched_by_position) && !is_settled(call->status)) {
     if (call_record* oldest = oldest_open_call(session, cid)) call = oldest;
   }
-  const bool is_error = std::holds_alternative<protocol::tool_error>(request->outcome);
+  // Fault error_result_reported_as_success: is_error is always false (CALL-4).
+  const bool is_error = std::holds_alternative<protocol::tool_error>(request->outcome) &&
+                        !s.has(fault::error_result_reported_as_success);
   if (is_settled(call->status)) {
     // Fault double_result_accepted: a second result is acknowledged and announced again.
     if (!s.has(fault::double_result_accepted) || call->status != call_status::completed) {
@@ -131,10 +173,21 @@ outcome<json> post_result(state& s, session_record& session, const std::string& 
   }
 
   move(call->status, call_status::completed);
-  close_call(s, session, *call);
+  if (s.has(fault::deadline_not_cancelled_on_result)) {
+    // Fault deadline_not_cancelled_on_result: the call leaves its client's open set, but
+    // its deadline stays armed (CALL-5).
+    if (client_record* owner = live_client(session, call->client_id)) {
+      owner->open_calls.erase(call->serial);
+    }
+  } else {
+    close_call(s, session, *call);
+  }
   touch_ttl_by_fault(s, session, **client, now);
-  emit(s, session, "client_tool_completed",
-       {{"call_id", call->id}, {"client_id", call->client_id}, {"is_error", is_error}}, now);
+  // Fault completed_event_deferred: the event waits for the step's last settlement (SES-5).
+  if (!s.has(fault::completed_event_deferred)) {
+    emit(s, session, "client_tool_completed",
+         {{"call_id", call->id}, {"client_id", call->client_id}, {"is_error", is_error}}, now);
+  }
   report_to_turn(s, session, *call, std::move(request->outcome), now);
   return json{{"call_id", call_id}, {"status", "completed"}};
 }
@@ -156,7 +209,19 @@ void fail_call(state& s, session_record& session, call_record& call, const std::
 
 void on_call_deadline(state& s, session_record& session, const std::string& call_id, time_ms now) {
   auto call = session.calls.find(call_id);
-  if (call == session.calls.end() || is_settled(call->second.status)) return;
+  if (call == session.calls.end()) return;
+  const call_record& c = call->second;
+  if (c.status == call_status::completed && s.has(fault::deadline_not_cancelled_on_result)) {
+    const bool acked = c.deadline != c.dispatched_at + s.config.ack_timeout_ms;
+    emit(s, session, "client_tool_failed",
+         {{"call_id", c.id},
+          {"client_id", c.client_id},
+          {"tool", c.tool},
+          {"reason", acked ? "result_timeout" : "ack_timeout"}},
+         now);
+    return;
+  }
+  if (is_settled(call->second.status)) return;
   const char* reason = call->second.status == call_status::acked ? "result_timeout" : "ack_timeout";
   fail_call(s, session, call->second, reason, now);
 }

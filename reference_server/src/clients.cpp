@@ -71,6 +71,65 @@ std::vector<tool_spec> merged(std::vector<tool_spec> old_tools,
   return old_tools;
 }
 
+//! Faults client_name_unchecked (REG-4) and ttl_upper_bound_unchecked (REG-8): the body
+//! as validation sees it, with the unchecked value replaced by one that passes.
+json relaxed_registration(const state& s, json body) {
+  if (!body.is_object()) return body;
+  auto name = body.find("name");
+  if (s.has(fault::client_name_unchecked) && name != body.end() && name->is_string() &&
+      !protocol::is_valid_name(name->get<std::string>())) {
+    *name = "unchecked";
+  }
+  if (s.has(fault::ttl_upper_bound_unchecked) && body.contains("lifetime") &&
+      body["lifetime"].is_object() && body["lifetime"].contains("data") &&
+      body["lifetime"]["data"].is_object()) {
+    json& seconds = body["lifetime"]["data"]["seconds"];
+    if (seconds.is_number_integer() && seconds.get<std::int64_t>() > protocol::max_ttl_seconds) {
+      seconds = protocol::max_ttl_seconds;
+    }
+  }
+  return body;
+}
+
+//! Fault put_tools_unvalidated (TOOLS-2): the list as sent, when it is a list of named
+//! objects; nothing else is checked.
+std::optional<std::vector<tool_spec>> unvalidated_tools(const json& body) {
+  if (!body.is_object() || !body.contains("tools") || !body["tools"].is_array()) {
+    return std::nullopt;
+  }
+  std::vector<tool_spec> tools;
+  for (const auto& item : body["tools"]) {
+    if (!item.is_object() || !item.contains("name") || !item["name"].is_string()) {
+      return std::nullopt;
+    }
+    const json description = item.value("description", json(""));
+    tools.push_back({item["name"].get<std::string>(),
+                     description.is_string() ? description.get<std::string>() : description.dump(),
+                     item.value("parameters", json::object())});
+  }
+  return tools;
+}
+
+bool offers(const std::vector<tool_spec>& tools, const std::string& name) {
+  return std::any_of(tools.begin(), tools.end(),
+                     [&](const tool_spec& t) { return t.name == name; });
+}
+
+//! Faults withdrawn_tool_calls_failed (TOOLS-4) and put_applied_in_two_phases (TOOLS-6):
+//! fails the client's open calls of tools that `kept` no longer offers.
+void fail_withdrawn_calls(state& s, session_record& session, client_record& client,
+                          const std::vector<tool_spec>& kept, time_ms now) {
+  std::vector<std::string> withdrawn;
+  for (const auto& [serial, call_id] : client.open_calls) {
+    auto call = session.calls.find(call_id);
+    if (call != session.calls.end() && !offers(kept, call->second.tool)) {
+      withdrawn.push_back(call_id);
+    }
+  }
+  for (const auto& call_id : withdrawn)
+    fail_call(s, session, session.calls.at(call_id), "tool_unavailable", now);
+}
+
 }  // namespace
 
 outcome<session_record*> find_session(state& s, const std::string& sid) {
@@ -88,8 +147,18 @@ outcome<client_record*> find_client(session_record& session, const std::string& 
 }
 
 outcome<json> register_client(state& s, session_record& session, const json& body, time_ms now) {
-  auto request = protocol::parse_register_request(body, quirks(s));
+  if (auto known = reject_unknown_fields_by_fault(s, body, {"name", "lifetime", "tools"}); !known) {
+    return known.error();
+  }
+  auto request = protocol::parse_register_request(
+      relaxed_registration(s, collapse_duplicate_tools_by_fault(s, body, "tools")), quirks(s));
   if (!request) return request.error();
+  if (s.has(fault::client_name_unchecked)) request->name = body.value("name", request->name);
+  if (s.has(fault::ttl_upper_bound_unchecked) &&
+      request->lifetime.type == protocol::lifetime::kind::ttl) {
+    request->lifetime.seconds =
+        body["lifetime"]["data"].value("seconds", request->lifetime.seconds);
+  }
 
   client_record client;
   client.serial = s.serial();
@@ -97,6 +166,11 @@ outcome<json> register_client(state& s, session_record& session, const json& bod
   client.requested_name = request->name;
   client.name = assign_name(s, session, request->name);
   client.lifetime = request->lifetime;
+  // Fault never_client_given_default_ttl: `never` is read as a 30 s TTL (LIFE-1).
+  if (client.lifetime.type == protocol::lifetime::kind::never &&
+      s.has(fault::never_client_given_default_ttl)) {
+    client.lifetime = {protocol::lifetime::kind::ttl, 30};
+  }
   client.tools = std::move(request->tools);
   if (client.lifetime.type == protocol::lifetime::kind::ttl) arm_expiry(s, session, client, now);
 
@@ -110,7 +184,7 @@ outcome<json> register_client(state& s, session_record& session, const json& bod
   json response = {{"client_id", client.id},
                    {"name", client.name},
                    {"requested_name", client.requested_name},
-                   {"lifetime", protocol::to_json(client.lifetime)},
+                   {"lifetime", protocol::to_json(request->lifetime)},
                    {"tools", protocol::to_json(client.tools)},
                    {"expires_at_ms", expires_at_json(client)}};
   session.client_serials.emplace(client.id, client.serial);
@@ -134,11 +208,23 @@ outcome<json> put_tools(state& s, session_record& session, const std::string& ci
   auto client = find_client(session, cid);
   if (!client) return client.error();
   client_record& c = **client;
-  auto request = protocol::parse_put_tools_request(body, quirks(s));
+  if (auto known = reject_unknown_fields_by_fault(s, body, {"tools"}); !known) return known.error();
+  auto request = protocol::parse_put_tools_request(
+      collapse_duplicate_tools_by_fault(s, body, "tools"), quirks(s));
+  if (!request && s.has(fault::put_tools_unvalidated)) {
+    if (auto tools = unvalidated_tools(body))
+      request = protocol::put_tools_request{std::move(*tools)};
+  }
   if (!request) {
     // Fault invalid_put_clears_tools: the old list is dropped before validation fails (C-3).
     if (s.has(fault::invalid_put_clears_tools)) c.tools.clear();
     return request.error();
+  }
+  // Fault put_applied_in_two_phases: withdrawals (and their calls' failures, which may
+  // start the next model step) come before the additions (TOOLS-6).
+  if (s.has(fault::put_applied_in_two_phases)) {
+    std::erase_if(c.tools, [&](const tool_spec& t) { return !offers(request->tools, t.name); });
+    fail_withdrawn_calls(s, session, c, c.tools, now);
   }
   std::vector<tool_spec> next =
       s.has(fault::put_merges_tools) ? merged(c.tools, request->tools) : std::move(request->tools);
@@ -150,6 +236,7 @@ outcome<json> put_tools(state& s, session_record& session, const std::string& ci
   c.tools = std::move(next);
   emit(s, session, "client_tools_updated", {{"client_id", c.id}, {"tools", tool_names(c.tools)}},
        now);
+  if (s.has(fault::withdrawn_tool_calls_failed)) fail_withdrawn_calls(s, session, c, c.tools, now);
   return json{{"client_id", c.id}, {"tools", protocol::to_json(c.tools)}};
 }
 
@@ -159,7 +246,9 @@ void end_client(state& s, session_record& session, std::uint64_t serial, departu
   client_record client = std::move(node.mapped());
   session.client_serials.erase(client.id);
   cancel(s, client.serial);
-  const char* reason = why == departure::left ? "left" : "expired";
+  // Fault left_reason_named_deleted: a DELETE is reported as "deleted" (SES-4).
+  const char* left = s.has(fault::left_reason_named_deleted) ? "deleted" : "left";
+  const char* reason = why == departure::left ? left : "expired";
   emit(s, session, "client_unregistered",
        {{"client_id", client.id}, {"name", client.name}, {"reason", reason}}, now);
   // LIFE-5: the client's open calls fail now; the turn goes on without it.

@@ -82,6 +82,51 @@ void emit(state& s, session_record& session, std::string type, json data, time_m
   s.pending.events.push_back(std::move(event));
 }
 
+protocol::outcome<done> reject_unknown_fields_by_fault(
+    const state& s, const json& body, std::initializer_list<std::string_view> known) {
+  if (!s.has(fault::unknown_fields_rejected) || !body.is_object()) return done{};
+  for (const auto& [key, value] : body.items()) {
+    if (std::find(known.begin(), known.end(), key) == known.end()) {
+      return protocol::invalid_request(key + ": unknown field");
+    }
+  }
+  return done{};
+}
+
+json collapse_duplicate_tools_by_fault(const state& s, json body, const std::string& key) {
+  if (!s.has(fault::duplicate_tool_names_collapsed) || !body.is_object()) return body;
+  auto tools = body.find(key);
+  if (tools == body.end() || !tools->is_array()) return body;
+  json kept = json::array();
+  for (const auto& tool : *tools) {
+    const bool named = tool.is_object() && tool.contains("name") && tool["name"].is_string();
+    auto same = std::find_if(kept.begin(), kept.end(), [&](const json& k) {
+      return named && k.is_object() && k.value("name", json()) == tool["name"];
+    });
+    if (same != kept.end()) {
+      *same = tool;
+    } else {
+      kept.push_back(tool);
+    }
+  }
+  *tools = std::move(kept);
+  return body;
+}
+
+std::string user_text_by_fault(const state& s, std::string text) {
+  if (!s.has(fault::user_text_trimmed)) return text;
+  const auto first = text.find_first_not_of(" \t\r\n");
+  if (first == std::string::npos) return "";
+  return text.substr(first, text.find_last_not_of(" \t\r\n") - first + 1);
+}
+
+protocol::model_answer first_call_only_by_fault(const state& s, protocol::model_answer answer) {
+  if (s.has(fault::only_first_tool_call_taken) && answer.tool_calls.size() > 1) {
+    answer.tool_calls.resize(1);
+  }
+  return answer;
+}
+
 std::uint64_t request_model_step(state& s, step_owner owner, json messages, json tools) {
   const std::uint64_t id = s.next_step++;
   std::uint64_t after_seq = 0;
@@ -138,11 +183,21 @@ std::optional<protocol::api_error> unauthenticated_error(const principal& who) {
   return std::nullopt;
 }
 
+//! Fault unknown_credential_is_403 (AUTH-2): an unknown credential is "forbidden".
+std::optional<protocol::api_error> unknown_credential_by_fault(const state& s,
+                                                               const principal& who) {
+  if (who.type == principal::kind::unknown && s.has(fault::unknown_credential_is_403)) {
+    return protocol::forbidden("this credential grants nothing here");
+  }
+  return std::nullopt;
+}
+
 }  // namespace
 
 outcome<done> core::authorize_session(const std::optional<std::string>& credential,
                                       const std::string& session_id) const {
   const principal who = identify(credential);
+  if (auto error = unknown_credential_by_fault(*state_, who)) return *error;
   if (auto error = unauthenticated_error(who)) return *error;
   const bool allowed =
       who.type == principal::kind::api_key
@@ -161,7 +216,13 @@ outcome<done> core::authorize_session(const std::optional<std::string>& credenti
 
 outcome<done> core::authorize_create_session(const std::optional<std::string>& credential) const {
   const principal who = identify(credential);
+  if (auto error = unknown_credential_by_fault(*state_, who)) return *error;
   if (auto error = unauthenticated_error(who)) return *error;
+  // Fault session_token_creates_session: any known credential may create sessions (AUTH-4).
+  if (who.type == principal::kind::session_token &&
+      state_->has(fault::session_token_creates_session)) {
+    return done{};
+  }
   if (who.type != principal::kind::api_key) {
     return protocol::forbidden("creating a session needs an API key, not a session token");
   }
@@ -173,6 +234,7 @@ outcome<done> core::authorize_create_session(const std::optional<std::string>& c
 
 outcome<done> core::authorize_workspace(const std::optional<std::string>& credential) const {
   const principal who = identify(credential);
+  if (auto error = unknown_credential_by_fault(*state_, who)) return *error;
   if (auto error = unauthenticated_error(who)) return *error;
   if (who.type != principal::kind::api_key) {
     return protocol::forbidden("this route needs a workspace API key, not a session token");
@@ -196,6 +258,13 @@ session_created core::create_session(time_ms now) {
 }
 
 namespace {
+
+//! Whether the retained log shows `cid` leaving (fault second_delete_accepted only).
+bool has_left(const session_record& session, const std::string& cid) {
+  return std::any_of(session.log.begin(), session.log.end(), [&](const session_event& event) {
+    return event.type == "client_unregistered" && event.data.value("client_id", "") == cid;
+  });
+}
 
 //! Fires due timers, finds the session (404 when unknown) and runs `act` on it.
 template <typename Act>
@@ -231,6 +300,10 @@ outcome<json> core::put_tools(const std::string& sid, const std::string& cid, co
 outcome<done> core::delete_client(const std::string& sid, const std::string& cid, time_ms now) {
   return on_session(*this, *state_, sid, now, [&](session_record& session) -> outcome<done> {
     auto client = find_client(session, cid);
+    // Fault second_delete_accepted: deleting a client that already left is "idempotent".
+    if (!client && state_->has(fault::second_delete_accepted) && has_left(session, cid)) {
+      return done{};
+    }
     if (!client) return client.error();
     end_client(*state_, session, (*client)->serial, departure::left, now);
     return done{};

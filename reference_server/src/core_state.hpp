@@ -5,10 +5,12 @@
 
 #include <cstdint>
 #include <deque>
+#include <initializer_list>
 #include <map>
 #include <optional>
 #include <set>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "lifecycle.hpp"
@@ -146,6 +148,18 @@ void cancel(state& s, std::uint64_t key);
 
 // -- events (core.cpp) -----------------------------------------------------------------
 void emit(state& s, session_record& session, std::string type, json data, time_ms now);
+
+// -- fault helpers shared by several areas (core.cpp) ----------------------------------
+//! Fault unknown_fields_rejected (C-6): a 400 for the first key of `body` outside `known`.
+protocol::outcome<protocol::done> reject_unknown_fields_by_fault(
+    const state& s, const json& body, std::initializer_list<std::string_view> known);
+//! Fault duplicate_tool_names_collapsed (REG-3): `body[key]` with each repeated tool name
+//! kept once, its last declaration winning. Unchanged without the fault.
+json collapse_duplicate_tools_by_fault(const state& s, json body, const std::string& key);
+//! Fault user_text_trimmed (MODEL-3): the text without surrounding whitespace.
+std::string user_text_by_fault(const state& s, std::string text);
+//! Fault only_first_tool_call_taken (MODEL-2): the answer with at most its first tool call.
+protocol::model_answer first_call_only_by_fault(const state& s, protocol::model_answer answer);
 
 // -- lookups (clients.cpp) -------------------------------------------------------------
 protocol::outcome<session_record*> find_session(state& s, const std::string& sid);

@@ -69,13 +69,40 @@ struct context {
   const std::string& cid() const { return captures[1]; }
 };
 
+//! The request's JSON body. Fault malformed_json_treated_as_empty (C-1) reads what does
+//! not parse as `{}`.
+protocol::outcome<json> body_of(const context& ctx) {
+  auto body = protocol::parse_json_body(ctx.request.body);
+  if (!body && ctx.target.has_fault(fault::malformed_json_treated_as_empty)) return json::object();
+  return body;
+}
+
+//! The credential of a session route. Fault access_token_accepted_everywhere (C-5) also
+//! takes it from the query, as the events route does.
+std::optional<std::string> session_credential(const context& ctx) {
+  return credential_of(ctx.request, ctx.target.has_fault(fault::access_token_accepted_everywhere));
+}
+
+//! Fault api_key_rejected_on_client_routes (AUTH-1): /clients routes take only the token.
+std::optional<protocol::api_error> client_route_by_fault(const context& ctx) {
+  if (!ctx.target.has_fault(fault::api_key_rejected_on_client_routes) ||
+      ctx.request.path.find("/clients") == std::string::npos) {
+    return std::nullopt;
+  }
+  if (ctx.target.identify(session_credential(ctx)).type != principal::kind::api_key) {
+    return std::nullopt;
+  }
+  return protocol::forbidden("client routes take the session's token");
+}
+
 //! Authenticates for a session route, parses the JSON body, then runs `act(body)`.
 template <typename Act>
 api_response session_with_body(const context& ctx, Act act) {
-  if (auto ok = ctx.target.authorize_session(ctx.request.credential, ctx.sid()); !ok) {
+  if (auto ok = ctx.target.authorize_session(session_credential(ctx), ctx.sid()); !ok) {
     return error_response(ok.error());
   }
-  auto body = protocol::parse_json_body(ctx.request.body);
+  if (auto error = client_route_by_fault(ctx)) return error_response(*error);
+  auto body = body_of(ctx);
   if (!body) return error_response(body.error());
   return act(*body);
 }
@@ -83,9 +110,10 @@ api_response session_with_body(const context& ctx, Act act) {
 //! Authenticates for a session route (no body), then runs `act()`.
 template <typename Act>
 api_response session_only(const context& ctx, Act act) {
-  if (auto ok = ctx.target.authorize_session(ctx.request.credential, ctx.sid()); !ok) {
+  if (auto ok = ctx.target.authorize_session(session_credential(ctx), ctx.sid()); !ok) {
     return error_response(ok.error());
   }
+  if (auto error = client_route_by_fault(ctx)) return error_response(*error);
   return act();
 }
 
@@ -103,14 +131,16 @@ api_response create_session(const context& ctx) {
     return error_response(ok.error());
   }
   if (!ctx.request.body.empty()) {
-    auto body = protocol::parse_json_body(ctx.request.body);
+    auto body = body_of(ctx);
     if (!body) return error_response(body.error());
     if (!body->is_object()) {
       return error_response(protocol::invalid_request("body: must be a JSON object"));
     }
   }
   auto created = ctx.target.create_session(ctx.now);
-  return {201, json{{"id", created.id}, {"token", created.token}}, std::nullopt, {}};
+  // Fault session_created_with_200: the new session is answered 200 (SES-1).
+  const int status = ctx.target.has_fault(fault::session_created_with_200) ? 200 : 201;
+  return {status, json{{"id", created.id}, {"token", created.token}}, std::nullopt, {}};
 }
 
 api_response register_client(const context& ctx) {
@@ -158,7 +188,9 @@ api_response post_message(const context& ctx) {
 }
 
 api_response open_events(const context& ctx) {
-  const auto credential = credential_of(ctx.request, /*allow_query=*/true);
+  // Fault access_token_query_ignored: only the header counts, also here (AUTH-5).
+  const auto credential = credential_of(
+      ctx.request, /*allow_query=*/!ctx.target.has_fault(fault::access_token_query_ignored));
   if (auto ok = ctx.target.authorize_session(credential, ctx.sid()); !ok) {
     return error_response(ok.error());
   }
@@ -177,7 +209,7 @@ api_response open_events(const context& ctx) {
 
 api_response create_task(const context& ctx) {
   return workspace(ctx, [&]() -> api_response {
-    auto body = protocol::parse_json_body(ctx.request.body);
+    auto body = body_of(ctx);
     if (!body) return error_response(body.error());
     return json_response(201, ctx.target.create_task(*body, ctx.now));
   });
@@ -190,7 +222,7 @@ api_response get_task(const context& ctx) {
 
 api_response post_tool_results(const context& ctx) {
   return workspace(ctx, [&]() -> api_response {
-    auto body = protocol::parse_json_body(ctx.request.body);
+    auto body = body_of(ctx);
     if (!body) return error_response(body.error());
     return json_response(200, ctx.target.post_tool_results(ctx.captures[0], *body, ctx.now));
   });
@@ -271,16 +303,25 @@ bool match(const std::vector<std::string>& pattern, const std::vector<std::strin
   return true;
 }
 
-}  // namespace
+//! Fault error_body_is_string (C-2): the error object flattened to its message.
+api_response flattened_by_fault(const core& target, api_response response) {
+  if (!target.has_fault(fault::error_body_is_string) || response.status < 400 ||
+      !response.body.is_object() || !response.body.contains("error") ||
+      !response.body["error"].is_object()) {
+    return response;
+  }
+  response.body = json{{"error", response.body["error"].value("message", "")}};
+  return response;
+}
 
-api_response router::handle(const api_request& request) {
+api_response handle_unflattened(core& target, clock_source& clock, const api_request& request) {
   const auto parts = split_path(request.path);
   std::vector<std::string> captures;
   std::string allowed;
   for (const auto& r : routes()) {
     if (!match(r.pattern, parts, captures)) continue;
     if (r.method == request.method) {
-      return r.handler(context{core_, clock_, request, captures, clock_.now()});
+      return r.handler(context{target, clock, request, captures, clock.now()});
     }
     allowed += (allowed.empty() ? "" : ", ") + std::string(r.method);
   }
@@ -292,6 +333,12 @@ api_response router::handle(const api_request& request) {
     return response;
   }
   return error_response(protocol::not_found("no route " + request.method + " " + request.path));
+}
+
+}  // namespace
+
+api_response router::handle(const api_request& request) {
+  return flattened_by_fault(core_, handle_unflattened(core_, clock_, request));
 }
 
 }  // namespace toolwire::reference

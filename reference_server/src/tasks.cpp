@@ -35,7 +35,10 @@ void issue_step(state& s, task_record& task) {
   ++task.steps;
   json tools = json::array();
   for (const auto& tool : task.client_tools) {
-    tools.push_back(protocol::to_openai_tool(tool.name, tool));  // TASK-10: unprefixed
+    // Fault task_tools_offered_prefixed: the model sees a namespaced name (TASK-10).
+    const std::string offered =
+        s.has(fault::task_tools_offered_prefixed) ? "client_tools__" + tool.name : tool.name;
+    tools.push_back(protocol::to_openai_tool(offered, tool));  // TASK-10: unprefixed
   }
   task.waiting_step = request_model_step(s, {model_step_request::owner_kind::task, task.uuid},
                                          task.messages, tools);
@@ -78,6 +81,73 @@ std::string error_content(const std::string& reason, const std::string& message)
   return protocol::model_content(protocol::tool_error{message, reason});
 }
 
+//! What the model gets for a submitted result (CALL-8, as for session calls).
+std::string model_content(const state& s, const tool_outcome& outcome) {
+  // Fault error_result_message_only: an error reaches the model as its bare message.
+  if (const auto* error = std::get_if<protocol::tool_error>(&outcome);
+      error != nullptr && s.has(fault::error_result_message_only)) {
+    return error->message;
+  }
+  return protocol::model_content(outcome);
+}
+
+//! The body as validation sees it: faults duplicate_tool_names_collapsed (REG-3),
+//! task_tool_description_optional and assistant_id_coerced (TASK-1) relax it.
+json relaxed_task_body(const state& s, const json& body) {
+  json relaxed = collapse_duplicate_tools_by_fault(s, body, "client_tools");
+  if (!relaxed.is_object()) return relaxed;
+  if (s.has(fault::task_tool_description_optional) && relaxed.contains("client_tools") &&
+      relaxed["client_tools"].is_array()) {
+    for (auto& tool : relaxed["client_tools"]) {
+      if (tool.is_object() && !tool.contains("description")) tool["description"] = "";
+    }
+  }
+  if (s.has(fault::assistant_id_coerced) && relaxed.contains("assistant_id")) {
+    json& id = relaxed["assistant_id"];
+    if (id.is_number_float()) id = static_cast<std::int64_t>(id.get<double>());
+    if (id.is_string()) {
+      const std::string text = id.get<std::string>();
+      const bool digits =
+          !text.empty() && text.find_first_not_of("0123456789") == std::string::npos;
+      if (digits && text.size() < 18) id = std::stoll(text);
+    }
+  }
+  return relaxed;
+}
+
+//! Records one submitted result: its output item and what the model will get.
+void apply_result(const state& s, task_record& task, const pending_tool_call& call,
+                  const tool_outcome& outcome) {
+  task.output[call.output_index]["tool_call"]["output"] = output_of(outcome);
+  task.round[call.round_index].second = model_content(s, outcome);
+}
+
+//! Fault tool_results_items_applied_one_by_one (TASK-4): each item is checked and applied
+//! in turn, so a bad item leaves the ones before it applied; the round ends when none is
+//! pending any more.
+outcome<bool> apply_items_one_by_one(const state& s, task_record& task, const json& body) {
+  if (!body.is_object() || !body.contains("tool_results") || !body["tool_results"].is_array()) {
+    auto request = protocol::parse_tool_results_request(body);
+    return request.error();
+  }
+  for (const auto& item : body["tool_results"]) {
+    auto one = protocol::parse_tool_results_request({{"tool_results", json::array({item})}});
+    if (!one) return one.error();
+    const auto& result = one->results.front();
+    auto call = std::find_if(task.pending.begin(), task.pending.end(),
+                             [&](const pending_tool_call& p) { return p.id == result.id; });
+    if (call == task.pending.end()) {
+      return protocol::invalid_request("'" + result.id + "' is not a pending call (TASK-4)");
+    }
+    apply_result(s, task, *call, result.outcome);
+    task.pending.erase(call);
+  }
+  if (!task.pending.empty()) {
+    return protocol::invalid_request("tool_results: some pending calls have no result (TASK-4)");
+  }
+  return true;
+}
+
 //! Turns one model call into a pending call, or (TASK-8) an error result for the model.
 void take_call(state& s, task_record& task, const protocol::model_tool_call& call) {
   const std::size_t round_index = task.round.size();
@@ -110,10 +180,14 @@ void take_call(state& s, task_record& task, const protocol::model_tool_call& cal
   task.pending.push_back(std::move(pending));
 }
 
-json pending_json(const task_record& task) {
+json pending_json(const state& s, const task_record& task) {
   json calls = json::array();
   for (const auto& call : task.pending) {
-    calls.push_back({{"id", call.id}, {"name", call.name}, {"arguments", call.arguments}});
+    // Fault pending_shows_model_call_ids: the model's own id is shown, not ours (TASK-3).
+    const std::string& id = s.has(fault::pending_shows_model_call_ids)
+                                ? task.round.at(call.round_index).first
+                                : call.id;
+    calls.push_back({{"id", id}, {"name", call.name}, {"arguments", call.arguments}});
   }
   return calls;
 }
@@ -150,9 +224,10 @@ outcome<protocol::done> check_coverage(const state& s, const task_record& task,
 outcome<json> create_task(state& s, const json& body, time_ms now) {
   protocol::validation_quirks quirks;
   quirks.allow_any_tool_name = s.has(fault::invalid_tool_name_accepted);
-  auto request = protocol::parse_task_create_request(body, quirks);
+  auto request = protocol::parse_task_create_request(relaxed_task_body(s, body), quirks);
   if (!request) return request.error();
-  if (request->assistant_id != s.config.assistant_id) {
+  // Fault unknown_assistant_accepted: the assistant is never looked up (TASK-1).
+  if (request->assistant_id != s.config.assistant_id && !s.has(fault::unknown_assistant_accepted)) {
     return protocol::not_found("no assistant " + std::to_string(request->assistant_id));
   }
   task_record task;
@@ -162,7 +237,8 @@ outcome<json> create_task(state& s, const json& body, time_ms now) {
   task.created_at = now;
   task.client_tools = std::move(request->client_tools);
   for (const auto& text : request->input_texts) {
-    task.messages.push_back({{"role", "user"}, {"content", text}});  // TASK-10, MODEL-3
+    task.messages.push_back(
+        {{"role", "user"}, {"content", user_text_by_fault(s, text)}});  // TASK-10, MODEL-3
   }
   json response = {{"uuid", task.uuid}, {"status", "pending"}};
   task_record& stored = s.tasks.emplace(task.uuid, std::move(task)).first->second;
@@ -178,11 +254,16 @@ outcome<json> get_task(state& s, const std::string& uuid) {
   // Fault task_requeued_as_pending: a task back from interruption shows as pending (TASK-5).
   const bool requeued = s.has(fault::task_requeued_as_pending) &&
                         task.status == task_status::processing && task.steps > 1;
+  std::string_view status = requeued ? std::string_view("pending") : to_string(task.status);
+  // Fault task_status_renamed: "interrupted" goes out under another API's name (TASK-2).
+  if (task.status == task_status::interrupted && s.has(fault::task_status_renamed)) {
+    status = "requires_action";
+  }
   json body = {{"uuid", task.uuid},
-               {"status", requeued ? std::string_view("pending") : to_string(task.status)},
+               {"status", status},
                {"assistant_id", task.assistant_id},
                {"created_at_ms", task.created_at}};
-  if (task.status == task_status::interrupted) body["pending_tool_calls"] = pending_json(task);
+  if (task.status == task_status::interrupted) body["pending_tool_calls"] = pending_json(s, task);
   if (task.status == task_status::completed) body["output"] = task.output;
   if (task.error) body["error"] = *task.error;
   return body;
@@ -191,22 +272,34 @@ outcome<json> get_task(state& s, const std::string& uuid) {
 outcome<json> post_tool_results(state& s, const std::string& uuid, const json& body,
                                 time_ms /*now*/) {
   auto found = s.tasks.find(uuid);
+  // Fault tool_results_unknown_task_409: a missing task counts as "not interrupted".
+  if (found == s.tasks.end() && s.has(fault::tool_results_unknown_task_409)) {
+    return protocol::conflict("task '" + uuid + "' is not interrupted (TASK-4)");
+  }
   if (found == s.tasks.end()) return protocol::not_found("no task '" + uuid + "'");
   task_record& task = found->second;
+  // Fault task_409_checked_after_items: the items are validated before the status.
+  if (s.has(fault::task_409_checked_after_items)) {
+    auto early = protocol::parse_tool_results_request(body);
+    if (!early) return early.error();
+  }
   if (task.status != task_status::interrupted) {
     return protocol::conflict("task '" + uuid + "' is " + std::string(to_string(task.status)) +
                               ", not interrupted (TASK-4)");
   }
-  auto request = protocol::parse_tool_results_request(body);
-  if (!request) return request.error();
-  auto covered = check_coverage(s, task, *request);
-  if (!covered) return covered.error();
-
-  for (const auto& item : request->results) {
-    auto call = std::find_if(task.pending.begin(), task.pending.end(),
-                             [&](const pending_tool_call& p) { return p.id == item.id; });
-    task.output[call->output_index]["tool_call"]["output"] = output_of(item.outcome);
-    task.round[call->round_index].second = protocol::model_content(item.outcome);
+  if (s.has(fault::tool_results_items_applied_one_by_one)) {
+    auto applied = apply_items_one_by_one(s, task, body);
+    if (!applied) return applied.error();
+  } else {
+    auto request = protocol::parse_tool_results_request(body);
+    if (!request) return request.error();
+    auto covered = check_coverage(s, task, *request);
+    if (!covered) return covered.error();
+    for (const auto& item : request->results) {
+      auto call = std::find_if(task.pending.begin(), task.pending.end(),
+                               [&](const pending_tool_call& p) { return p.id == item.id; });
+      apply_result(s, task, *call, item.outcome);
+    }
   }
   task.pending.clear();
   cancel(s, task.serial);
@@ -218,11 +311,13 @@ outcome<json> post_tool_results(state& s, const std::string& uuid, const json& b
 
 void task_model_replied(state& s, task_record& task, const model_reply& reply, time_ms now) {
   task.waiting_step = 0;
+  // Fault model_failure_hangs_turn: the failure is dropped; the task stays processing.
+  if (!reply.answer && s.has(fault::model_failure_hangs_turn)) return;
   if (!reply.answer) {
     fail_task(s, task, "model_error", reply.failure);
     return;
   }
-  const protocol::model_answer& answer = *reply.answer;
+  const protocol::model_answer& answer = first_call_only_by_fault(s, *reply.answer);
   task.messages.push_back(protocol::to_assistant_message(answer));
   if (answer.text && !answer.text->empty()) {
     task.output.push_back({{"type", "text"}, {"text", *answer.text}});
@@ -232,6 +327,8 @@ void task_model_replied(state& s, task_record& task, const model_reply& reply, t
     return;
   }
   task.round.clear();
+  // Fault task_call_ids_restart_each_round: every round numbers its calls from 1 (TASK-9).
+  if (s.has(fault::task_call_ids_restart_each_round)) task.next_call = 1;
   for (const auto& call : answer.tool_calls)
     take_call(s, task, call);
   if (task.pending.empty()) {
@@ -240,7 +337,9 @@ void task_model_replied(state& s, task_record& task, const model_reply& reply, t
   }
   move(task.status, task_status::interrupted);
   if (!s.has(fault::interrupt_never_times_out)) {
-    task.interrupt_deadline = now + s.config.interrupt_timeout_ms;
+    // Fault interrupt_deadline_from_creation: the timeout counts from creation (TASK-7).
+    const time_ms from = s.has(fault::interrupt_deadline_from_creation) ? task.created_at : now;
+    task.interrupt_deadline = from + s.config.interrupt_timeout_ms;
     schedule(s, task.serial, *task.interrupt_deadline, {timer_kind::task_interrupt, task.uuid, ""});
   }
 }

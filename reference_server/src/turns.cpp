@@ -32,13 +32,19 @@ std::vector<const tool_spec*> offered_by(const state& s, const client_record& cl
   return tools;
 }
 
+//! The client part of the model-side names of `client`'s tools (CALL-2).
+const std::string& model_side_name(const state& s, const client_record& client) {
+  // Fault model_name_uses_requested_name: the requested name instead of the assigned one.
+  return s.has(fault::model_name_uses_requested_name) ? client.requested_name : client.name;
+}
+
 //! Finds the offered tool the model named: an exact `<client>__<tool>` match over the
 //! live clients in registration order (names may themselves contain `__`). Without one,
 //! the live client whose `<name>__` is the longest prefix, so TOOLS-5 can name it.
 resolved_tool resolve(const state& s, session_record& session, const std::string& model_name) {
   for (auto& [serial, client] : session.clients) {
     for (const tool_spec* tool : offered_by(s, client)) {
-      if (client.name + tool_separator + tool->name == model_name) {
+      if (model_side_name(s, client) + tool_separator + tool->name == model_name) {
         return {&client, tool, tool->name};
       }
     }
@@ -46,7 +52,7 @@ resolved_tool resolve(const state& s, session_record& session, const std::string
   resolved_tool best;
   std::size_t best_length = 0;
   for (auto& [serial, client] : session.clients) {
-    const std::string prefix = client.name + tool_separator;
+    const std::string prefix = model_side_name(s, client) + tool_separator;
     if (model_name.size() <= prefix.size() || model_name.compare(0, prefix.size(), prefix) != 0 ||
         prefix.size() <= best_length) {
       continue;
@@ -82,15 +88,41 @@ std::string content_for_model(const state& s, const tool_outcome& outcome) {
   if (s.has(fault::string_content_serialized) && std::holds_alternative<json>(outcome)) {
     return std::get<json>(outcome).dump();
   }
+  // Fault error_result_message_only: an error reaches the model as its bare message.
+  if (const auto* error = std::get_if<protocol::tool_error>(&outcome);
+      error != nullptr && s.has(fault::error_result_message_only)) {
+    return error->message;
+  }
   return protocol::model_content(outcome);
+}
+
+//! Fault completed_event_deferred (SES-5): the client_tool_completed events of the step's
+//! completed calls, emitted only now that the step is over.
+void emit_deferred_completions(state& s, session_record& session, time_ms now) {
+  if (!s.has(fault::completed_event_deferred)) return;
+  for (const auto& slot : session.turn->slots) {
+    auto call = session.calls.find(slot.call_id);
+    if (slot.call_id.empty() || call == session.calls.end() ||
+        call->second.status != call_status::completed || !slot.outcome) {
+      continue;
+    }
+    emit(s, session, "client_tool_completed",
+         {{"call_id", call->second.id},
+          {"client_id", call->second.client_id},
+          {"is_error", std::holds_alternative<protocol::tool_error>(*slot.outcome)}},
+         now);
+  }
 }
 
 void continue_turn(state& s, session_record& session, time_ms now) {
   turn_record& turn = *session.turn;
+  emit_deferred_completions(s, session, now);
   for (const auto& slot : turn.slots) {
     if (!slot.outcome) continue;  // only under fault next_step_before_all_settled
+    // Fault tool_message_uses_our_call_id: the tool message answers our call id (MODEL-1).
+    const bool ours = s.has(fault::tool_message_uses_our_call_id) && !slot.call_id.empty();
     turn.messages.push_back({{"role", "tool"},
-                             {"tool_call_id", slot.model_call_id},
+                             {"tool_call_id", ours ? slot.call_id : slot.model_call_id},
                              {"content", content_for_model(s, *slot.outcome)}});
   }
   issue_step(s, session, now);
@@ -142,6 +174,11 @@ void start_call(state& s, session_record& session, std::size_t slot,
     dispatch_call(s, session, *target.client, withdrawn, std::move(arguments), slot, now);
     return;
   }
+  // Fault unresolved_call_never_settled: a name no live client has is left hanging (TOOLS-5).
+  if (target.tool == nullptr && target.client == nullptr &&
+      s.has(fault::unresolved_call_never_settled)) {
+    return;
+  }
   if (target.tool == nullptr) {
     settle_unavailable(s, session, slot, target, now);
     return;
@@ -155,7 +192,8 @@ json offered_tools(const state& s, const session_record& session) {
   json tools = json::array();
   auto add_client = [&](const client_record& client) {
     for (const tool_spec* tool : offered_by(s, client)) {
-      tools.push_back(protocol::to_openai_tool(client.name + tool_separator + tool->name, *tool));
+      tools.push_back(protocol::to_openai_tool(
+          model_side_name(s, client) + tool_separator + tool->name, *tool));
     }
   };
   for (const auto& [serial, client] : session.clients)
@@ -167,6 +205,9 @@ json offered_tools(const state& s, const session_record& session) {
 }
 
 outcome<json> post_message(state& s, session_record& session, const json& body, time_ms now) {
+  if (auto known = reject_unknown_fields_by_fault(s, body, {"content"}); !known) {
+    return known.error();
+  }
   auto request = protocol::parse_message_request(body);
   if (!request) return request.error();
   if (session.turn && !s.has(fault::concurrent_turns_accepted)) {
@@ -175,7 +216,7 @@ outcome<json> post_message(state& s, session_record& session, const json& body, 
   }
   turn_record turn;
   turn.id = "turn_" + std::to_string(s.next_turn++);
-  turn.messages.push_back({{"role", "user"}, {"content", request->content}});
+  turn.messages.push_back({{"role", "user"}, {"content", user_text_by_fault(s, request->content)}});
   session.turn = std::move(turn);
   emit(s, session, "turn_started", {{"turn_id", session.turn->id}}, now);
   const std::string turn_id = session.turn->id;
@@ -186,13 +227,15 @@ outcome<json> post_message(state& s, session_record& session, const json& body, 
 void turn_model_replied(state& s, session_record& session, const model_reply& reply, time_ms now) {
   turn_record& turn = *session.turn;
   turn.waiting_step = 0;
+  // Fault model_failure_hangs_turn: the failure is dropped and the turn never ends (MODEL-4).
+  if (!reply.answer && s.has(fault::model_failure_hangs_turn)) return;
   if (!reply.answer) {
     emit(s, session, "turn_failed",
          {{"turn_id", turn.id}, {"reason", "model_error: " + reply.failure}}, now);
     end_turn(session);
     return;
   }
-  const protocol::model_answer& answer = *reply.answer;
+  const protocol::model_answer& answer = first_call_only_by_fault(s, *reply.answer);
   turn.messages.push_back(protocol::to_assistant_message(answer));
   if (answer.tool_calls.empty()) {
     emit(s, session, "turn_completed", {{"turn_id", turn.id}, {"output", answer.text.value_or("")}},

@@ -114,3 +114,160 @@ TEST_CASE("fault string_content_serialized breaks CALL-8", "[faults][CALL-8]") {
   CHECK(seen.clean == json{{"mc_1", "hello"}, {"mc_2", "{\"rows\":3}"}});
   CHECK(seen.faulty == json{{"mc_1", "\"hello\""}, {"mc_2", "{\"rows\":3}"}});
 }
+
+namespace {
+
+//! POSTs an ack for `call_id`; returns the status.
+int post_ack(core_harness& h, const dispatched_turn& turn, const std::string& call_id) {
+  return h.request("POST", h.call_path(turn.sid, turn.cid, call_id) + "/ack").status;
+}
+
+//! POSTs `body` as the result of `call_id`; returns the response.
+toolwire::protocol::api_response post_result_body(core_harness& h, const dispatched_turn& turn,
+                                                  const std::string& call_id, const json& body) {
+  return h.request("POST", h.call_path(turn.sid, turn.cid, call_id) + "/result", body);
+}
+
+}  // namespace
+
+TEST_CASE("fault arguments_as_text breaks CALL-1", "[faults][CALL-1]") {
+  // CALL-1: "... and the `arguments` exactly as the model gave them."
+  const auto seen = run_clean_and_faulty(fault::arguments_as_text, [](core_harness& h) {
+    const auto turn = dispatch_reads(h, 1);
+    return h.find_event(turn.sid, "client_tool_dispatched")->data["arguments"];
+  });
+  CHECK(seen.clean == json{{"n", 0}});
+  CHECK(seen.faulty == json("{\"n\":0}"));
+}
+
+TEST_CASE("fault model_name_uses_requested_name breaks CALL-2", "[faults][CALL-2]") {
+  // CALL-2: "The model sees a client's tool as `<assigned client name>__<tool>`."
+  const auto seen =
+      run_clean_and_faulty(fault::model_name_uses_requested_name, [](core_harness& h) {
+        const auto sid = h.create_session();
+        h.register_client(sid, "web", core_harness::never(),
+                          json::array({core_harness::tool("a")}));
+        const auto second = h.register_client(sid, "web", core_harness::never(),
+                                              json::array({core_harness::tool("a")}));
+        REQUIRE(second["name"] == "web_2");
+        start_turn(h, sid);
+        return offered_in_next_step(h);
+      });
+  CHECK(seen.clean == json{"web__a", "web_2__a"});
+  CHECK(seen.faulty == json{"web__a", "web__a"});
+}
+
+TEST_CASE("fault result_timeout_from_ack breaks CALL-3", "[faults][CALL-3]") {
+  // CALL-3: "an acked one [fails] at `dispatched + result_timeout`".
+  const auto seen = run_clean_and_faulty(fault::result_timeout_from_ack, [](core_harness& h) {
+    const auto turn = dispatch_reads(h, 1);
+    h.advance(1'000);
+    REQUIRE(post_ack(h, turn, turn.calls[0]) == 200);
+    h.advance(h.core().config().result_timeout_ms - 1'000);  // dispatched + result_timeout
+    return failure_reasons(h, turn.sid);
+  });
+  CHECK(seen.clean == json{"result_timeout"});
+  CHECK(seen.faulty == json::array());
+}
+
+TEST_CASE("fault ack_timeout_not_enforced breaks CALL-3", "[faults][CALL-3]") {
+  // CALL-3: "An un-acked call fails at `dispatched + ack_timeout` (reason `ack_timeout`)".
+  const auto seen = run_clean_and_faulty(fault::ack_timeout_not_enforced, [](core_harness& h) {
+    const auto turn = dispatch_reads(h, 1);
+    h.advance(h.core().config().ack_timeout_ms);
+    return failure_reasons(h, turn.sid);
+  });
+  CHECK(seen.clean == json{"ack_timeout"});
+  CHECK(seen.faulty == json::array());
+}
+
+TEST_CASE("fault error_result_reported_as_success breaks CALL-4", "[faults][CALL-4]") {
+  // CALL-4: "... -> 200, emits `client_tool_completed {call_id, client_id, is_error}`."
+  const auto seen =
+      run_clean_and_faulty(fault::error_result_reported_as_success, [](core_harness& h) {
+        const auto turn = dispatch_reads(h, 1);
+        REQUIRE(post_result_body(h, turn, turn.calls[0], {{"error", "no form"}}).status == 200);
+        return h.find_event(turn.sid, "client_tool_completed")->data["is_error"];
+      });
+  CHECK(seen.clean == json(true));
+  CHECK(seen.faulty == json(false));
+}
+
+TEST_CASE("fault empty_result_accepted breaks CALL-4", "[faults][CALL-4]") {
+  // CALL-4: "Both or neither of `content`/`error`: 400."
+  const auto seen = run_clean_and_faulty(fault::empty_result_accepted, [](core_harness& h) {
+    const auto turn = dispatch_reads(h, 1);
+    const auto empty = post_result_body(h, turn, turn.calls[0], json::object());
+    return json{{"empty", empty.status},
+                {"completed", count_events(h, turn.sid, "client_tool_completed")}};
+  });
+  CHECK(seen.clean == json{{"empty", 400}, {"completed", 0}});
+  CHECK(seen.faulty == json{{"empty", 200}, {"completed", 1}});
+}
+
+TEST_CASE("fault non_string_content_rejected breaks CALL-4", "[faults][CALL-4]") {
+  // CALL-4: "`{"content": <string or JSON>}`".
+  const auto seen = run_clean_and_faulty(fault::non_string_content_rejected, [](core_harness& h) {
+    const auto turn = dispatch_reads(h, 2);
+    return json{post_content(h, turn, turn.calls[0], "text"),
+                post_content(h, turn, turn.calls[1], {{"rows", 3}})};
+  });
+  CHECK(seen.clean == json{200, 200});
+  CHECK(seen.faulty == json{200, 400});
+}
+
+TEST_CASE("fault deadline_not_cancelled_on_result breaks CALL-5", "[faults][CALL-5]") {
+  // CALL-5: "Every dispatched call is settled exactly once ... Never both, never twice".
+  const auto seen =
+      run_clean_and_faulty(fault::deadline_not_cancelled_on_result, [](core_harness& h) {
+        const auto turn = dispatch_reads(h, 1);
+        REQUIRE(post_content(h, turn, turn.calls[0], "done") == 200);
+        h.advance(h.core().config().ack_timeout_ms);
+        return json{{"completed", count_events(h, turn.sid, "client_tool_completed")},
+                    {"failed", failure_reasons(h, turn.sid)}};
+      });
+  CHECK(seen.clean == json{{"completed", 1}, {"failed", json::array()}});
+  CHECK(seen.faulty == json{{"completed", 1}, {"failed", {"ack_timeout"}}});
+}
+
+TEST_CASE("fault ack_after_settle_accepted breaks CALL-6", "[faults][CALL-6]") {
+  // CALL-6: "a result or ack after the call was settled (completed or failed): 409".
+  const auto seen = run_clean_and_faulty(fault::ack_after_settle_accepted, [](core_harness& h) {
+    const auto turn = dispatch_reads(h, 2);
+    REQUIRE(post_content(h, turn, turn.calls[0], "done") == 200);
+    h.advance(h.core().config().ack_timeout_ms);  // the second call fails
+    return json{post_ack(h, turn, turn.calls[0]), post_ack(h, turn, turn.calls[1])};
+  });
+  CHECK(seen.clean == json{409, 409});
+  CHECK(seen.faulty == json{200, 200});
+}
+
+TEST_CASE("fault wrong_client_result_accepted breaks CALL-7", "[faults][CALL-7]") {
+  // CALL-7: "A call is addressed only through the client it was dispatched to: another
+  // client's `cid` in the path gives 404."
+  const auto seen = run_clean_and_faulty(fault::wrong_client_result_accepted, [](core_harness& h) {
+    const auto turn = dispatch_reads(h, 1);
+    const std::string other =
+        h.register_client(turn.sid, "app", core_harness::never())["client_id"];
+    const auto wrong = h.request("POST", h.call_path(turn.sid, other, turn.calls[0]) + "/result",
+                                 {{"content", "not mine"}});
+    return json{{"wrong_client", wrong.status},
+                {"completed", count_events(h, turn.sid, "client_tool_completed")}};
+  });
+  CHECK(seen.clean == json{{"wrong_client", 404}, {"completed", 0}});
+  CHECK(seen.faulty == json{{"wrong_client", 200}, {"completed", 1}});
+}
+
+TEST_CASE("fault error_result_message_only breaks CALL-8", "[faults][CALL-8]") {
+  // CALL-8: "an error reaches the model as a tool message whose content is `{"error":
+  // {"reason": "<reason>", "message": "<text>"}}`."
+  const auto seen = run_clean_and_faulty(fault::error_result_message_only, [](core_harness& h) {
+    const auto turn = dispatch_reads(h, 1);
+    REQUIRE(post_result_body(h, turn, turn.calls[0], {{"error", "denied"}, {"reason", "refused"}})
+                .status == 200);
+    return tool_results_seen_by_model(h);
+  });
+  CHECK(seen.clean ==
+        json{{"mc_1", "{\"error\":{\"message\":\"denied\",\"reason\":\"refused\"}}"}});
+  CHECK(seen.faulty == json{{"mc_1", "denied"}});
+}

@@ -125,3 +125,167 @@ TEST_CASE("fault task_requeued_as_pending breaks TASK-5", "[faults][TASK-5]") {
   CHECK(seen.clean == json{{"code", 200}, {"status", "processing"}});
   CHECK(seen.faulty == json{{"code", 200}, {"status", "pending"}});
 }
+
+namespace {
+
+//! POSTs a task body; returns the response.
+toolwire::protocol::api_response create_task_with(core_harness& h, const json& changes) {
+  json body = {{"assistant_id", 1},
+               {"input", json::array({{{"type", "text"}, {"text", "where am I?"}}})},
+               {"client_tools", json::array({task_tool("locate")})}};
+  body.update(changes);
+  return h.request("POST", "/api/tasks", body);
+}
+
+//! Answers every pending call of the task with `content`; returns the status.
+int answer_all(core_harness& h, const std::string& uuid, const json& content) {
+  json results = json::array();
+  for (const auto& id : pending_ids(get_task(h, uuid)))
+    results.push_back({{"id", id}, {"content", content}});
+  return h.request("POST", tool_results_path(uuid), {{"tool_results", results}}).status;
+}
+
+}  // namespace
+
+TEST_CASE("fault unknown_assistant_accepted breaks TASK-1", "[faults][TASK-1]") {
+  // TASK-1: "[P] ... unknown `assistant_id` 404."
+  const auto seen = run_clean_and_faulty(fault::unknown_assistant_accepted, [](core_harness& h) {
+    return create_task_with(h, {{"assistant_id", 987654321}}).status;
+  });
+  CHECK(seen.clean == json(404));
+  CHECK(seen.faulty == json(201));
+}
+
+TEST_CASE("fault assistant_id_coerced breaks TASK-1", "[faults][TASK-1]") {
+  // TASK-1: "[P] ... `assistant_id` is an integer".
+  const auto seen = run_clean_and_faulty(fault::assistant_id_coerced, [](core_harness& h) {
+    return json{create_task_with(h, {{"assistant_id", "1"}}).status,
+                create_task_with(h, {{"assistant_id", 1.5}}).status,
+                create_task_with(h, {{"assistant_id", "one"}}).status};
+  });
+  CHECK(seen.clean == json{400, 400, 400});
+  CHECK(seen.faulty == json{201, 201, 400});
+}
+
+TEST_CASE("fault task_tool_description_optional breaks TASK-1", "[faults][TASK-1]") {
+  // TASK-1: "`name` and `description` are required, `input_schema` ... optional."
+  const auto seen =
+      run_clean_and_faulty(fault::task_tool_description_optional, [](core_harness& h) {
+        return json{
+            create_task_with(h, {{"client_tools", json::array({{{"name", "locate"}}})}}).status,
+            create_task_with(h, {{"client_tools", json::array({{{"description", "x"}}})}}).status};
+      });
+  CHECK(seen.clean == json{400, 400});
+  CHECK(seen.faulty == json{201, 400});
+}
+
+TEST_CASE("fault task_status_renamed breaks TASK-2", "[faults][TASK-2]") {
+  // TASK-2: "status one of `pending`, `processing`, `interrupted`, `completed`, `failed`."
+  const auto seen = run_clean_and_faulty(fault::task_status_renamed, [](core_harness& h) {
+    const auto uuid = task_calling(h, {"locate"});
+    const json task = get_task(h, uuid);
+    return json{{"status", task["status"]}, {"pending", pending_ids(task).size()}};
+  });
+  CHECK(seen.clean == json{{"status", "interrupted"}, {"pending", 1}});
+  CHECK(seen.faulty == json{{"status", "requires_action"}, {"pending", 1}});
+}
+
+TEST_CASE("fault pending_shows_model_call_ids breaks TASK-3", "[faults][TASK-3]") {
+  // TASK-3: "the task becomes `interrupted` with `pending_tool_calls: [{"id", "name",
+  // "arguments"}]`" — the ids TASK-4's submission names.
+  const auto seen = run_clean_and_faulty(fault::pending_shows_model_call_ids, [](core_harness& h) {
+    const auto uuid = task_calling(h, {"locate"});
+    return json{{"submitted", answer_all(h, uuid, "Paris")},
+                {"status", get_task(h, uuid)["status"]}};
+  });
+  CHECK(seen.clean == json{{"submitted", 200}, {"status", "processing"}});
+  CHECK(seen.faulty == json{{"submitted", 400}, {"status", "interrupted"}});
+}
+
+TEST_CASE("fault tool_results_items_applied_one_by_one breaks TASK-4", "[faults][TASK-4]") {
+  // TASK-4: "Missing, unknown or duplicate ids, or an item with both or neither of
+  // `content`/`error`: 400 and nothing is applied."
+  const auto seen =
+      run_clean_and_faulty(fault::tool_results_items_applied_one_by_one, [](core_harness& h) {
+        const auto uuid = task_calling(h, {"locate", "locate"});
+        const auto pending = pending_ids(get_task(h, uuid));
+        REQUIRE(pending.size() == 2);
+        const auto bad =
+            h.request("POST", tool_results_path(uuid),
+                      {{"tool_results",
+                        json::array({{{"id", pending[0]}, {"content", "Paris"}},
+                                     {{"id", pending[1]}, {"content", "a"}, {"error", "b"}}})}});
+        return json{{"bad", bad.status}, {"still_pending", pending_ids(get_task(h, uuid)).size()}};
+      });
+  CHECK(seen.clean == json{{"bad", 400}, {"still_pending", 2}});
+  CHECK(seen.faulty == json{{"bad", 400}, {"still_pending", 1}});
+}
+
+TEST_CASE("fault task_409_checked_after_items breaks TASK-4", "[faults][TASK-4]") {
+  // TASK-4: "Not interrupted: 409 (checked before the items)."
+  const auto seen = run_clean_and_faulty(fault::task_409_checked_after_items, [](core_harness& h) {
+    const auto uuid = create_locate_task(h);  // processing: its model step is pending
+    return h
+        .request("POST", tool_results_path(uuid),
+                 {{"tool_results", json::array({{{"content", "no id"}}})}})
+        .status;
+  });
+  CHECK(seen.clean == json(409));
+  CHECK(seen.faulty == json(400));
+}
+
+TEST_CASE("fault tool_results_unknown_task_409 breaks TASK-4", "[faults][TASK-4]") {
+  // TASK-4 routes a submission to an existing task; an unknown uuid is not_found (C-2).
+  const auto seen = run_clean_and_faulty(fault::tool_results_unknown_task_409, [](core_harness& h) {
+    return h.request("POST", tool_results_path("no-such-task"), {{"tool_results", json::array()}})
+        .status;
+  });
+  CHECK(seen.clean == json(404));
+  CHECK(seen.faulty == json(409));
+}
+
+TEST_CASE("fault interrupt_deadline_from_creation breaks TASK-7", "[faults][TASK-7]") {
+  // TASK-7: "A task interrupted longer than the profile's `interrupt_timeout` becomes
+  // `failed`" — interrupted, not alive: the time counts from the interruption.
+  const auto seen =
+      run_clean_and_faulty(fault::interrupt_deadline_from_creation, [](core_harness& h) {
+        const auto uuid = create_locate_task(h);
+        const auto step = h.next_model_step();
+        h.advance(h.core().config().interrupt_timeout_ms / 2);
+        h.answer_calls(step.step_id, {{"locate", json::object()}});
+        h.advance(h.core().config().interrupt_timeout_ms / 2 + 1);
+        return get_task(h, uuid)["status"];
+      });
+  CHECK(seen.clean == json("interrupted"));
+  CHECK(seen.faulty == json("failed"));
+}
+
+TEST_CASE("fault task_call_ids_restart_each_round breaks TASK-9", "[faults][TASK-9]") {
+  // TASK-9: "Call ids are never reused within a task".
+  const auto seen =
+      run_clean_and_faulty(fault::task_call_ids_restart_each_round, [](core_harness& h) {
+        const auto uuid = task_calling(h, {"locate"});
+        const auto first = pending_ids(get_task(h, uuid));
+        REQUIRE(answer_all(h, uuid, "Paris") == 200);
+        h.answer_calls(h.next_model_step().step_id, {{"locate", json::object()}});
+        const auto second = pending_ids(get_task(h, uuid));
+        // Round one's submission, sent again now.
+        const auto again =
+            h.request("POST", tool_results_path(uuid),
+                      {{"tool_results", json::array({{{"id", first[0]}, {"content", "Paris"}}})}});
+        return json{{"ids_reused", first == second}, {"resubmitted", again.status}};
+      });
+  CHECK(seen.clean == json{{"ids_reused", false}, {"resubmitted", 400}});
+  CHECK(seen.faulty == json{{"ids_reused", true}, {"resubmitted", 200}});
+}
+
+TEST_CASE("fault task_tools_offered_prefixed breaks TASK-10", "[faults][TASK-10]") {
+  // TASK-10: "The model is offered a task's client tools under their declared names,
+  // unprefixed".
+  const auto seen = run_clean_and_faulty(fault::task_tools_offered_prefixed, [](core_harness& h) {
+    create_locate_task(h);
+    return offered_in_next_step(h);
+  });
+  CHECK(seen.clean == json{"locate"});
+  CHECK(seen.faulty == json{"client_tools__locate"});
+}

@@ -114,3 +114,77 @@ TEST_CASE("fault unavailable_tool_dispatched breaks TOOLS-5", "[faults][TOOLS-5]
                            {"failed_tool", "a"}});
   CHECK(seen.faulty == json{{"dispatched", 1}, {"failures", json::array()}, {"next_step", false}});
 }
+
+TEST_CASE("fault put_tools_unvalidated breaks TOOLS-2", "[faults][TOOLS-2]") {
+  // TOOLS-2: "Same validation as REG-1..3; an invalid list changes nothing."
+  const auto seen = run_clean_and_faulty(fault::put_tools_unvalidated, [](core_harness& h) {
+    const auto sid = h.create_session();
+    const std::string cid =
+        h.register_client(sid, "web", core_harness::never(), tools_named({"a"}))["client_id"];
+    const auto put = put_tools(h, sid, cid, tools_named({"has spaces", "b", "b"}));
+    start_turn(h, sid);
+    return json{{"put", put.status}, {"offered", offered_in_next_step(h)}};
+  });
+  CHECK(seen.clean == json{{"put", 400}, {"offered", {"web__a"}}});
+  CHECK(seen.faulty == json{{"put", 200}, {"offered", {"web__has spaces", "web__b", "web__b"}}});
+}
+
+TEST_CASE("fault withdrawn_tool_calls_failed breaks TOOLS-4", "[faults][TOOLS-4]") {
+  // TOOLS-4: "A call already dispatched when its tool is withdrawn stays open and can still
+  // be acked and answered."
+  const auto seen = run_clean_and_faulty(fault::withdrawn_tool_calls_failed, [](core_harness& h) {
+    const auto turn = dispatch_reads(h, 1);
+    REQUIRE(put_tools(h, turn.sid, turn.cid, json::array()).status == 200);
+    const auto ack = h.request("POST", h.call_path(turn.sid, turn.cid, turn.calls[0]) + "/ack");
+    const int result = post_content(h, turn, turn.calls[0], "still here");
+    return json{
+        {"failures", failure_reasons(h, turn.sid)}, {"ack", ack.status}, {"result", result}};
+  });
+  CHECK(seen.clean == json{{"failures", json::array()}, {"ack", 200}, {"result", 200}});
+  CHECK(seen.faulty == json{{"failures", {"tool_unavailable"}}, {"ack", 409}, {"result", 409}});
+}
+
+TEST_CASE("fault unresolved_call_never_settled breaks TOOLS-5", "[faults][TOOLS-5]") {
+  // TOOLS-5: "where no live client has that name, only the model's error result records
+  // it." The model gets that result and the turn goes on.
+  const auto seen = run_clean_and_faulty(fault::unresolved_call_never_settled, [](core_harness& h) {
+    const auto sid = h.create_session();
+    h.register_client(sid, "web", core_harness::never(), tools_named({"a"}));
+    start_turn(h, sid);
+    h.answer_calls(h.next_model_step().step_id, {{"ghost__a", json::object()}});
+    json observed = {{"next_step", h.has_model_step()},
+                     {"failed_events", count_events(h, sid, "client_tool_failed")}};
+    if (h.has_model_step()) {
+      const auto results = core_harness::tool_messages(h.next_model_step());
+      REQUIRE(results.size() == 1);
+      observed["model_saw"] =
+          json::parse(results[0]["content"].get<std::string>())["error"]["reason"];
+    }
+    return observed;
+  });
+  CHECK(seen.clean ==
+        json{{"next_step", true}, {"failed_events", 0}, {"model_saw", "tool_unavailable"}});
+  CHECK(seen.faulty == json{{"next_step", false}, {"failed_events", 0}});
+}
+
+TEST_CASE("fault put_applied_in_two_phases breaks TOOLS-6", "[faults][TOOLS-6]") {
+  // TOOLS-6: "Each model step sees one consistent tool list: the list before a PUT or the
+  // list after it, never a mix of the two."
+  const auto seen = run_clean_and_faulty(fault::put_applied_in_two_phases, [](core_harness& h) {
+    const auto sid = h.create_session();
+    const std::string cid =
+        h.register_client(sid, "web", core_harness::never(), tools_named({"a", "b"}))["client_id"];
+    start_turn(h, sid);
+    h.answer_calls(h.next_model_step().step_id, {{"web__a", json::object()}});
+    REQUIRE(put_tools(h, sid, cid, tools_named({"b", "c"})).status == 200);
+    // Clean: the call on `a` stays open (TOOLS-4), so no step runs yet; answering it runs
+    // one. Faulty: the PUT's first phase failed it, and the step ran mid-PUT.
+    if (!h.has_model_step()) {
+      REQUIRE(post_content(h, {sid, cid, h.dispatched_calls(sid)}, h.dispatched_calls(sid)[0],
+                           "done") == 200);
+    }
+    return offered_in_next_step(h);
+  });
+  CHECK(seen.clean == json{"web__b", "web__c"});
+  CHECK(seen.faulty == json{"web__b"});
+}

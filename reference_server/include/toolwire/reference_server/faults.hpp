@@ -38,6 +38,60 @@ enum class fault {
   interrupt_never_times_out,       // TASK-7
   task_output_prefixed,            // TASK-6
   task_requeued_as_pending,        // TASK-5
+  // -- common conventions (section 0)
+  malformed_json_treated_as_empty,   // C-1
+  error_body_is_string,              // C-2
+  rejected_result_acks_call,         // C-3
+  access_token_accepted_everywhere,  // C-5
+  unknown_fields_rejected,           // C-6
+  // -- authentication and sessions (sections 1, 2)
+  api_key_rejected_on_client_routes,  // AUTH-1
+  unknown_credential_is_403,          // AUTH-2
+  session_token_creates_session,      // AUTH-4
+  access_token_query_ignored,         // AUTH-5
+  session_created_with_200,           // SES-1
+  left_reason_named_deleted,          // SES-4
+  completed_event_deferred,           // SES-5
+  // -- registration and lifetime (sections 3, 4)
+  duplicate_tool_names_collapsed,  // REG-3
+  client_name_unchecked,           // REG-4
+  ttl_upper_bound_unchecked,       // REG-8
+  never_client_given_default_ttl,  // LIFE-1
+  second_delete_accepted,          // LIFE-4
+  // -- tool lists (section 5)
+  put_tools_unvalidated,          // TOOLS-2
+  withdrawn_tool_calls_failed,    // TOOLS-4
+  unresolved_call_never_settled,  // TOOLS-5
+  put_applied_in_two_phases,      // TOOLS-6
+  // -- calls (section 6)
+  arguments_as_text,                 // CALL-1
+  model_name_uses_requested_name,    // CALL-2
+  result_timeout_from_ack,           // CALL-3
+  ack_timeout_not_enforced,          // CALL-3
+  error_result_reported_as_success,  // CALL-4
+  empty_result_accepted,             // CALL-4
+  non_string_content_rejected,       // CALL-4
+  deadline_not_cancelled_on_result,  // CALL-5
+  ack_after_settle_accepted,         // CALL-6
+  wrong_client_result_accepted,      // CALL-7
+  error_result_message_only,         // CALL-8
+  // -- the model interface (section 8)
+  tool_message_uses_our_call_id,  // MODEL-1
+  only_first_tool_call_taken,     // MODEL-2
+  user_text_trimmed,              // MODEL-3
+  model_failure_hangs_turn,       // MODEL-4
+  // -- tasks (section 9)
+  unknown_assistant_accepted,             // TASK-1
+  assistant_id_coerced,                   // TASK-1
+  task_tool_description_optional,         // TASK-1
+  task_status_renamed,                    // TASK-2
+  pending_shows_model_call_ids,           // TASK-3
+  tool_results_items_applied_one_by_one,  // TASK-4
+  task_409_checked_after_items,           // TASK-4
+  tool_results_unknown_task_409,          // TASK-4
+  interrupt_deadline_from_creation,       // TASK-7
+  task_call_ids_restart_each_round,       // TASK-9
+  task_tools_offered_prefixed,            // TASK-10
 };
 
 struct fault_info {

@@ -1,0 +1,200 @@
+// `toolwire check`.
+#include "check_command.hpp"
+
+#include <unistd.h>
+
+#include <chrono>
+#include <filesystem>
+#include <fstream>
+#include <iostream>
+#include <sstream>
+
+#include "toolwire/conformance/baseline.hpp"
+#include "toolwire/conformance/catalog.hpp"
+#include "toolwire/conformance/runner.hpp"
+#include "toolwire/reports/reports.hpp"
+
+namespace toolwire::cli {
+
+namespace {
+
+using conformance::case_result;
+using conformance::verdict;
+
+int usage_error(const std::string& message) {
+  std::cerr << "toolwire check: " << message << "\n";
+  return 2;
+}
+
+bool write_text(const std::string& path, const std::string& text) {
+  const auto parent = std::filesystem::path(path).parent_path();
+  std::error_code ec;
+  if (!parent.empty()) std::filesystem::create_directories(parent, ec);
+  std::ofstream out(path, std::ios::binary);
+  out << text;
+  return static_cast<bool>(out);
+}
+
+void print_list(const std::vector<conformance::catalog_case>& cases) {
+  for (const auto& c : cases) {
+    std::string ids;
+    for (const auto& id : c.plan.spec_ids)
+      ids += (ids.empty() ? "" : ",") + id;
+    std::cout << c.id << "  " << ids << "  " << conformance::strongest_tag(c.plan.spec_ids)
+              << "  " << c.plan.purpose << "\n";
+  }
+  std::cout << cases.size() << " cases\n";
+}
+
+void print_failure(const case_result& r) {
+  std::cout << "\n" << (r.verdict == verdict::warn ? "WARN " : "FAIL ") << r.id << " [";
+  for (std::size_t i = 0; i < r.spec_ids.size(); ++i)
+    std::cout << (i ? "," : "") << r.spec_ids[i];
+  std::cout << "] " << r.purpose << "\n";
+  for (const auto& e : r.evidence)
+    std::cout << "  - " << e << "\n";
+  std::cout << "  reproduce: " << r.reproduce << "\n";
+}
+
+void print_summary(const reports::tally& t, std::size_t cases, double seconds) {
+  std::printf("\n%-18s %6s\n", "verdict", "cases");
+  std::printf("%-18s %6zu\n%-18s %6zu\n%-18s %6zu\n%-18s %6zu\n%-18s %6zu\n%-18s %6zu\n", "pass",
+              t.pass, "fail", t.fail, "warn", t.warn, "not applicable", t.not_applicable,
+              "expected failure", t.expected_failures, "total", cases);
+  std::printf("%.2f s\n", seconds);
+}
+
+}  // namespace
+
+check_command::check_command(CLI::App& parent) {
+  app_ = parent.add_subcommand(
+      "check",
+      "Run the conformance catalog against a target and report, per case, pass / fail / "
+      "warn / not applicable with evidence. Without --target it starts the bundled reference "
+      "server on a free loopback port with the virtual clock and checks it over HTTP.");
+  app_->add_option("--target", target_, "a target profile (JSON; docs/target-profile.md)");
+  app_->add_option("--catalog", catalog_, "the catalog directory")
+      ->default_str(conformance::default_catalog_dir());
+  app_->add_option("--filter", filter_, "only cases whose id matches this glob, e.g. 'reg.*'");
+  app_->add_option("--jobs", jobs_, "cases run at once (in-process; over HTTP one at a time)")
+      ->default_val(2)
+      ->check(CLI::Range(1, 256));
+  app_->add_option("--seed", seed_, "the seed of every case's run")->default_val(1);
+  app_->add_option("--shard", shard_, "run shard I of N (I/N, 1-based), e.g. 2/4");
+  app_->add_option("--expected-failures", expected_failures_,
+                   "a baseline: case ids expected to fail (one per line)");
+  app_->add_flag("--update-baseline", update_baseline_,
+                 "write the failing cases to --expected-failures and exit 0");
+  app_->add_option("--junit", junit_, "write JUnit XML here");
+  app_->add_option("--json", json_, "write the JSON report (verdicts, evidence, traces) here");
+  app_->add_option("--markdown", markdown_, "write a Markdown summary here");
+  app_->add_option("--fault", faults_,
+                   "check a bundled reference server with this fault (repeatable; shows what a "
+                   "failing run looks like)");
+  app_->add_flag("--in-process", in_process_,
+                 "run on the simulator's in-process reference core instead of over HTTP");
+  app_->add_flag("--list", list_, "list the cases (id, SPEC IDs, grade, purpose) and exit");
+  app_->add_flag("--quiet", quiet_, "no progress line");
+}
+
+int check_command::run() const {
+  auto catalog = conformance::load_catalog(catalog_.empty() ? conformance::default_catalog_dir()
+                                                            : catalog_);
+  if (!catalog) return usage_error(catalog.error().message);
+  auto cases = conformance::filter_cases(std::move(*catalog), filter_);
+  if (!shard_.empty()) {
+    int index = 0, count = 0;
+    char slash = 0;
+    std::istringstream in(shard_);
+    if (!(in >> index >> slash >> count) || slash != '/' || count < 1 || index < 1 ||
+        index > count || !in.eof()) {
+      return usage_error("--shard must be I/N with 1 <= I <= N, e.g. 2/4; got '" + shard_ + "'");
+    }
+    cases = conformance::shard_cases(std::move(cases), index, count);
+  }
+  if (list_) {
+    print_list(cases);
+    return 0;
+  }
+  if (cases.empty()) return usage_error("no case matches --filter '" + filter_ + "'");
+  if (update_baseline_ && expected_failures_.empty()) {
+    return usage_error("--update-baseline needs --expected-failures FILE");
+  }
+  if (!target_.empty() && (in_process_ || !faults_.empty())) {
+    return usage_error("--in-process and --fault check the bundled server; not with --target");
+  }
+
+  conformance::target_choice target;
+  target.in_process = in_process_;
+  for (const auto& name : faults_) {
+    auto f = reference::parse_fault(name);
+    if (!f) return usage_error("unknown fault '" + name + "' (toolwire serve --list-faults)");
+    target.faults.insert(*f);
+  }
+  std::string target_name = in_process_ ? "toolwire reference (in-process)"
+                                        : "toolwire reference (bundled, over HTTP)";
+  if (!target_.empty()) {
+    auto profile = conformance::load_profile(target_);
+    if (!profile) return usage_error(profile.error().message);
+    target.profile = *profile;
+    target.profile_path = target_;
+    target_name = profile->name;
+  }
+
+  conformance::baseline listed;
+  if (!expected_failures_.empty() && !update_baseline_) {
+    auto loaded = conformance::load_baseline(expected_failures_);
+    if (!loaded) return usage_error(loaded.error().message);
+    listed = *loaded;
+  }
+
+  const bool tty = !quiet_ && isatty(STDERR_FILENO);
+  conformance::run_settings settings;
+  settings.seed = seed_;
+  settings.jobs = jobs_;
+  settings.progress = [&](const case_result& r, std::size_t done, std::size_t total) {
+    if (tty) {
+      std::cerr << "\r\033[K[" << done << "/" << total << "] " << r.id << ": "
+                << conformance::to_string(r.verdict) << std::flush;
+    }
+  };
+  const auto started = std::chrono::steady_clock::now();
+  auto results = conformance::run_cases(cases, target, settings);
+  if (tty) std::cerr << "\r\033[K";
+  if (!results) return usage_error("the target cannot be used: " + results.error().message);
+  const double seconds =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
+
+  if (update_baseline_) {
+    if (!write_text(expected_failures_, conformance::baseline_text(*results))) {
+      return usage_error("cannot write " + expected_failures_);
+    }
+    std::cout << "baseline written: " << expected_failures_ << "\n";
+    return 0;
+  }
+  reports::run_summary summary{target_name, seed_, seconds,
+                               conformance::apply_baseline(listed, *results)};
+  for (const auto& r : *results) {
+    if ((r.verdict == verdict::fail && !r.expected_failure) || r.verdict == verdict::warn) {
+      print_failure(r);
+    }
+  }
+  for (const auto& id : summary.stale_baseline) {
+    std::cout << "\nSTALE BASELINE " << id
+              << ": listed in " << expected_failures_ << " but passed; remove it\n";
+  }
+  const auto t = reports::count(*results);
+  print_summary(t, results->size(), seconds);
+  if (!junit_.empty() && !write_text(junit_, reports::junit_xml(*results, summary))) {
+    return usage_error("cannot write " + junit_);
+  }
+  if (!json_.empty() && !write_text(json_, reports::json_report(*results, summary).dump(1))) {
+    return usage_error("cannot write " + json_);
+  }
+  if (!markdown_.empty() && !write_text(markdown_, reports::markdown_summary(*results, summary))) {
+    return usage_error("cannot write " + markdown_);
+  }
+  return t.fail == 0 && summary.stale_baseline.empty() ? 0 : 1;
+}
+
+}  // namespace toolwire::cli

@@ -1,0 +1,38 @@
+// `toolwire check`: the conformance catalog against a target, with verdicts, evidence,
+// baselines and reports.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include <CLI/CLI.hpp>
+
+namespace toolwire::cli {
+
+class check_command {
+ public:
+  explicit check_command(CLI::App& parent);
+  bool selected() const { return app_->parsed(); }
+  //! 0: every required case passed; 1: a failure (or a stale baseline); 2: bad usage, a bad
+  //! profile, or an unreachable target.
+  int run() const;
+
+ private:
+  CLI::App* app_;
+  std::string target_;
+  std::string catalog_;
+  std::string filter_;
+  int jobs_ = 2;
+  std::uint64_t seed_ = 1;
+  std::string shard_;
+  std::string expected_failures_;
+  bool update_baseline_ = false;
+  std::string junit_, json_, markdown_;
+  std::vector<std::string> faults_;
+  bool in_process_ = false;
+  bool list_ = false;
+  bool quiet_ = false;
+};
+
+}  // namespace toolwire::cli

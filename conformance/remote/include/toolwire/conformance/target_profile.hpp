@@ -1,0 +1,59 @@
+// A target profile (SPEC 10): where a remote implementation listens, its credentials,
+// the parts it implements, where it expects the model stand-in, its clock and timeouts,
+// and the [P] rules it replaces. Read from a JSON file; docs/target-profile.md describes it
+// and conformance/profile.schema.json validates it.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+
+#include "toolwire/protocol/outcome.hpp"
+#include "toolwire/protocol/types.hpp"
+
+namespace toolwire::conformance {
+
+using protocol::json;
+using protocol::time_ms;
+
+//! `host:port`, as a profile writes an address.
+struct host_port {
+  std::string host;
+  std::uint16_t port = 0;
+
+  //! "host:port" (an IPv6 literal in brackets).
+  std::string to_string() const;
+  friend bool operator==(const host_port&, const host_port&) = default;
+};
+
+struct target_profile {
+  std::string name;
+  host_port base;               // from base_url, http://host:port
+  std::string api_key;          // scope session.manage; never printed
+  std::string limited_api_key;  // a key without session.manage; "" when the target has none
+  bool part_a = false;
+  bool part_b = false;
+  host_port model_stand_in;       // where the target calls its model (SPEC 8)
+  std::int64_t assistant_id = 0;  // bound to the stand-in model (Part B)
+  bool virtual_clock = false;     // SPEC 7 capability
+  time_ms ack_timeout_ms = 10'000;
+  time_ms result_timeout_ms = 300'000;
+  time_ms interrupt_timeout_ms = 600'000;
+  time_ms settle_ms = 15;              // quiet time after which arrivals are handed over
+  time_ms request_timeout_ms = 2'000;  // the bound on every request and wait
+  json overrides = json::object();     // [P] rules the target replaces, free-form
+
+  //! Whether the target meets a scenario requirement: "part_a", "part_b",
+  //! "virtual_clock" or "limited_key". An unknown requirement is never met.
+  bool meets(std::string_view requirement) const;
+};
+
+//! Parses a profile. `source` names it in errors, e.g.
+//! `acme.json: field 'clock': must be "virtual" or "real", got "fast"`. Errors never
+//! quote a key's value.
+protocol::outcome<target_profile> parse_profile(std::string_view text, std::string_view source);
+
+//! Reads and parses the file at `path` (named by `path` in errors).
+protocol::outcome<target_profile> load_profile(const std::string& path);
+
+}  // namespace toolwire::conformance

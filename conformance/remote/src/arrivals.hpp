@@ -1,0 +1,69 @@
+// What reaches a run from outside the actor system (stream events, model requests,
+// transport trouble), queued by I/O threads and handed over by the harness thread.
+#pragma once
+
+#include <chrono>
+#include <condition_variable>
+#include <cstdint>
+#include <deque>
+#include <functional>
+#include <mutex>
+#include <variant>
+#include <vector>
+
+#include "toolwire/conformance/sse_parser.hpp"
+
+namespace toolwire::conformance::detail {
+
+//! An item read from an event stream; `stream_id` says whose (see remote_host).
+struct stream_arrival {
+  std::uint64_t stream_id = 0;
+  std::variant<reference::session_event, stream_gap> item;
+};
+
+//! Answers a model request: an HTTP status and a JSON body text. Callable from any thread;
+//! only the first call counts.
+using model_responder = std::function<void(int status, std::string body)>;
+
+//! A chat-completions request the stand-in routed to this run.
+struct model_arrival {
+  json body;
+  model_responder respond;
+};
+
+//! Something the transport got wrong (malformed SSE, a stream that dropped), for the trace.
+struct transport_arrival {
+  std::uint64_t stream_id = 0;  // 0: not about a stream
+  std::string what;
+  bool ended = false;  // the stream is over
+};
+
+using arrival = std::variant<stream_arrival, model_arrival, transport_arrival>;
+
+//! A thread-safe queue that also knows when the run last heard from or spoke to the target.
+class arrivals {
+ public:
+  using clock_type = std::chrono::steady_clock;
+
+  void push(arrival item);
+
+  //! The harness spoke to the target (a request, a clock move, a model answer): quiet is
+  //! measured from now on, because the target may still be reacting.
+  void note_activity();
+
+  //! Waits until nothing arrived and nothing was sent for `settle`, or `bound` passed,
+  //! then takes everything queued, in arrival order.
+  std::vector<arrival> take_when_quiet(std::chrono::milliseconds settle,
+                                       std::chrono::milliseconds bound);
+
+  //! Takes everything queued without waiting.
+  std::vector<arrival> take_all();
+
+ private:
+  std::mutex mutex_;
+  std::condition_variable changed_;
+  std::deque<arrival> queue_;
+  clock_type::time_point last_change_ = clock_type::now();
+};
+
+}  // namespace toolwire::conformance::detail

@@ -1,0 +1,204 @@
+// One SSE connection: connect, send the GET, read the header, then read blocks until closed.
+#include "event_stream.hpp"
+
+#include <charconv>
+
+#include <boost/asio/connect.hpp>
+#include <boost/asio/post.hpp>
+#include <boost/beast/core/bind_handler.hpp>
+#include <boost/beast/http/read.hpp>
+#include <boost/beast/http/write.hpp>
+
+#include "toolwire/conformance/http_client.hpp"
+
+namespace toolwire::conformance::detail {
+
+namespace {
+
+namespace beast = boost::beast;
+namespace http = beast::http;
+namespace net = boost::asio;
+using tcp = net::ip::tcp;
+
+// Why: a non-200 answer is an error document; anything larger is not worth keeping.
+constexpr std::size_t max_error_body = 1u << 20;
+
+std::uint64_t seq_of(const std::optional<std::string>& last_event_id) {
+  std::uint64_t value = 0;
+  if (!last_event_id) return 0;
+  const auto& text = *last_event_id;
+  auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), value);
+  return ec == std::errc{} && end == text.data() + text.size() ? value : 0;
+}
+
+bool is_event_stream(const http::response_parser<http::buffer_body>& parser) {
+  const auto type = parser.get()[http::field::content_type];
+  return type.substr(0, std::string_view("text/event-stream").size()) == "text/event-stream";
+}
+
+}  // namespace
+
+event_stream::event_stream(net::io_context& ioc, stream_settings settings, std::uint64_t id,
+                           std::string session_id, std::shared_ptr<arrivals> inbox)
+    : settings_(std::move(settings)),
+      id_(id),
+      session_id_(std::move(session_id)),
+      inbox_(std::move(inbox)),
+      stream_(ioc) {
+  // Why no limit: an event stream's body never ends; the SSE parser bounds its lines.
+  parser_.body_limit(boost::none);
+}
+
+void event_stream::open(const protocol::api_request& request, opened_handler opened) {
+  opened_ = std::move(opened);
+  request_ = to_beast(request, settings_.server);
+  request_.set(http::field::accept, "text/event-stream");
+  request_.keep_alive(false);
+  after_seq_ = seq_of(request.last_event_id);
+  stream_.expires_after(settings_.open_timeout);
+  stream_.async_connect(settings_.endpoints,
+                        [self = shared_from_this()](beast::error_code ec, const tcp::endpoint&) {
+                          self->on_connect(ec);
+                        });
+}
+
+void event_stream::close() {
+  net::post(stream_.get_executor(), [self = shared_from_this()] {
+    self->closed_ = true;
+    beast::error_code ignored;
+    self->stream_.socket().shutdown(tcp::socket::shutdown_both, ignored);
+    self->stream_.close();
+  });
+}
+
+void event_stream::on_connect(beast::error_code ec) {
+  if (ec) return fail_open("cannot connect to " + settings_.server.to_string(), ec);
+  http::async_write(
+      stream_, request_,
+      [self = shared_from_this()](beast::error_code e, std::size_t) { self->on_write(e); });
+}
+
+void event_stream::on_write(beast::error_code ec) {
+  if (ec) return fail_open("cannot send the events request", ec);
+  http::async_read_header(
+      stream_, buffer_, parser_,
+      [self = shared_from_this()](beast::error_code e, std::size_t) { self->on_header(e); });
+}
+
+void event_stream::on_header(beast::error_code ec) {
+  if (ec) return fail_open("no answer header to the events request", ec);
+  const int status = static_cast<int>(parser_.get().result_int());
+  if (status != 200) return read_body();
+  if (!is_event_stream(parser_)) {
+    const std::string type(parser_.get()[http::field::content_type]);
+    finish_open(transport_failure("the events route answered 200 with Content-Type '" + type +
+                                  "', not text/event-stream (SES-3)"));
+    return stop("");
+  }
+  protocol::api_response response;
+  response.status = 200;
+  response.body = json(nullptr);
+  response.stream = protocol::stream_directive{session_id_, after_seq_};
+  finish_open(std::move(response));
+  read_events();
+}
+
+void event_stream::reset_chunk() {
+  parser_.get().body().data = chunk_.data();
+  parser_.get().body().size = chunk_.size();
+}
+
+std::size_t event_stream::chunk_bytes() const {
+  return chunk_.size() - parser_.get().body().size;
+}
+
+void event_stream::read_body() {
+  reset_chunk();
+  http::async_read_some(
+      stream_, buffer_, parser_,
+      [self = shared_from_this()](beast::error_code e, std::size_t) { self->on_body(e); });
+}
+
+void event_stream::on_body(beast::error_code ec) {
+  if (ec == http::error::need_buffer) ec = {};
+  error_body_.append(chunk_.data(), chunk_bytes());
+  if (ec && ec != http::error::end_of_stream) return fail_open("cannot read the answer", ec);
+  if (!parser_.is_done() && !ec && error_body_.size() < max_error_body) return read_body();
+  protocol::api_response response;
+  response.status = static_cast<int>(parser_.get().result_int());
+  response.body = response_body(error_body_);
+  if (auto allow = parser_.get().find(http::field::allow); allow != parser_.get().end()) {
+    response.allow = std::string(allow->value());
+  }
+  finish_open(std::move(response));
+  stop("");
+}
+
+void event_stream::read_events() {
+  reset_chunk();
+  stream_.expires_after(settings_.silence);
+  http::async_read_some(
+      stream_, buffer_, parser_,
+      [self = shared_from_this()](beast::error_code e, std::size_t) { self->on_events(e); });
+}
+
+void event_stream::on_events(beast::error_code ec) {
+  if (closed_) return;
+  if (ec == http::error::need_buffer) ec = {};
+  consume(std::string_view(chunk_.data(), chunk_bytes()));
+  if (closed_) return;
+  if (ec == beast::error::timeout) {
+    return stop("no data, not even a keep-alive comment, within " +
+                std::to_string(settings_.silence.count()) + " ms");
+  }
+  if (ec) return stop(ec.message());
+  if (parser_.is_done()) return stop("the target ended the response");
+  read_events();
+}
+
+void event_stream::consume(std::string_view bytes) {
+  std::vector<sse_block> blocks;
+  const auto error = sse_.feed(bytes, blocks);
+  for (const auto& block : blocks) {
+    auto item = read_block(block, session_id_);
+    if (auto* malformed = std::get_if<std::string>(&item)) {
+      inbox_->push(transport_arrival{
+          id_, "malformed SSE on the events of session " + session_id_ + ": " + *malformed});
+    } else if (auto* event = std::get_if<reference::session_event>(&item)) {
+      inbox_->push(stream_arrival{id_, std::move(*event)});
+    } else {
+      inbox_->push(stream_arrival{id_, std::get<stream_gap>(item)});
+    }
+  }
+  if (error) stop("malformed SSE: " + *error);
+}
+
+void event_stream::finish_open(protocol::api_response response) {
+  auto opened = std::move(opened_);
+  opened_ = nullptr;
+  if (opened) opened(std::move(response));
+}
+
+void event_stream::fail_open(const std::string& what, beast::error_code ec) {
+  const bool timed_out = ec == beast::error::timeout;
+  finish_open(transport_failure(
+      timed_out
+          ? what + ": no answer within " + std::to_string(settings_.open_timeout.count()) + " ms"
+          : what + ": " + (closed_ ? std::string("the run closed the stream") : ec.message())));
+  stop("");
+}
+
+//! Ends the stream; a non-empty `why` (the stream ended without being asked to) is
+//! reported, because a subscriber silently losing its events would hide a failure.
+void event_stream::stop(const std::string& why) {
+  if (!closed_ && !why.empty()) {
+    inbox_->push(transport_arrival{
+        id_, "the event stream of session " + session_id_ + " ended: " + why, true});
+  }
+  closed_ = true;
+  beast::error_code ignored;
+  stream_.socket().shutdown(tcp::socket::shutdown_both, ignored);
+  stream_.close();
+}
+
+}  // namespace toolwire::conformance::detail

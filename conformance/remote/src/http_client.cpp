@@ -1,0 +1,260 @@
+// The synchronous client: asynchronous Beast operations on a private io_context, run until
+// they finish or the exchange's deadline passes, so every wait is bounded.
+#include "toolwire/conformance/http_client.hpp"
+
+#include <cctype>
+#include <optional>
+
+#include <boost/asio/io_context.hpp>
+#include <boost/asio/ip/tcp.hpp>
+#include <boost/beast/core/flat_buffer.hpp>
+#include <boost/beast/core/tcp_stream.hpp>
+#include <boost/beast/http/error.hpp>
+#include <boost/beast/http/parser.hpp>
+#include <boost/beast/http/read.hpp>
+#include <boost/beast/http/write.hpp>
+
+#include "beast_messages.hpp"
+
+namespace toolwire::conformance {
+
+namespace {
+
+namespace beast = boost::beast;
+namespace http = beast::http;
+namespace net = boost::asio;
+using tcp = net::ip::tcp;
+using clock_type = std::chrono::steady_clock;
+
+// Why a bound at all: a broken target must not make the suite buffer without end.
+constexpr std::uint64_t max_body_bytes = 64u << 20;
+
+bool unreserved(unsigned char c) {
+  return std::isalnum(c) != 0 || c == '-' || c == '_' || c == '.' || c == '~';
+}
+
+std::string percent_encode(const std::string& text) {
+  static constexpr char hex[] = "0123456789ABCDEF";
+  std::string out;
+  for (const unsigned char c : text) {
+    if (unreserved(c)) {
+      out += static_cast<char>(c);
+    } else {
+      out += '%';
+      out += hex[c >> 4];
+      out += hex[c & 15];
+    }
+  }
+  return out;
+}
+
+//! The peer closed a connection we hoped to reuse, before answering anything.
+bool closed_by_peer(const beast::error_code& ec) {
+  return ec == http::error::end_of_stream || ec == net::error::eof ||
+         ec == net::error::connection_reset || ec == net::error::broken_pipe ||
+         ec == net::error::connection_aborted;
+}
+
+//! An answer that is not HTTP (a parser error), as opposed to a failing connection.
+bool malformed_http(const beast::error_code& ec) {
+  return ec.category() == make_error_code(http::error::bad_version).category() &&
+         ec != http::error::end_of_stream && ec != http::error::partial_message;
+}
+
+}  // namespace
+
+namespace detail {
+
+beast_request to_beast(const protocol::api_request& request, const host_port& server) {
+  beast_request out;
+  out.version(11);
+  const auto verb = http::string_to_verb(request.method);
+  if (verb == http::verb::unknown) {
+    out.method_string(request.method);
+  } else {
+    out.method(verb);
+  }
+  out.target(request_target(request));
+  out.set(http::field::host, server.to_string());
+  out.set(http::field::user_agent, "toolwire-conformance");
+  if (request.credential) out.set(http::field::authorization, "Bearer " + *request.credential);
+  if (request.last_event_id) out.set("Last-Event-ID", *request.last_event_id);
+  if (!request.body.empty()) {
+    out.set(http::field::content_type, "application/json");
+    out.body() = request.body;
+  }
+  out.keep_alive(true);
+  out.prepare_payload();
+  return out;
+}
+
+}  // namespace detail
+
+protocol::api_response transport_failure(std::string message) {
+  protocol::api_response response;
+  response.status = 0;
+  response.body = {{"error", {{"type", "transport"}, {"message", std::move(message)}}}};
+  return response;
+}
+
+bool is_transport_failure(const protocol::api_response& response) {
+  return response.status == 0;
+}
+
+std::string describe_answer(const protocol::api_response& response) {
+  if (is_transport_failure(response)) return response.body["error"].value("message", "");
+  return "HTTP " + std::to_string(response.status) + " " + response.body.dump();
+}
+
+std::string request_target(const protocol::api_request& request) {
+  std::string target = request.path;
+  char separator = '?';
+  for (const auto& [key, value] : request.query) {
+    target += separator + percent_encode(key) + "=" + percent_encode(value);
+    separator = '&';
+  }
+  return target;
+}
+
+json response_body(const std::string& text) {
+  if (text.empty()) return json(nullptr);
+  json parsed = json::parse(text, nullptr, /*allow_exceptions=*/false);
+  return parsed.is_discarded() ? json(text) : parsed;
+}
+
+struct http_client::impl {
+  host_port server;
+  std::chrono::milliseconds timeout;
+  net::io_context ioc;
+  tcp::resolver resolver{ioc};
+  beast::tcp_stream stream{ioc};
+  beast::flat_buffer buffer;
+  bool connected = false;
+  clock_type::time_point deadline;
+
+  impl(host_port s, std::chrono::milliseconds t) : server(std::move(s)), timeout(t) {}
+
+  //! Runs the operation `start` began until its handler ran or the deadline passed; a
+  //! late operation is cancelled by closing everything, and reports timed_out.
+  template <typename Start>
+  beast::error_code await(Start start) {
+    std::optional<beast::error_code> result;
+    start([&result](beast::error_code ec) { result = ec; });
+    ioc.restart();
+    ioc.run_until(deadline);
+    if (result) return *result;
+    resolver.cancel();
+    disconnect();
+    ioc.restart();
+    ioc.run();  // the cancelled handlers run, with nothing left to wait for
+    return beast::error::timeout;
+  }
+
+  void disconnect() {
+    beast::error_code ignored;
+    stream.socket().shutdown(tcp::socket::shutdown_both, ignored);
+    stream.close();
+    buffer.clear();
+    connected = false;
+  }
+
+  std::string timed_out(std::string_view stage) const {
+    return stage.empty()
+               ? "no answer within " + std::to_string(timeout.count()) + " ms"
+               : std::string(stage) + " within " + std::to_string(timeout.count()) + " ms";
+  }
+
+  std::optional<std::string> connect();
+  std::optional<std::string> write(detail::beast_request& request, bool& retry);
+  protocol::api_response read(bool& retry);
+  protocol::api_response exchange(const protocol::api_request& request, bool may_retry);
+};
+
+std::optional<std::string> http_client::impl::connect() {
+  tcp::resolver::results_type endpoints;
+  auto ec = await([&](auto done) {
+    resolver.async_resolve(server.host, std::to_string(server.port),
+                           [&endpoints, done](beast::error_code e, tcp::resolver::results_type r) {
+                             endpoints = std::move(r);
+                             done(e);
+                           });
+  });
+  const std::string where = server.to_string();
+  if (ec == beast::error::timeout) return timed_out("cannot resolve " + server.host);
+  if (ec) return "cannot resolve " + server.host + ": " + ec.message();
+  stream.expires_at(deadline);
+  ec = await([&](auto done) {
+    stream.async_connect(endpoints, [done](beast::error_code e, const tcp::endpoint&) { done(e); });
+  });
+  if (ec == beast::error::timeout) return timed_out("cannot connect to " + where);
+  if (ec) return "cannot connect to " + where + ": " + ec.message();
+  connected = true;
+  return std::nullopt;
+}
+
+std::optional<std::string> http_client::impl::write(detail::beast_request& request, bool& retry) {
+  stream.expires_at(deadline);
+  auto ec = await([&](auto done) {
+    http::async_write(stream, request, [done](beast::error_code e, std::size_t) { done(e); });
+  });
+  if (!ec) return std::nullopt;
+  retry = retry && closed_by_peer(ec);
+  disconnect();
+  if (ec == beast::error::timeout) return timed_out("cannot send the request");
+  return "cannot send the request: " + ec.message();
+}
+
+protocol::api_response http_client::impl::read(bool& retry) {
+  http::response_parser<http::string_body> parser;
+  parser.body_limit(max_body_bytes);
+  stream.expires_at(deadline);
+  auto ec = await([&](auto done) {
+    http::async_read(stream, buffer, parser, [done](beast::error_code e, std::size_t) { done(e); });
+  });
+  if (ec) {
+    retry = retry && !parser.got_some() && closed_by_peer(ec);
+    disconnect();
+    if (ec == beast::error::timeout) return transport_failure(timed_out(""));
+    if (malformed_http(ec)) return transport_failure("malformed HTTP answer: " + ec.message());
+    if (closed_by_peer(ec) || ec == http::error::partial_message) {
+      return transport_failure("the target closed the connection without a complete answer");
+    }
+    return transport_failure("cannot read the answer: " + ec.message());
+  }
+  auto response = parser.release();
+  if (!response.keep_alive()) disconnect();
+  protocol::api_response out;
+  out.status = static_cast<int>(response.result_int());
+  out.body = response_body(response.body());
+  if (auto allow = response.find(http::field::allow); allow != response.end()) {
+    out.allow = std::string(allow->value());
+  }
+  return out;
+}
+
+protocol::api_response http_client::impl::exchange(const protocol::api_request& request,
+                                                   bool may_retry) {
+  bool retry = may_retry && connected;  // only a reused connection may have gone stale
+  if (!connected) {
+    if (auto failure = connect()) return transport_failure(*failure);
+  }
+  auto message = detail::to_beast(request, server);
+  if (auto failure = write(message, retry)) {
+    return retry ? exchange(request, false) : transport_failure(*failure);
+  }
+  auto response = read(retry);
+  if (is_transport_failure(response) && retry) return exchange(request, false);
+  return response;
+}
+
+http_client::http_client(host_port server, std::chrono::milliseconds timeout)
+    : impl_(std::make_unique<impl>(std::move(server), timeout)) {}
+
+http_client::~http_client() = default;
+
+protocol::api_response http_client::send(const protocol::api_request& request) {
+  impl_->deadline = clock_type::now() + impl_->timeout;
+  return impl_->exchange(request, true);
+}
+
+}  // namespace toolwire::conformance

@@ -1,0 +1,139 @@
+// The remote host: a run's target over HTTP, as the harness sees it (target_host).
+#include "toolwire/conformance/remote_host.hpp"
+
+#include <thread>
+
+#include "remote_state.hpp"
+
+namespace toolwire::conformance {
+
+namespace {
+
+namespace net = boost::asio;
+using std::chrono::milliseconds;
+
+//! Event streams connect to these, resolved once: a run does not re-resolve per stream.
+protocol::outcome<net::ip::tcp::resolver::results_type> resolve(net::io_context& io,
+                                                                const host_port& target) {
+  try {
+    net::ip::tcp::resolver resolver(io);
+    return resolver.resolve(target.host, std::to_string(target.port));
+  } catch (const boost::system::system_error& e) {
+    return protocol::invalid_request("cannot resolve the target's host " + target.host + ": " +
+                                     e.code().message());
+  }
+}
+
+}  // namespace
+
+protocol::outcome<std::unique_ptr<remote_host>> remote_host::start(target_profile profile,
+                                                                   std::string message_tag) {
+  if (message_tag.empty()) {
+    return protocol::invalid_request(
+        "a remote run needs a message tag, so the model stand-in can route its model "
+        "requests (MODEL-3)");
+  }
+  auto stand_in = model_stand_in::at(profile.model_stand_in);
+  if (!stand_in) return stand_in.error();
+  auto s = std::make_unique<state>();
+  auto endpoints = resolve(s->io, profile.base);
+  if (!endpoints) return endpoints.error();
+  s->streams_at.endpoints = std::move(*endpoints);
+  s->streams_at.server = profile.base;
+  s->streams_at.open_timeout = milliseconds(profile.request_timeout_ms);
+  s->client = std::make_unique<http_client>(profile.base, milliseconds(profile.request_timeout_ms));
+  auto route = [inbox = s->inbox](json body, model_stand_in::respond_fn respond) {
+    inbox->push(detail::model_arrival{std::move(body), std::move(respond)});
+  };
+  if (!(*stand_in)->add_route(message_tag, route)) {
+    return protocol::invalid_request("the message tag '" + message_tag +
+                                     "' is already in use by another run");
+  }
+  s->stand_in = std::move(*stand_in);
+  s->profile = std::move(profile);
+  s->tag = std::move(message_tag);
+  s->io_thread = std::thread([io = &s->io] { io->run(); });
+  return std::unique_ptr<remote_host>(new remote_host(std::move(s)));
+}
+
+remote_host::remote_host(std::unique_ptr<state> s) : state_(std::move(s)) {}
+
+remote_host::~remote_host() {
+  stop();
+}
+
+actors::target_actor remote_host::spawn(caf::actor_system& system, actors::run_context* context) {
+  state_->system = &system;
+  state_->context = context;
+  if (context != nullptr && context->trace != nullptr) {
+    context->trace->add_secret(state_->profile.api_key);
+    if (!state_->profile.limited_api_key.empty()) {
+      context->trace->add_secret(state_->profile.limited_api_key);
+    }
+  }
+  return spawn_remote_target(system, state_.get());
+}
+
+bool remote_host::deliver_arrivals() {
+  auto& s = *state_;
+  if (s.stopped) return false;
+  auto items = s.inbox->take_when_quiet(milliseconds(s.profile.settle_ms),
+                                        milliseconds(s.profile.request_timeout_ms));
+  if (items.empty()) return false;
+  for (auto& item : items) {
+    if (auto* event = std::get_if<detail::stream_arrival>(&item)) s.deliver(*event);
+    if (auto* trouble = std::get_if<detail::transport_arrival>(&item)) s.deliver(*trouble);
+  }
+  // Why model requests after the events of the same batch: nothing the run did can have
+  // happened between them (the harness waited), so every event that arrived with a model
+  // request was caused before it; recording them first puts each step after the events
+  // that shaped its tool list, as in-process (TOOLS-3), whichever socket was faster.
+  for (auto& item : items) {
+    if (auto* step = std::get_if<detail::model_arrival>(&item)) s.deliver(*step);
+  }
+  return true;
+}
+
+void remote_host::clock_moves(actors::time_ms ms) {
+  auto& s = *state_;
+  if (ms <= 0 || s.stopped) return;
+  if (!s.profile.virtual_clock) {
+    // Why sleep: the actors' clock is virtual, the target's is not; for their times to
+    // agree the wall clock must pass too (so real-clock profiles use short timeouts).
+    std::this_thread::sleep_for(milliseconds(ms));
+    return;
+  }
+  const auto response = s.client->send({"POST",
+                                        "/v1/_test/clock/advance",
+                                        {},
+                                        s.profile.api_key,
+                                        std::nullopt,
+                                        json{{"ms", ms}}.dump()});
+  s.inbox->note_activity();
+  if (response.status != 200) {
+    s.record("transport_error", {{"what", "moving the target's clock by " + std::to_string(ms) +
+                                              " ms (CLOCK-1): " + describe_answer(response)}});
+  }
+}
+
+std::string remote_host::api_key() const {
+  return state_->profile.api_key;
+}
+
+std::string remote_host::limited_key() const {
+  return state_->profile.limited_api_key;
+}
+
+void remote_host::stop() {
+  state_->shut_down();
+}
+
+const target_profile& remote_host::profile() const {
+  return state_->profile;
+}
+
+std::vector<json> remote_host::unrouted_model_requests() const {
+  return state_->stand_in ? state_->stand_in->unrouted() : std::vector<json>{};
+}
+
+}  // namespace toolwire::conformance

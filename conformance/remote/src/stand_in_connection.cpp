@@ -1,0 +1,108 @@
+// One stand-in connection, in the shape of Beast's async server examples.
+#include "stand_in_connection.hpp"
+
+#include <boost/asio/post.hpp>
+#include <boost/beast/http/read.hpp>
+#include <boost/beast/http/write.hpp>
+
+namespace toolwire::conformance::detail {
+
+namespace {
+
+namespace beast = boost::beast;
+namespace http = beast::http;
+namespace net = boost::asio;
+using tcp = net::ip::tcp;
+
+// Why: a chat-completions body holds the whole conversation, but not without bound.
+constexpr std::uint64_t max_request_bytes = 16u << 20;
+// An idle keep-alive connection is closed after this long.
+constexpr std::chrono::seconds idle_timeout{60};
+
+}  // namespace
+
+stand_in_connection::stand_in_connection(tcp::socket socket, stand_in_routes& routes,
+                                         std::chrono::milliseconds reply_timeout)
+    : stream_(std::move(socket)),
+      routes_(routes),
+      reply_timeout_(reply_timeout),
+      reply_timer_(stream_.get_executor()) {}
+
+void stand_in_connection::start() {
+  do_read();
+}
+
+void stand_in_connection::close() {
+  reply_timer_.cancel();
+  beast::error_code ignored;
+  stream_.socket().shutdown(tcp::socket::shutdown_both, ignored);
+  stream_.close();
+}
+
+void stand_in_connection::do_read() {
+  parser_.emplace();
+  parser_->body_limit(max_request_bytes);
+  stream_.expires_after(idle_timeout);
+  http::async_read(
+      stream_, buffer_, *parser_,
+      [self = shared_from_this()](beast::error_code ec, std::size_t) { self->on_read(ec); });
+}
+
+void stand_in_connection::on_read(beast::error_code ec) {
+  if (ec) return close();  // the peer left, idled out or sent something unreadable
+  const auto& request = parser_->get();
+  version_ = request.version();
+  keep_alive_ = request.keep_alive();
+  auto decision = routes_.decide(request.method_string(), request.target(), request.body());
+  if (!decision.to) return write(decision.status, std::move(decision.answer));
+  wait_for(std::move(decision.to), std::move(decision.body));
+}
+
+void stand_in_connection::wait_for(model_stand_in::route to, json body) {
+  const std::uint64_t request = ++requests_;
+  waiting_ = true;
+  stream_.expires_never();  // the reply timer bounds the wait instead
+  reply_timer_.expires_after(reply_timeout_);
+  reply_timer_.async_wait([self = shared_from_this(), request](beast::error_code ec) {
+    if (ec) return;
+    self->answer(
+        request, 503,
+        error_answer("unavailable", "the suite's model did not answer within " +
+                                        std::to_string(self->reply_timeout_.count()) + " ms"));
+  });
+  std::weak_ptr<stand_in_connection> weak = shared_from_this();
+  auto executor = stream_.get_executor();
+  to(std::move(body), [weak, executor, request](int status, std::string text) {
+    net::post(executor, [weak, request, status, text = std::move(text)]() mutable {
+      if (auto self = weak.lock()) self->answer(request, status, std::move(text));
+    });
+  });
+}
+
+void stand_in_connection::answer(std::uint64_t request, int status, std::string body) {
+  // Why the number: a late answer must not go to a later request of a kept-alive connection.
+  if (!waiting_ || request != requests_) return;
+  waiting_ = false;
+  reply_timer_.cancel();
+  write(status, std::move(body));
+}
+
+void stand_in_connection::write(int status, std::string body) {
+  response_ = {static_cast<http::status>(status), version_};
+  response_.set(http::field::server, "toolwire-model-stand-in");
+  response_.set(http::field::content_type, "application/json");
+  response_.keep_alive(keep_alive_);
+  response_.body() = std::move(body);
+  response_.prepare_payload();
+  stream_.expires_after(idle_timeout);
+  http::async_write(stream_, response_,
+                    [self = shared_from_this(), keep = keep_alive_](
+                        beast::error_code ec, std::size_t) { self->on_write(ec, keep); });
+}
+
+void stand_in_connection::on_write(beast::error_code ec, bool keep_alive) {
+  if (ec || !keep_alive) return close();
+  do_read();
+}
+
+}  // namespace toolwire::conformance::detail

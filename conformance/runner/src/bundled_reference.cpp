@@ -1,0 +1,80 @@
+// The bundled reference server for `toolwire check`.
+#include "bundled_reference.hpp"
+
+#include <boost/asio/post.hpp>
+
+#include "toolwire/reference_server/http/openai_backend.hpp"
+
+namespace toolwire::conformance::detail {
+
+namespace web = reference::web;
+
+//! The suite's own keys for the bundled server; redacted like any other credential.
+const char* const bundled_api_key = "toolwire-check-key";
+const char* const bundled_limited_key = "toolwire-check-limited-key";
+
+struct bundled_reference::server {
+  boost::asio::io_context ioc;
+  std::unique_ptr<web::server> http;
+  boost::asio::ip::tcp::endpoint endpoint;
+  std::thread thread;
+
+  ~server() {
+    boost::asio::post(ioc, [this] { http->stop(); });
+    if (thread.joinable()) thread.join();
+  }
+};
+
+bundled_reference::bundled_reference(reference::fault_set faults) : faults_(std::move(faults)) {}
+
+bundled_reference::~bundled_reference() { servers_.clear(); }
+
+protocol::outcome<target_profile> bundled_reference::profile_for(const timeouts& t) {
+  if (!stand_in_) {
+    auto stand_in = model_stand_in::at({"127.0.0.1", 0});
+    if (!stand_in) return stand_in.error();
+    stand_in_ = *stand_in;
+  }
+  auto& slot = servers_[t];
+  if (!slot) {
+    auto s = std::make_unique<server>();
+    web::server_config config;
+    config.core.api_keys = {{bundled_api_key, {reference::scope_session_manage}},
+                            {bundled_limited_key, {}}};
+    config.core.ack_timeout_ms = t.ack;
+    config.core.result_timeout_ms = t.result;
+    config.core.interrupt_timeout_ms = t.interrupt;
+    config.core.faults = faults_;
+    config.clock = web::clock_kind::virtual_time;
+    config.log_requests = false;
+    config.log = [](std::string_view) {};
+    auto url = web::parse_http_url("http://" + stand_in_->address().to_string() + "/v1");
+    if (!url) return url.error();
+    auto backend = std::make_unique<web::openai_backend>(
+        s->ioc, web::openai_config{*url, std::nullopt, std::chrono::milliseconds(10'000)});
+    s->http = std::make_unique<web::server>(s->ioc, std::move(config), std::move(backend));
+    try {
+      s->endpoint = s->http->start();
+    } catch (const std::exception& e) {
+      return protocol::invalid_request(std::string("the bundled server cannot listen: ") +
+                                       e.what());
+    }
+    s->thread = std::thread([raw = s.get()] { raw->ioc.run(); });
+    slot = std::move(s);
+  }
+  target_profile profile;
+  profile.name = "toolwire reference (bundled)";
+  profile.base = {"127.0.0.1", slot->endpoint.port()};
+  profile.api_key = bundled_api_key;
+  profile.limited_api_key = bundled_limited_key;
+  profile.part_a = profile.part_b = true;
+  profile.model_stand_in = stand_in_->address();
+  profile.assistant_id = 1;
+  profile.virtual_clock = true;
+  profile.ack_timeout_ms = t.ack;
+  profile.result_timeout_ms = t.result;
+  profile.interrupt_timeout_ms = t.interrupt;
+  return profile;
+}
+
+}  // namespace toolwire::conformance::detail

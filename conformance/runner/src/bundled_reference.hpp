@@ -1,0 +1,42 @@
+// The bundled reference server, started in-process on loopback with the virtual clock
+// when `toolwire check` has no --target: one server per distinct timeout setting of the
+// cases, all calling the one model stand-in.
+#pragma once
+
+#include <map>
+#include <memory>
+#include <thread>
+#include <tuple>
+
+#include <boost/asio/io_context.hpp>
+
+#include "toolwire/conformance/model_stand_in.hpp"
+#include "toolwire/conformance/target_profile.hpp"
+#include "toolwire/reference_server/faults.hpp"
+#include "toolwire/reference_server/http/server.hpp"
+
+namespace toolwire::conformance::detail {
+
+struct timeouts {
+  time_ms ack = 0, result = 0, interrupt = 0;
+  auto operator<=>(const timeouts&) const = default;
+};
+
+class bundled_reference {
+ public:
+  explicit bundled_reference(reference::fault_set faults);
+  ~bundled_reference();
+  bundled_reference(const bundled_reference&) = delete;
+  bundled_reference& operator=(const bundled_reference&) = delete;
+
+  //! The profile of a server with these timeouts, started on first use.
+  protocol::outcome<target_profile> profile_for(const timeouts& t);
+
+ private:
+  struct server;
+  reference::fault_set faults_;
+  std::shared_ptr<model_stand_in> stand_in_;
+  std::map<timeouts, std::unique_ptr<server>> servers_;
+};
+
+}  // namespace toolwire::conformance::detail

@@ -1,0 +1,190 @@
+// The scenario loader: the file's top level, its settings and its model script; clients,
+// task callers and steps have their own files.
+#include "toolwire/scenarios/loader.hpp"
+
+#include <algorithm>
+#include <filesystem>
+#include <fstream>
+#include <iterator>
+
+#include "reading.hpp"
+#include "toolwire/protocol/spec_rules.hpp"
+#include "toolwire/reference_server/model_script.hpp"
+
+namespace toolwire::scenarios {
+namespace detail {
+namespace {
+
+std::vector<std::string_view> spec_rule_ids() {
+  std::vector<std::string_view> ids;
+  for (const auto& rule : protocol::spec_rules())
+    ids.push_back(rule.id);
+  return ids;
+}
+
+std::string read_purpose(const value& v) {
+  std::string purpose = as_string(v);
+  while (!purpose.empty() && (purpose.back() == '\n' || purpose.back() == ' '))
+    purpose.pop_back();
+  if (purpose.find('\n') != std::string::npos) fail(v.line, "'purpose' must be one line");
+  return purpose;
+}
+
+std::vector<actors::requirement> read_needs(const value& v) {
+  const auto known = format::names(format::requirements());
+  std::vector<actors::requirement> needs;
+  for (const auto& item : list_items(v)) {
+    std::string need = as_string(item);
+    if (std::find(known.begin(), known.end(), need) == known.end()) {
+      fail(item.line, unknown("requirement", need, known));
+    }
+    needs.push_back(std::move(need));
+  }
+  return needs;
+}
+
+void read_settings(const value& v, actors::scenario& plan) {
+  const mapping m(v);
+  m.allow_only(format::names(format::settings_keys()), "setting");
+  if (const auto* t = m.find("ack_timeout")) plan.ack_timeout_ms = as_duration(*t);
+  if (const auto* t = m.find("result_timeout")) plan.result_timeout_ms = as_duration(*t);
+  if (const auto* t = m.find("interrupt_timeout")) plan.interrupt_timeout_ms = as_duration(*t);
+}
+
+//! A model script step's `hold: 500ms` becomes `"hold_ms": 500` in its JSON. Fails on a
+//! `hold_ms` written by hand, so that a step has one spelling.
+void read_hold(const value& step, json& step_json) {
+  if (!step.node.IsMap()) return;
+  const mapping m(step);
+  if (const auto* written = m.find("hold_ms")) {
+    fail(written->key_line, unknown("key", "hold_ms", {"hold"}) + " in a model step");
+  }
+  const auto* hold = m.find("hold");
+  if (!hold) return;
+  step_json.erase("hold");
+  step_json["hold_ms"] = as_duration(*hold);
+}
+
+//! Walks rules[].steps[] of the YAML beside its JSON, converting holds. Shapes it does not
+//! expect are left for model_script to report.
+void read_holds(const YAML::Node& script, json& script_json) {
+  if (!script.IsMap() || !script["rules"] || !script["rules"].IsSequence()) return;
+  const YAML::Node rules = script["rules"];
+  for (std::size_t r = 0; r < rules.size(); ++r) {
+    const YAML::Node steps = rules[r].IsMap() ? rules[r]["steps"] : YAML::Node();
+    if (!steps || !steps.IsSequence()) continue;
+    for (std::size_t s = 0; s < steps.size(); ++s) {
+      const int line = steps[s].Mark().line + 1;
+      read_hold({"steps", steps[s], line, line}, script_json["rules"][r]["steps"][s]);
+    }
+  }
+}
+
+json read_model(const value& v, std::string_view source) {
+  json script = as_json(v.node);
+  read_holds(v.node, script);
+  auto checked = reference::model_script::from_json(script, source);
+  if (!checked) {
+    // model_script's messages start "<source>: "; ours name the line of `model:`.
+    std::string message = checked.error().message;
+    const std::string prefix = std::string(source) + ": ";
+    if (message.starts_with(prefix)) message.erase(0, prefix.size());
+    fail(v.key_line, "model script: " + message);
+  }
+  return script;
+}
+
+//! The actor names steps may use. Fails on a name that is both a client's and a task
+//! caller's, at whichever of the two comes later.
+cast cast_of(const actors::scenario& plan, const mapping& top) {
+  cast performers;
+  for (const auto& client : plan.clients)
+    performers.clients.push_back(client.actor);
+  for (const auto& caller : plan.task_callers)
+    performers.task_callers.push_back(caller.actor);
+  const auto* clients = top.find("clients");
+  const auto* callers = top.find("task_callers");
+  if (!clients || !callers) return performers;
+  const mapping by_client(*clients);
+  const mapping by_caller(*callers);
+  for (const auto& client : by_client.entries()) {
+    if (const auto* caller = by_caller.find(client.name)) {
+      fail(std::max(client.key_line, caller->key_line),
+           "'" + client.name + "' is both a client and a task caller");
+    }
+  }
+  return performers;
+}
+
+actors::scenario read_scenario(const YAML::Node& root, std::string_view source) {
+  const mapping top(value{"the scenario", root, 1, 1});
+  top.allow_only(format::names(format::scenario_keys()));
+  actors::scenario plan;
+  const auto* name = top.find("name");
+  plan.name = name ? as_string(*name) : std::filesystem::path(source).stem().string();
+  plan.purpose = read_purpose(required(top, format::scenario_keys(), "purpose"));
+  plan.spec_ids = read_spec_ids(required(top, format::scenario_keys(), "spec"));
+  if (plan.spec_ids.empty()) fail(top.find("spec")->line, "'spec' must name a SPEC ID");
+  if (const auto* v = top.find("needs")) plan.needs = read_needs(*v);
+  if (const auto* v = top.find("duration")) plan.duration = as_duration(*v);
+  if (const auto* v = top.find("settings")) read_settings(*v, plan);
+  if (const auto* v = top.find("clients")) plan.clients = read_clients(*v);
+  if (const auto* v = top.find("task_callers")) plan.task_callers = read_task_callers(*v);
+  if (const auto* v = top.find("model")) plan.model_script = read_model(*v, source);
+  const cast performers = cast_of(plan, top);
+  if (const auto* v = top.find("steps")) plan.steps = read_steps(*v, performers, source);
+  return plan;
+}
+
+protocol::api_error located(std::string_view source, int line, const std::string& problem) {
+  return protocol::invalid_request(std::string(source) + ":" + std::to_string(line) + ": " +
+                                   problem);
+}
+
+}  // namespace
+
+const value& required(const mapping& m, const std::vector<format::key>& table,
+                      std::string_view name) {
+  return m.require(name, format::find(table, name).help);
+}
+
+std::vector<std::string> read_spec_ids(const value& v) {
+  std::vector<std::string> ids;
+  for (const auto& item : list_items(v)) {
+    std::string id = as_string(item);
+    if (!protocol::find_spec_rule(id)) fail(item.line, unknown("SPEC ID", id, spec_rule_ids()));
+    ids.push_back(std::move(id));
+  }
+  return ids;
+}
+
+}  // namespace detail
+
+protocol::outcome<actors::scenario> load_text(std::string_view text, std::string_view source) {
+  try {
+    return detail::read_scenario(YAML::Load(std::string(text)), source);
+  } catch (const detail::load_error& error) {
+    return detail::located(source, error.line, error.problem);
+  } catch (const YAML::ParserException& error) {
+    return detail::located(source, error.mark.line + 1, "YAML syntax error: " + error.msg);
+  } catch (const std::exception& error) {
+    // Why a catch-all: yaml-cpp and nlohmann may throw on input nobody foresaw; the
+    // contract is an error value, never an exception.
+    return protocol::invalid_request(std::string(source) + ": cannot read: " + error.what());
+  }
+}
+
+protocol::outcome<actors::scenario> load_file(const std::string& path) {
+  std::error_code error;
+  if (!std::filesystem::exists(path, error))
+    return protocol::invalid_request(path + ": no such file");
+  if (std::filesystem::is_directory(path, error)) {
+    return protocol::invalid_request(path + ": is a directory, not a scenario file");
+  }
+  std::ifstream in(path, std::ios::binary);
+  std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  if (!in.is_open() || in.bad()) return protocol::invalid_request(path + ": cannot read the file");
+  return load_text(text, path);
+}
+
+}  // namespace toolwire::scenarios

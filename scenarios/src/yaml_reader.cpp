@@ -1,0 +1,202 @@
+// Reading YAML nodes as the scenario format's values.
+#include "yaml_reader.hpp"
+
+#include <algorithm>
+#include <charconv>
+#include <cstdlib>
+#include <limits>
+#include <regex>
+#include <utility>
+
+#include "toolwire/actors/vocabulary.hpp"
+
+namespace toolwire::scenarios::detail {
+
+void fail(int line, std::string problem) {
+  throw load_error{line, std::move(problem)};
+}
+
+std::string unknown(std::string_view what, std::string_view word,
+                    const std::vector<std::string_view>& known, std::string_view of) {
+  std::string message = "unknown " + std::string(what) + " '" + std::string(word) + "'";
+  if (!of.empty()) message += " " + std::string(of);
+  const auto suggestion = actors::vocabulary::closest(word, known);
+  if (!suggestion.empty()) message += " (did you mean '" + std::string(suggestion) + "'?)";
+  return message;
+}
+
+namespace {
+
+int line_of(const YAML::Node& node, int fallback) {
+  const auto mark = node.Mark();
+  return mark.is_null() ? fallback : mark.line + 1;
+}
+
+//! A value's line. Why the fallback: yaml-cpp marks an empty value at the token after it,
+//! which is on a later line.
+int value_line(const YAML::Node& node, int key_line) {
+  return node.IsNull() ? key_line : line_of(node, key_line);
+}
+
+[[noreturn]] void wrong_type(const value& v, std::string_view expected) {
+  fail(v.line, "'" + v.name + "' must be " + std::string(expected) + ", got " + described(v.node));
+}
+
+std::optional<std::int64_t> parse_integer(std::string_view text) {
+  if (!text.empty() && text.front() == '+') text.remove_prefix(1);
+  std::int64_t number = 0;
+  const auto [end, error] = std::from_chars(text.data(), text.data() + text.size(), number);
+  if (error != std::errc() || end != text.data() + text.size() || text.empty()) return {};
+  return number;
+}
+
+bool is_float(const std::string& text) {
+  static const std::regex pattern(R"([-+]?(\.[0-9]+|[0-9]+(\.[0-9]*)?)([eE][-+]?[0-9]+)?)");
+  return std::regex_match(text, pattern);
+}
+
+}  // namespace
+
+std::string described(const YAML::Node& node) {
+  if (node.IsScalar()) return "'" + node.Scalar() + "'";
+  if (node.IsMap()) return "a mapping";
+  if (node.IsSequence()) return "a list";
+  return "nothing";
+}
+
+mapping::mapping(const value& whole) : line_(whole.line) {
+  if (whole.node.IsNull()) return;
+  if (!whole.node.IsMap()) wrong_type(whole, "a mapping");
+  for (auto it = whole.node.begin(); it != whole.node.end(); ++it) {
+    const int key_line = line_of(it->first, whole.line);
+    if (!it->first.IsScalar()) fail(key_line, "a key of '" + whole.name + "' must be a word");
+    std::string key = it->first.Scalar();
+    if (find(key)) fail(key_line, "'" + key + "' is written twice");
+    entries_.push_back({key, it->second, value_line(it->second, key_line), key_line});
+  }
+}
+
+const value* mapping::find(std::string_view key) const {
+  for (const auto& entry : entries_) {
+    if (entry.name == key) return &entry;
+  }
+  return nullptr;
+}
+
+const value& mapping::require(std::string_view key, std::string_view help) const {
+  if (const auto* found = find(key)) return *found;
+  fail(line_, "missing '" + std::string(key) + "' (" + std::string(help) + ")");
+}
+
+void mapping::allow_only(const std::vector<std::string_view>& known, std::string_view noun,
+                         std::string_view of) const {
+  for (const auto& entry : entries_) {
+    if (std::find(known.begin(), known.end(), entry.name) != known.end()) continue;
+    fail(entry.key_line, unknown(noun, entry.name, known, of));
+  }
+}
+
+std::vector<value> list_items(const value& list) {
+  std::vector<value> items;
+  if (list.node.IsNull()) return items;
+  if (!list.node.IsSequence()) wrong_type(list, "a list");
+  for (const auto& item : list.node) {
+    const int line = value_line(item, list.line);
+    items.push_back({list.name, item, line, line});
+  }
+  return items;
+}
+
+std::string as_string(const value& v) {
+  if (!v.node.IsScalar()) wrong_type(v, "a string");
+  return v.node.Scalar();
+}
+
+std::int64_t as_integer(const value& v) {
+  const auto number = v.node.IsScalar() ? parse_integer(v.node.Scalar()) : std::nullopt;
+  if (!number) wrong_type(v, "an integer");
+  return *number;
+}
+
+bool as_boolean(const value& v) {
+  const json reading =
+      v.node.IsScalar() && v.node.Tag() != "!" ? plain_scalar(v.node.Scalar()) : json();
+  if (!reading.is_boolean()) wrong_type(v, "true or false");
+  return reading.get<bool>();
+}
+
+time_ms as_duration(const value& v) {
+  if (!v.node.IsScalar()) wrong_type(v, "a duration (500ms, 12s, 2m, 1h)");
+  const auto ms = parse_duration(v.node.Scalar());
+  if (!ms) {
+    fail(v.line, "bad duration '" + v.node.Scalar() +
+                     "' (write 500ms, 12s, 2m, 1h or an integer of milliseconds)");
+  }
+  return *ms;
+}
+
+json as_json(const YAML::Node& node) {
+  if (node.IsMap()) {
+    json object = json::object();
+    for (auto it = node.begin(); it != node.end(); ++it)
+      object[it->first.Scalar()] = as_json(it->second);
+    return object;
+  }
+  if (node.IsSequence()) {
+    json array = json::array();
+    for (const auto& item : node)
+      array.push_back(as_json(item));
+    return array;
+  }
+  if (!node.IsScalar()) return nullptr;
+  // Why the tag: yaml-cpp tags a quoted or block scalar "!", a plain one "?"; only a plain
+  // scalar may be a number, a boolean or null, so `'12'` stays the string "12".
+  return node.Tag() == "!" ? json(node.Scalar()) : plain_scalar(node.Scalar());
+}
+
+json as_object(const value& v) {
+  if (!v.node.IsMap()) wrong_type(v, "a mapping");
+  return as_json(v.node);
+}
+
+std::vector<std::string> as_string_list(const value& v) {
+  std::vector<std::string> strings;
+  for (const auto& item : list_items(v))
+    strings.push_back(as_string(item));
+  return strings;
+}
+
+json plain_scalar(const std::string& text) {
+  if (text.empty() || text == "~" || text == "null" || text == "Null" || text == "NULL") {
+    return nullptr;
+  }
+  if (text == "true" || text == "True" || text == "TRUE") return true;
+  if (text == "false" || text == "False" || text == "FALSE") return false;
+  if (const auto integer = parse_integer(text)) return *integer;
+  if (is_float(text)) return std::strtod(text.c_str(), nullptr);
+  return text;
+}
+
+std::optional<time_ms> parse_duration(std::string_view text) {
+  static const std::vector<std::pair<std::string_view, time_ms>> units = {
+      {"ms", 1}, {"s", 1'000}, {"m", 60'000}, {"h", 3'600'000}, {"", 1}};
+  for (const auto& [suffix, scale] : units) {
+    if (!text.ends_with(suffix)) continue;
+    std::string_view digits = text.substr(0, text.size() - suffix.size());
+    time_ms count = 0;
+    const auto [end, error] = std::from_chars(digits.data(), digits.data() + digits.size(), count);
+    if (error != std::errc() || end != digits.data() + digits.size() || digits.empty()) continue;
+    if (count < 0 || count > std::numeric_limits<time_ms>::max() / scale) return {};
+    return count * scale;
+  }
+  return {};
+}
+
+std::string format_duration(time_ms ms) {
+  if (ms != 0 && ms % 3'600'000 == 0) return std::to_string(ms / 3'600'000) + "h";
+  if (ms != 0 && ms % 60'000 == 0) return std::to_string(ms / 60'000) + "m";
+  if (ms % 1'000 == 0) return std::to_string(ms / 1'000) + "s";
+  return std::to_string(ms) + "ms";
+}
+
+}  // namespace toolwire::scenarios::detail

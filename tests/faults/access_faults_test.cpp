@@ -1,0 +1,122 @@
+// Fault tests for access and the session stream: credentials (AUTH-1, AUTH-2, AUTH-4,
+// AUTH-5), session creation (SES-1), event data (SES-4) and event order (SES-5).
+#include <catch2/catch.hpp>
+
+#include <string>
+
+#include "faults/fault_contrast.hpp"
+
+using namespace toolwire::testing;
+using namespace toolwire::testing::faults;
+using toolwire::reference::fault;
+
+TEST_CASE("fault api_key_rejected_on_client_routes breaks AUTH-1", "[faults][AUTH-1]") {
+  // AUTH-1: "Every `/v1/sessions/{sid}/clients...` route accepts either the session's own
+  // token or a workspace API key that has scope `session.manage`."
+  const auto seen =
+      run_clean_and_faulty(fault::api_key_rejected_on_client_routes, [](core_harness& h) {
+        const auto sid = h.create_session();
+        const auto with_key = h.request("POST", h.clients_path(sid),
+                                        {{"name", "web"}, {"lifetime", core_harness::never()}});
+        const auto with_token =
+            h.request("POST", h.clients_path(sid),
+                      {{"name", "app"}, {"lifetime", core_harness::never()}}, h.token_of(sid));
+        const auto message = h.request("POST", messages_path(sid), {{"content", "hi"}});
+        return json{{"api_key", with_key.status},
+                    {"token", with_token.status},
+                    {"message_with_key", message.status}};
+      });
+  CHECK(seen.clean == json{{"api_key", 201}, {"token", 201}, {"message_with_key", 202}});
+  CHECK(seen.faulty == json{{"api_key", 403}, {"token", 201}, {"message_with_key", 202}});
+}
+
+TEST_CASE("fault unknown_credential_is_403 breaks AUTH-2", "[faults][AUTH-2]") {
+  // AUTH-2: "Missing or unknown credential: 401. A known credential without access ...: 403."
+  const auto seen = run_clean_and_faulty(fault::unknown_credential_is_403, [](core_harness& h) {
+    const auto sid = h.create_session();
+    const auto unknown =
+        h.request("POST", messages_path(sid), {{"content", "hi"}}, std::string("not-a-key"));
+    const auto missing = h.request("POST", messages_path(sid), {{"content", "hi"}}, std::nullopt);
+    const auto task = h.request("GET", "/api/tasks/x", json(), std::string("not-a-key"));
+    return json{{"unknown", unknown.status}, {"missing", missing.status}, {"task", task.status}};
+  });
+  CHECK(seen.clean == json{{"unknown", 401}, {"missing", 401}, {"task", 401}});
+  CHECK(seen.faulty == json{{"unknown", 403}, {"missing", 401}, {"task", 403}});
+}
+
+TEST_CASE("fault session_token_creates_session breaks AUTH-4", "[faults][AUTH-4]") {
+  // AUTH-4: "`POST /v1/sessions` (create) needs an API key with `session.manage`; a session
+  // token is not enough (403)."
+  const auto seen = run_clean_and_faulty(fault::session_token_creates_session, [](core_harness& h) {
+    const auto sid = h.create_session();
+    const auto created = h.request("POST", "/v1/sessions", json::object(), h.token_of(sid));
+    const auto limited = h.request("POST", "/v1/sessions", json::object(), reader_key);
+    return json{{"token", created.status}, {"limited_key", limited.status}};
+  });
+  CHECK(seen.clean == json{{"token", 403}, {"limited_key", 403}});
+  CHECK(seen.faulty == json{{"token", 201}, {"limited_key", 403}});
+}
+
+TEST_CASE("fault access_token_query_ignored breaks AUTH-5", "[faults][AUTH-5]") {
+  // AUTH-5: "`GET /v1/sessions/{sid}/events` also accepts the credential as the query
+  // parameter `access_token`, because a browser's `EventSource` cannot set headers."
+  const auto seen = run_clean_and_faulty(fault::access_token_query_ignored, [](core_harness& h) {
+    const auto sid = h.create_session();
+    const auto by_query = h.request("GET", events_path(sid) + "?access_token=" + h.token_of(sid),
+                                    json(), std::nullopt);
+    const auto by_header = h.request("GET", events_path(sid), json(), h.token_of(sid));
+    return json{{"query", by_query.status}, {"header", by_header.status}};
+  });
+  CHECK(seen.clean == json{{"query", 200}, {"header", 200}});
+  CHECK(seen.faulty == json{{"query", 401}, {"header", 200}});
+}
+
+TEST_CASE("fault session_created_with_200 breaks SES-1", "[faults][SES-1]") {
+  // SES-1: "`POST /v1/sessions` `{}` -> 201 `{"id", "token"}`."
+  const auto seen = run_clean_and_faulty(fault::session_created_with_200, [](core_harness& h) {
+    const auto created = h.request("POST", "/v1/sessions", json::object());
+    return json{{"status", created.status},
+                {"has_id", created.body.contains("id")},
+                {"has_token", created.body.contains("token")}};
+  });
+  CHECK(seen.clean == json{{"status", 201}, {"has_id", true}, {"has_token", true}});
+  CHECK(seen.faulty == json{{"status", 200}, {"has_id", true}, {"has_token", true}});
+}
+
+TEST_CASE("fault left_reason_named_deleted breaks SES-4", "[faults][SES-4]") {
+  // SES-4: "`client_unregistered {client_id, name, reason: "left" | "expired"}`".
+  const auto seen = run_clean_and_faulty(fault::left_reason_named_deleted, [](core_harness& h) {
+    const auto sid = h.create_session();
+    const std::string left = h.register_client(sid, "web", core_harness::never())["client_id"];
+    h.register_client(sid, "tab", core_harness::ttl(5));
+    REQUIRE(h.request("DELETE", h.client_path(sid, left)).status == 204);
+    h.advance(5'000);
+    json reasons = json::array();
+    for (const auto& event : h.events_of(sid, "client_unregistered"))
+      reasons.push_back(event.data["reason"]);
+    return reasons;
+  });
+  CHECK(seen.clean == json{"left", "expired"});
+  CHECK(seen.faulty == json{"deleted", "expired"});
+}
+
+TEST_CASE("fault completed_event_deferred breaks SES-5", "[faults][SES-5]") {
+  // SES-5: "Events appear in the order their causes happened."
+  const auto seen = run_clean_and_faulty(fault::completed_event_deferred, [](core_harness& h) {
+    const auto turn = dispatch_reads(h, 2);
+    REQUIRE(post_content(h, turn, turn.calls[0], "first") == 200);
+    const auto after_result = count_events(h, turn.sid, "client_tool_completed");
+    h.advance(h.core().config().ack_timeout_ms);  // the second call times out
+    json order = json::array();
+    for (const auto& event : h.events_of(turn.sid)) {
+      if (event.type == "client_tool_completed" || event.type == "client_tool_failed") {
+        order.push_back(event.type + " " + (event.data["call_id"] == turn.calls[0] ? "1" : "2"));
+      }
+    }
+    return json{{"completed_after_result", after_result}, {"order", order}};
+  });
+  CHECK(seen.clean == json{{"completed_after_result", 1},
+                           {"order", {"client_tool_completed 1", "client_tool_failed 2"}}});
+  CHECK(seen.faulty == json{{"completed_after_result", 0},
+                            {"order", {"client_tool_failed 2", "client_tool_completed 1"}}});
+}

@@ -1,0 +1,155 @@
+// Runs against the bundled reference server over HTTP: requests through the client,
+// events through SSE, model steps through the stand-in, time through CLOCK-1. The trace
+// must read as an in-process one does: same records, same invariants.
+#include <catch2/catch.hpp>
+
+#include "actors/actor_test_support.hpp"
+#include "remote/remote_fixture.hpp"
+#include "toolwire/conformance/remote_host.hpp"
+
+using namespace toolwire;
+using namespace toolwire::actor_test;
+using namespace toolwire::remote_test;
+
+namespace {
+
+//! Runs `plan` against `server` as run `tag`; the run must end within its step bound.
+actors::run_result run_remote(const reference_target& server, const scenario& plan,
+                              const std::string& tag) {
+  auto host = conformance::remote_host::start(server.profile(), tag);
+  REQUIRE(host.ok());
+  actors::run_options options;
+  options.seed = 7;
+  options.source = "test:" + plan.name;
+  options.host = host->get();
+  options.message_tag = tag;
+  auto result = actors::simulate(plan, options);
+  if (!result) FAIL("simulate(" << plan.name << ") failed: " << result.error().message);
+  REQUIRE_FALSE(result->hit_step_limit);
+  CHECK((*host)->unrouted_model_requests().empty());
+  return std::move(*result);
+}
+
+//! What every remote trace must show: invariants hold, the transport never failed, and
+//! no key leaked.
+void check_clean(const trace& run) {
+  const auto violations = actors::check_invariants(run);
+  INFO(describe_all(violations));
+  CHECK(violations.empty());
+  for (const auto& r : records(run, "target", "transport_error"))
+    FAIL_CHECK("transport error: " << r.data.dump());
+  const std::string text = run.to_jsonl();
+  CHECK(text.find(admin_key) == std::string::npos);
+  CHECK(text.find(limited_key) == std::string::npos);
+}
+
+std::string session_of(const trace& run) {
+  for (const auto& r : exchanges(run, "director", "response", "POST", "/v1/sessions")) {
+    if (r.data.value("status", 0) == 201) return r.data["body"].value("id", "");
+  }
+  FAIL("no session was created");
+  return "";
+}
+
+}  // namespace
+
+TEST_CASE("CALL-9 parallel calls to two clients, over HTTP", "[remote][e2e]") {
+  reference_target server;
+  scenario plan;
+  plan.name = "remote_parallel_calls";
+  auto fast = backend_worker(client("worker", "db", {tool("query")}));
+  auto slow = slow_client(backend_worker(client("tab", "web", {tool("read_form")})), 200, 3'000);
+  plan.clients = {fast, slow};
+  plan.steps = {message_at(500, "query and read")};
+  plan.model_script = script(json::array(
+      {call_step({{"web__read_form", json::object()}, {"db__query", {{"sql", "select 1"}}}}),
+       text_step("both answered")}));
+  plan.duration = 10'000;
+
+  const auto result = run_remote(server, plan, "[tw:t1] ");
+  const auto& run = result.trace;
+  check_clean(run);
+
+  const auto dispatched = events(run, "client_tool_dispatched");
+  REQUIRE(dispatched.size() == 2);
+  CHECK(events(run, "client_tool_completed").size() == 2);
+  const auto completed = events(run, "turn_completed");
+  REQUIRE(completed.size() == 1);
+  CHECK(completed[0].data["data"]["output"] == "both answered");
+  CHECK(completed[0].data["session"] == session_of(run));
+
+  const auto steps = model_steps(run);
+  REQUIRE(steps.size() == 2);
+  CHECK(offered(steps[0]) == std::vector<std::string>{"db__query", "web__read_form"});
+  CHECK(steps[0].data["owner_id"] == session_of(run));
+  CHECK(steps[0].data["tool_results"].empty());
+  CHECK(steps[1].data["tool_results"].size() == 2);
+  // The step follows the events that shaped its tools: after turn_started at least.
+  CHECK(steps[0].data["after_seq"].get<std::uint64_t>() >= 3);
+
+  // Each client received, on its own stream, the dispatch addressed to it.
+  for (const auto& actor : {"worker", "tab"}) {
+    CAPTURE(actor);
+    CHECK_FALSE(records(run, actor, "deliver").empty());
+    CHECK(exchanges(run, actor, "response", "POST", "/result").size() == 1);
+  }
+}
+
+TEST_CASE("CALL-3 an un-acked call fails at ack_timeout on the target's virtual clock",
+          "[remote][e2e]") {
+  fixture_options options;
+  options.ack_timeout_ms = 2'000;
+  options.result_timeout_ms = 10'000;
+  reference_target server(options);
+  scenario plan;
+  plan.name = "remote_ack_timeout";
+  plan.clients = {forgetful_client(backend_worker(client("forgetful", "lazy", {tool("nap")})))};
+  plan.steps = {message_at(100, "go")};
+  plan.model_script =
+      script(json::array({call_step({{"lazy__nap", json::object()}}), text_step("it forgot")}));
+  plan.duration = 5'000;
+
+  const auto result = run_remote(server, plan, "[tw:t2] ");
+  const auto& run = result.trace;
+  check_clean(run);
+  const auto failed = events(run, "client_tool_failed");
+  REQUIRE(failed.size() == 1);
+  CHECK(failed[0].data["data"]["reason"] == "ack_timeout");
+  const auto steps = model_steps(run);
+  REQUIRE(steps.size() == 2);
+  REQUIRE(steps[1].data["tool_results"].size() == 1);
+  const auto content = json::parse(steps[1].data["tool_results"][0].value("content", "{}"));
+  CHECK(content["error"]["reason"] == "ack_timeout");
+  CHECK(events(run, "turn_completed").size() == 1);
+}
+
+TEST_CASE("TASK-3 a task interrupts for a client tool, over HTTP", "[remote][e2e]") {
+  reference_target server;
+  scenario plan;
+  plan.name = "remote_task";
+  actors::task_caller_spec caller;
+  caller.actor = "caller";
+  caller.start_at = 100;
+  caller.input = "look it up";
+  caller.client_tools = {tool("lookup")};
+  caller.poll_every = 500;
+  plan.task_callers = {caller};
+  plan.model_script =
+      script(json::array({call_step({{"lookup", {{"q", "x"}}}}), text_step("found it")}));
+  plan.duration = 5'000;
+
+  const auto result = run_remote(server, plan, "[tw:t3] ");
+  const auto& run = result.trace;
+  check_clean(run);
+  const auto created = exchanges(run, "caller", "response", "POST", "/api/tasks");
+  REQUIRE(created.size() == 1);
+  const std::string uuid = created[0].data["body"].value("uuid", "");
+  const auto steps = model_steps(run, "task");
+  REQUIRE(steps.size() == 2);
+  CHECK(steps[0].data["owner_id"] == uuid);
+  CHECK(offered(steps[0]) == std::vector<std::string>{"lookup"});
+  CHECK(steps[1].data["tool_results"].size() == 1);
+  const auto polls = exchanges(run, "caller", "response", "GET", uuid);
+  REQUIRE_FALSE(polls.empty());
+  CHECK(polls.back().data["body"]["status"] == "completed");
+}

@@ -1,0 +1,158 @@
+// The scenario loader's errors: each is one line, `source:line: problem`, with a
+// suggestion for a misspelt word; nothing is ever thrown.
+#include <rapidcheck.h>
+#include <rapidcheck/catch.h>
+#include <catch2/catch.hpp>
+
+#include <string>
+
+#include "toolwire/scenarios/loader.hpp"
+
+using toolwire::scenarios::load_file;
+using toolwire::scenarios::load_text;
+
+namespace {
+
+//! Lines 1-6 of every case: a valid scenario with a task caller and a client, `tab`. A
+//! case's lines start at 7; indented ones add to `clients`.
+const std::string preamble =
+    "purpose: p\n"
+    "spec: [LIFE-1]\n"
+    "task_callers:\n"
+    "  caller: {input: hi}\n"
+    "clients:\n"
+    "  tab: {tools: [read_form]}\n";
+
+//! The error of loading `text` as web-tab.yaml; fails the test when it loads.
+std::string error_of(const std::string& text) {
+  const auto loaded = load_text(text, "web-tab.yaml");
+  INFO(text);
+  REQUIRE_FALSE(loaded.ok());
+  return loaded.error().message;
+}
+
+}  // namespace
+
+TEST_CASE("the preamble of the error cases loads", "[scenarios][errors]") {
+  CHECK(load_text(preamble, "web-tab.yaml").ok());
+}
+
+TEST_CASE("format errors name the file, the line and the problem", "[scenarios][errors]") {
+  const auto [text, expected] = GENERATE(table<std::string, std::string>({
+      // YAML itself
+      {"purpose: p\nspec: [LIFE-1\nsteps: []\n",
+       "web-tab.yaml:3: YAML syntax error: end of sequence flow not found"},
+      // the top level
+      {preamble + "purpse: p\n", "web-tab.yaml:7: unknown key 'purpse' (did you mean 'purpose'?)"},
+      {"spec: [LIFE-1]\n", "web-tab.yaml:1: missing 'purpose' (one line: what the scenario shows)"},
+      {"purpose: p\nspec: [LIFE-7]\n",
+       "web-tab.yaml:2: unknown SPEC ID 'LIFE-7' (did you mean 'LIFE-1'?)"},
+      {"purpose: p\nspec:\n  - LIFE-1\n  - CALL-55\n",
+       "web-tab.yaml:4: unknown SPEC ID 'CALL-55' (did you mean 'CALL-5'?)"},
+      {preamble + "duration: 12x\n",
+       "web-tab.yaml:7: bad duration '12x' (write 500ms, 12s, 2m, 1h or an integer of "
+       "milliseconds)"},
+      {preamble + "needs: [part_c]\n",
+       "web-tab.yaml:7: unknown requirement 'part_c' (did you mean 'part_a'?)"},
+      {preamble + "settings: {ack_timout: 5s}\n",
+       "web-tab.yaml:7: unknown setting 'ack_timout' (did you mean 'ack_timeout'?)"},
+      // clients
+      {preamble + "  web:\n    lifetime: {ttl: ten}\n",
+       "web-tab.yaml:8: 'ttl' must be an integer, got 'ten'"},
+      {preamble + "  web:\n    behaviour: [browser_tap]\n",
+       "web-tab.yaml:8: unknown behaviour 'browser_tap' (did you mean 'browser_tab'?)"},
+      {preamble + "  web:\n    behaviour: [browser_tab]\n",
+       "web-tab.yaml:8: behaviour 'browser_tab' needs 'lifetime: {ttl: seconds}'"},
+      {preamble + "  web:\n    ack: true\n",
+       "web-tab.yaml:8: unknown key 'ack' of client 'web' (did you mean 'acks'?)"},
+      {preamble + "  web:\n    acks: sometimes\n",
+       "web-tab.yaml:8: 'acks' must be true or false, got 'sometimes'"},
+      {preamble + "  web:\n    tools: [{nam: x}]\n",
+       "web-tab.yaml:8: unknown key 'nam' of a tool (did you mean 'name'?)"},
+      {preamble + "  caller: {}\n", "web-tab.yaml:7: 'caller' is both a client and a task caller"},
+      // the model script
+      {preamble + "model:\n  rules:\n    - steps: [{text: hi}]\n",
+       "web-tab.yaml:7: model script: rules[0].steps[0]: unknown key \"text\""},
+      {preamble + "model:\n  rules:\n    - steps:\n        - content: hi\n          hold: soon\n",
+       "web-tab.yaml:11: bad duration 'soon' (write 500ms, 12s, 2m, 1h or an integer of "
+       "milliseconds)"},
+      // steps: actions and actors
+      {preamble + "steps:\n  - actor: tab\n    pnig: {}\n",
+       "web-tab.yaml:9: unknown action 'pnig' (did you mean 'ping'?)"},
+      {preamble + "steps:\n  - aft: 1s\n",
+       "web-tab.yaml:8: unknown key 'aft' (did you mean 'at'?)"},
+      {preamble + "steps:\n  - post_message: {contnet: hi}\n",
+       "web-tab.yaml:8: unknown field 'contnet' of 'post_message' (did you mean 'content'?)"},
+      {preamble + "steps:\n  - post_message: {}\n",
+       "web-tab.yaml:8: 'post_message' is missing 'content' (the user's message text; the model "
+       "script matches it)"},
+      {preamble + "steps:\n  - advance: {by: 12x}\n",
+       "web-tab.yaml:8: bad duration '12x' (write 500ms, 12s, 2m, 1h or an integer of "
+       "milliseconds)"},
+      {preamble + "steps:\n  - create_task: {task: t, assistant_id: one}\n",
+       "web-tab.yaml:8: 'assistant_id' must be an integer, got 'one'"},
+      {preamble + "steps:\n  - ping: {}\n",
+       "web-tab.yaml:8: 'ping' is a client's action: name the client with 'actor:'"},
+      {preamble + "steps:\n  - actor: caller\n    ping: {}\n",
+       "web-tab.yaml:8: 'ping' is a client's action, and 'caller' is not a client"},
+      {preamble + "steps:\n  - actor: tab\n    create_task: {task: t}\n",
+       "web-tab.yaml:8: 'create_task' is the director's action; drop 'actor: tab'"},
+      {preamble + "steps:\n  - actor: tba\n    ping: {}\n",
+       "web-tab.yaml:8: unknown actor 'tba' (did you mean 'tab'?)"},
+      {preamble + "steps:\n  - actor: tab\n    ping: {}\n    delete: {}\n",
+       "web-tab.yaml:10: a step has one action; this one has 'ping' and 'delete'"},
+      {preamble + "steps:\n  - at: 1s\n    after: 1s\n",
+       "web-tab.yaml:9: a step has 'at' or 'after', not both"},
+      // steps: time
+      {preamble + "steps:\n  - at: 10s\n  - at: 5s\n",
+       "web-tab.yaml:9: time goes backwards: 'at: 5s' is before 10s, the time of the step before "
+       "it"},
+      {preamble + "steps:\n  - at: 10s\n    advance: {by: 5s}\n  - at: 12s\n",
+       "web-tab.yaml:10: time goes backwards: 'at: 12s' is before 15s, where the advance before it "
+       "moved the clock"},
+      // steps: expectations
+      {preamble + "steps:\n  - post_message: {content: hi}\n    expect: {status: 202}\n",
+       "web-tab.yaml:9: this expectation cites no SPEC ID: give it 'spec: [...]', or its step"},
+      {preamble + "steps:\n  - at: 5s\n    expect: {status: 200, spec: [LIFE-1]}\n",
+       "web-tab.yaml:9: the response is checked on a step with an action; this step has none"},
+      {preamble + "steps:\n  - at: 5s\n    spec: [LIFE-4]\n    expect:\n      - evnt: {type: x}\n",
+       "web-tab.yaml:11: unknown expectation 'evnt' (did you mean 'event'?)"},
+      {preamble + "steps:\n  - at: 5s\n    spec: [LIFE-4]\n    expect:\n      - event: {}\n",
+       "web-tab.yaml:11: 'event' is missing 'type' (the event type)"},
+      {preamble + "steps:\n  - post_message: {content: hi}\n    spec: [SES-2]\n"
+                  "    expect: {status: 202, event: {type: turn_started}}\n",
+       "web-tab.yaml:10: an expectation checks one thing: make 'status' and 'event' two items"},
+      {preamble + "steps:\n  - at: 5s\n    expect: {call_settled: {call: 1, outcome: failed, "
+                  "why: x}, spec: [CALL-5]}\n",
+       "web-tab.yaml:9: unknown field 'why' of 'call_settled'"},
+      {preamble + "steps:\n  - at: 5s\n    expect: {call_settled: {call: [1], outcome: failed}, "
+                  "spec: [CALL-5]}\n",
+       "web-tab.yaml:9: 'call' must be a call number or a tool name, got a list"},
+  }));
+  CHECK(error_of(text) == expected);
+}
+
+TEST_CASE("a file that does not exist is an error, not a crash", "[scenarios][errors]") {
+  const auto loaded = load_file("/nonexistent/scenarios/web-tab.yaml");
+  REQUIRE_FALSE(loaded.ok());
+  CHECK(loaded.error().message == "/nonexistent/scenarios/web-tab.yaml: no such file");
+}
+
+TEST_CASE("load_text never throws, whatever the text", "[scenarios][errors]") {
+  rc::prop("load_text returns a value or an error", [](const std::string& text) {
+    const auto loaded = load_text(text, "any.yaml");
+    RC_ASSERT(loaded.ok() || loaded.error().message.rfind("any.yaml:", 0) == 0);
+  });
+  rc::prop("load_text survives any scenario-shaped text", [] {
+    const auto pieces = *rc::gen::container<std::vector<std::string>>(rc::gen::element<std::string>(
+        "purpose: p\n", "spec: [LIFE-1]\n", "steps:\n", "  - at: 1s\n", "    ping: {}\n",
+        "    actor: tab\n", "clients: {tab: {}}\n", "  - expect: {status: 1}\n", "model: {rules: [",
+        "]}\n", "    advance: {by: 1s}\n", "  - at: 0\n", "- ", ": ", "{", "}", "[", "]", "\t",
+        "&a ", "*a ", "!!int ", "'", "\"", "\n"));
+    std::string text;
+    for (const auto& piece : pieces)
+      text += piece;
+    const auto loaded = load_text(text, "any.yaml");
+    RC_ASSERT(loaded.ok() || loaded.error().message.rfind("any.yaml:", 0) == 0);
+  });
+}
