@@ -153,3 +153,43 @@ TEST_CASE("TASK-3 a task interrupts for a client tool, over HTTP", "[remote][e2e
   REQUIRE_FALSE(polls.empty());
   CHECK(polls.back().data["body"]["status"] == "completed");
 }
+
+TEST_CASE("LIFE-5 a tab that vanishes mid-call expires on the target's clock", "[remote][e2e]") {
+  reference_target server;
+  scenario plan;
+  plan.name = "remote_tab_vanishes";
+  auto tab = browser_tab(client("tab", "web", {tool("read_form")}), 30, 10'000);
+  tab.result_delay = 60'000;
+  tab.vanish_at = 5'000;
+  plan.clients = {tab};
+  plan.steps = {message_at(1'000, "read the form")};
+  plan.model_script = script(json::array(
+      {call_step({{"web__read_form", {{"form", "checkout"}}}}), text_step("the tab went away")}));
+  plan.duration = 120'000;
+
+  const auto result = run_remote(server, plan, "[tw:t4] ");
+  const auto& run = result.trace;
+  check_clean(run);
+  const auto failed = events(run, "client_tool_failed");
+  REQUIRE(failed.size() == 1);
+  CHECK(failed[0].data["data"]["reason"] == "client_expired");
+  CHECK(events(run, "client_unregistered").size() == 1);
+  CHECK(events(run, "turn_completed").size() == 1);
+  // The tab heard nothing after it vanished (it closed its stream then).
+  for (const auto& r : records(run, "tab", "deliver"))
+    CHECK(r.at < 5'000);
+}
+
+TEST_CASE("A remote host needs a tag of its own", "[remote][e2e]") {
+  reference_target server;
+  CHECK_FALSE(conformance::remote_host::start(server.profile(), "").ok());
+  auto first = conformance::remote_host::start(server.profile(), "[tw:mine] ");
+  REQUIRE(first.ok());
+  CHECK((*first)->api_key() == admin_key);
+  CHECK((*first)->limited_key() == limited_key);
+  auto second = conformance::remote_host::start(server.profile(), "[tw:mine] ");
+  REQUIRE_FALSE(second.ok());
+  CHECK(second.error().message == "the message tag '[tw:mine] ' is already in use by another run");
+  (*first)->stop();
+  CHECK(conformance::remote_host::start(server.profile(), "[tw:mine] ").ok());
+}

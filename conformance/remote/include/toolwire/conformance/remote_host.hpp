@@ -44,6 +44,7 @@ class remote_host final : public actors::target_host {
   //! The stand-in's requests that no run could take (shared by the process's runs).
   std::vector<json> unrouted_model_requests() const;
 
+  //! The inside (src/remote_state.hpp); public only so the target actor can name it.
   struct state;
 
  private:
