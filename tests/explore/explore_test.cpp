@@ -66,7 +66,10 @@ TEST_CASE("explore finds each fault, shrinks it, and the scenario it writes repr
 
   // Written out and read back, it still fails against the fault and passes without it.
   const std::string yaml = scenarios::to_yaml(failure.program);
-  INFO(yaml);
+  std::string problems;
+  for (const auto& p : failure.problems)
+    problems += p + "\n";
+  INFO(problems << yaml);
   auto reloaded = scenarios::load_text(yaml, "explored.yaml");
   REQUIRE(reloaded);
   CHECK(fails(*reloaded, failure.seed, options.faults));
