@@ -8,6 +8,7 @@
 #include <fstream>
 #include <iostream>
 #include <sstream>
+#include <thread>
 
 #include "toolwire/conformance/baseline.hpp"
 #include "toolwire/conformance/catalog.hpp"
@@ -64,6 +65,13 @@ void print_summary(const reports::tally& t, std::size_t cases, double seconds) {
   std::printf("%.2f s\n", seconds);
 }
 
+//! Waiting on a server is mostly idle time, so the bundled server takes more jobs than
+//! there are CPUs.
+int default_jobs(const conformance::target_choice& target) {
+  if (target.in_process) return static_cast<int>(std::max(1U, std::thread::hardware_concurrency()));
+  return target.profile ? 1 : 16;
+}
+
 }  // namespace
 
 check_command::check_command(CLI::App& parent) {
@@ -76,8 +84,11 @@ check_command::check_command(CLI::App& parent) {
   app_->add_option("--catalog", catalog_, "the catalog directory")
       ->default_str(conformance::default_catalog_dir());
   app_->add_option("--filter", filter_, "only cases whose id matches this glob, e.g. 'reg.*'");
-  app_->add_option("--jobs", jobs_, "cases run at once (in-process; over HTTP one at a time)")
-      ->default_val(2)
+  app_->add_option("--jobs", jobs_,
+                   "cases run at once: in-process and against the bundled server (each job "
+                   "gets a server of its own); a --target runs one case at a time, because "
+                   "its clock is shared. Default: the CPUs in-process, 16 for the bundled "
+                   "server")
       ->check(CLI::Range(1, 256));
   app_->add_option("--seed", seed_, "the seed of every case's run")->default_val(1);
   app_->add_option("--shard", shard_, "run shard I of N (I/N, 1-based), e.g. 2/4");
@@ -151,7 +162,7 @@ int check_command::run() const {
   const bool tty = !quiet_ && isatty(STDERR_FILENO);
   conformance::run_settings settings;
   settings.seed = seed_;
-  settings.jobs = jobs_;
+  settings.jobs = jobs_ > 0 ? jobs_ : default_jobs(target);
   settings.progress = [&](const case_result& r, std::size_t done, std::size_t total) {
     if (tty) {
       std::cerr << "\r\033[K[" << done << "/" << total << "] " << r.id << ": "

@@ -23,7 +23,7 @@ class check_command {
   std::string target_;
   std::string catalog_;
   std::string filter_;
-  int jobs_ = 2;
+  int jobs_ = 0;  // 0: see default_jobs
   std::uint64_t seed_ = 1;
   std::string shard_;
   std::string expected_failures_;

@@ -111,6 +111,7 @@ protocol::outcome<run_result> simulate(const scenario& plan, const run_options& 
   context.script.api_key = options.host ? options.host->api_key() : simulator_api_key;
   context.script.limited_key = options.host ? options.host->limited_key() : simulator_limited_key;
   context.script.message_tag = options.message_tag;
+  if (options.host) context.script.assistant_id = options.host->assistant_id();
   for (const auto& key : {context.script.api_key, context.script.limited_key}) {
     if (!key.empty()) result.trace.add_secret(key);
   }

@@ -124,6 +124,10 @@ std::string remote_host::limited_key() const {
   return state_->profile.limited_api_key;
 }
 
+std::int64_t remote_host::assistant_id() const {
+  return state_->profile.assistant_id;
+}
+
 void remote_host::stop() {
   state_->shut_down();
 }

@@ -87,12 +87,22 @@ void judge(case_result& result, const catalog_case& c, const actors::trace& run)
   }
 }
 
+}  // namespace
+
+bool uses_clock_routes(const actors::scenario& plan) {
+  return std::any_of(plan.steps.begin(), plan.steps.end(), [](const actors::scripted_step& s) {
+    return s.args.value("path", "").find("/_test/clock") != std::string::npos;
+  });
+}
+
+namespace {
+
 case_result run_in_process(const catalog_case& c, const target_choice& target,
                            std::uint64_t seed) {
   auto result = base_result(c, target, seed);
-  if (auto reason = std::string(); std::find(c.plan.needs.begin(), c.plan.needs.end(),
-                                             "virtual_clock") != c.plan.needs.end()) {
-    // In-process time passes by waiting; there are no clock routes to test.
+  if (uses_clock_routes(c.plan)) {
+    // In-process time passes by waiting (exactly, so timing cases run); there are no
+    // clock routes to test.
     result.verdict = verdict::not_applicable;
     result.not_applicable_because = "the in-process target has no virtual-clock routes (SPEC 7)";
     return result;
@@ -142,6 +152,16 @@ case_result run_remote(const catalog_case& c, const target_profile& profile,
   return result;
 }
 
+//! The profile a case runs against: the given one, or the bundled server's for the
+//! case's timeouts.
+protocol::outcome<target_profile> profile_for(const catalog_case& c, const target_choice& target,
+                                              detail::bundled_reference* bundled) {
+  if (bundled == nullptr) return *target.profile;
+  const auto& plan = c.plan;
+  return bundled->profile_for(
+      {plan.ack_timeout_ms, plan.result_timeout_ms, plan.interrupt_timeout_ms});
+}
+
 }  // namespace
 
 std::string to_string(verdict v) {
@@ -189,41 +209,44 @@ protocol::outcome<std::vector<case_result>> run_cases(const std::vector<catalog_
     if (settings.progress) settings.progress(results[i], done, cases.size());
   };
 
-  if (target.in_process) {
-    std::atomic<std::size_t> next{0};
-    auto worker = [&] {
-      for (std::size_t i = next++; i < cases.size(); i = next++) {
-        const auto started = clock_type::now();
-        finish(i, run_in_process(cases[i], target, settings.seed), started);
-      }
-    };
-    std::vector<std::thread> workers;
-    for (int j = 1; j < std::max(1, settings.jobs); ++j)
-      workers.emplace_back(worker);
-    worker();
-    for (auto& w : workers)
-      w.join();
-    return results;
-  }
-
-  // Over HTTP one case runs at a time: the target's clock is shared by its sessions, and
-  // a case that moves it would shift every other case's deadlines.
-  std::unique_ptr<detail::bundled_reference> bundled;
-  if (!target.profile) bundled = std::make_unique<detail::bundled_reference>(target.faults);
-  for (std::size_t i = 0; i < cases.size(); ++i) {
-    const auto started = clock_type::now();
-    target_profile profile;
-    if (bundled) {
-      const auto& plan = cases[i].plan;
-      auto p = bundled->profile_for(
-          {plan.ack_timeout_ms, plan.result_timeout_ms, plan.interrupt_timeout_ms});
-      if (!p) return p.error();
-      profile = *p;
-    } else {
-      profile = *target.profile;
+  // Workers take the next case until none is left. In-process every case has its own
+  // core. The bundled server is started once per worker, so each worker's cases have a
+  // virtual clock of their own. A remote target's clock is shared by all its sessions,
+  // and a case that moves it would shift every other case's deadlines, so remote cases
+  // run one at a time.
+  const bool own_targets = target.in_process || !target.profile;
+  const int workers = own_targets ? std::max(1, settings.jobs) : 1;
+  std::atomic<std::size_t> next{0};
+  std::mutex error_mutex;
+  std::optional<protocol::api_error> setup_error;
+  auto worker = [&] {
+    std::unique_ptr<detail::bundled_reference> bundled;
+    if (!target.in_process && !target.profile) {
+      bundled = std::make_unique<detail::bundled_reference>(target.faults);
     }
-    finish(i, run_remote(cases[i], profile, target, settings.seed), started);
-  }
+    for (std::size_t i = next++; i < cases.size(); i = next++) {
+      const auto started = clock_type::now();
+      if (target.in_process) {
+        finish(i, run_in_process(cases[i], target, settings.seed), started);
+        continue;
+      }
+      auto profile = profile_for(cases[i], target, bundled.get());
+      if (!profile) {
+        std::lock_guard lock(error_mutex);
+        setup_error = profile.error();
+        next = cases.size();  // nothing more can run
+        return;
+      }
+      finish(i, run_remote(cases[i], *profile, target, settings.seed), started);
+    }
+  };
+  std::vector<std::thread> threads;
+  for (int j = 1; j < workers; ++j)
+    threads.emplace_back(worker);
+  worker();
+  for (auto& t : threads)
+    t.join();
+  if (setup_error) return *setup_error;
   return results;
 }
 

@@ -32,6 +32,8 @@ class target_host {
   //! without that scope (for "limited_key" cases; empty otherwise).
   virtual std::string api_key() const = 0;
   virtual std::string limited_key() const = 0;
+  //! The assistant Part B tasks are created with (bound to the suite's model).
+  virtual std::int64_t assistant_id() const = 0;
   //! Runs end after `scenario.duration`; an in-process run then also lets every deadline
   //! pass so open calls settle (CALL-5). A remote target is not waited for that long.
   virtual bool settle_out() const = 0;

@@ -47,7 +47,7 @@ struct target_choice {
 
 struct run_settings {
   std::uint64_t seed = 1;
-  int jobs = 1;
+  int jobs = 1;  // in-process and bundled: workers at once; a remote target: always 1
   std::function<void(const case_result&, std::size_t done, std::size_t total)> progress;
 };
 
@@ -57,6 +57,10 @@ struct run_settings {
 protocol::outcome<std::vector<case_result>> run_cases(const std::vector<catalog_case>& cases,
                                                       const target_choice& target,
                                                       const run_settings& settings);
+
+//! Whether a case calls the virtual-clock routes (SPEC 7), which the in-process target
+//! lacks. (Exact timing alone does not need them: the simulator's time is exact.)
+bool uses_clock_routes(const actors::scenario& plan);
 
 //! Why `c` cannot run against `profile`, or "" when it can: a capability it needs, a [P]
 //! rule the target replaces, or a timeout the case depends on that the target has
