@@ -1,0 +1,152 @@
+// The catalog over HTTP: no false failures against the bundled server, the clock-route
+// cases broken by a fault of the served reference, and a target that misbehaves at the
+// transport level still gets a verdict for every case within its deadlines.
+#include <catch2/catch.hpp>
+
+#include <atomic>
+#include <chrono>
+#include <map>
+#include <thread>
+
+#include <boost/asio.hpp>
+
+#include "toolwire/conformance/catalog.hpp"
+#include "toolwire/conformance/runner.hpp"
+
+namespace conformance = toolwire::conformance;
+namespace reference = toolwire::reference;
+namespace net = boost::asio;
+using tcp = net::ip::tcp;
+
+namespace {
+
+std::vector<conformance::catalog_case> cases(const std::string& glob = "") {
+  auto loaded = conformance::load_catalog(conformance::default_catalog_dir());
+  if (!loaded) FAIL(loaded.error().message);
+  return conformance::filter_cases(*loaded, glob);
+}
+
+std::vector<conformance::case_result> run(const std::vector<conformance::catalog_case>& chosen,
+                                          conformance::target_choice target, int jobs = 16) {
+  conformance::run_settings settings;
+  settings.jobs = jobs;
+  auto results = conformance::run_cases(chosen, target, settings);
+  REQUIRE(results);
+  return *results;
+}
+
+//! A TCP server that does one thing to every connection, on its own thread.
+class misbehaving_target {
+ public:
+  enum class behaviour { silent, garbage, drops_streams };
+
+  explicit misbehaving_target(behaviour b)
+      : acceptor_(ioc_, tcp::endpoint(net::ip::make_address("127.0.0.1"), 0)), behaviour_(b) {
+    accept();
+    thread_ = std::thread([this] { ioc_.run(); });
+  }
+  ~misbehaving_target() {
+    // Why stop rather than drain: a silent target holds its connections open for ever.
+    ioc_.stop();
+    thread_.join();
+  }
+  std::uint16_t port() const { return acceptor_.local_endpoint().port(); }
+
+ private:
+  void accept() {
+    acceptor_.async_accept([this](boost::system::error_code ec, tcp::socket socket) {
+      if (ec) return;
+      answer(socket);
+      accept();
+    });
+  }
+
+  void answer(tcp::socket& socket) {
+    boost::system::error_code ec;
+    char buffer[8192];
+    socket.read_some(net::buffer(buffer), ec);
+    if (behaviour_ == behaviour::silent) {
+      held_.push_back(std::move(socket));  // never answers, never closes
+      return;
+    }
+    const std::string reply =
+        behaviour_ == behaviour::garbage
+            ? std::string("this is not HTTP at all\r\n\r\n")
+            // Every request "succeeds" as an event stream that ends at once.
+            : std::string("HTTP/1.1 200 OK\r\nContent-Type: text/event-stream\r\n\r\n"
+                          "id: 1\nevent: client_registered\ndata: {not json\n\n");
+    net::write(socket, net::buffer(reply), ec);
+    socket.close(ec);
+  }
+
+  net::io_context ioc_;
+  tcp::acceptor acceptor_;
+  behaviour behaviour_;
+  std::vector<tcp::socket> held_;
+  std::thread thread_;
+};
+
+conformance::target_profile profile_at(std::uint16_t port) {
+  conformance::target_profile profile;
+  profile.name = "misbehaving";
+  profile.base = {"127.0.0.1", port};
+  profile.api_key = "KEY";
+  profile.part_a = profile.part_b = true;
+  profile.model_stand_in = {"127.0.0.1", 0};
+  profile.assistant_id = 1;
+  profile.virtual_clock = true;
+  profile.request_timeout_ms = 200;
+  return profile;
+}
+
+}  // namespace
+
+TEST_CASE("every case passes over HTTP against the bundled server", "[catalog][http]") {
+  for (const auto& r : run(cases(), {})) {
+    INFO(r.id << "\n" << (r.evidence.empty() ? "" : r.evidence.front()));
+    CHECK(r.verdict == conformance::verdict::pass);
+  }
+}
+
+TEST_CASE("the clock-route cases fail over HTTP against a fault of the served reference",
+          "[catalog][http]") {
+  std::vector<conformance::catalog_case> clock_cases;
+  for (auto& c : cases()) {
+    if (conformance::uses_clock_routes(c.plan)) clock_cases.push_back(std::move(c));
+  }
+  REQUIRE_FALSE(clock_cases.empty());
+  std::map<std::string, std::vector<std::string>> breakers;
+  for (const auto& info : reference::all_faults()) {
+    conformance::target_choice target;
+    target.faults = {info.id};
+    for (const auto& r : run(clock_cases, target)) {
+      if (r.verdict == conformance::verdict::fail) breakers[r.id].emplace_back(info.name);
+    }
+  }
+  for (const auto& c : clock_cases) {
+    INFO(c.id);
+    CHECK_FALSE(breakers[c.id].empty());
+  }
+}
+
+TEST_CASE("a target that misbehaves at the transport level gets verdicts, not a hang",
+          "[catalog][http]") {
+  using behaviour = misbehaving_target::behaviour;
+  const auto b = GENERATE(behaviour::silent, behaviour::garbage, behaviour::drops_streams);
+  misbehaving_target server(b);
+  conformance::target_choice target;
+  target.profile = profile_at(server.port());
+  target.profile_path = "misbehaving.json";
+  const auto chosen = cases("reg.tool-name-6*");
+  REQUIRE_FALSE(chosen.empty());
+  const auto started = std::chrono::steady_clock::now();
+  const auto results = run(chosen, target, 1);
+  const auto took = std::chrono::steady_clock::now() - started;
+  for (const auto& r : results) {
+    INFO(r.id);
+    CHECK(r.verdict == conformance::verdict::fail);
+    CHECK_FALSE(r.evidence.empty());
+  }
+  // Bounded: every request waits at most 200 ms, and a case makes a handful of them.
+  CHECK(took < std::chrono::seconds(30) * static_cast<int>(results.size()));
+}
