@@ -12,6 +12,7 @@
 
 #include "toolwire/conformance/baseline.hpp"
 #include "toolwire/conformance/catalog.hpp"
+#include "toolwire/conformance/http_client.hpp"
 #include "toolwire/conformance/runner.hpp"
 #include "toolwire/reports/reports.hpp"
 
@@ -63,6 +64,22 @@ void print_summary(const reports::tally& t, std::size_t cases, double seconds) {
               t.pass, "fail", t.fail, "warn", t.warn, "not applicable", t.not_applicable,
               "expected failure", t.expected_failures, "total", cases);
   std::printf("%.2f s\n", seconds);
+}
+
+//! "" when a connection to the target can be made, else why not: a run against a target
+//! that is not there would only fail every case for the same reason. (A target that
+//! accepts but misbehaves is checked: its cases fail with the evidence.)
+std::string probe(const conformance::target_profile& profile) {
+  conformance::http_client client(profile.base,
+                                  std::chrono::milliseconds(profile.request_timeout_ms));
+  protocol::api_request request;
+  request.method = "GET";
+  request.path = "/v1/_test/clock";
+  const auto response = client.send(request);
+  if (!conformance::is_transport_failure(response)) return "";
+  const std::string message = response.body["error"].value("message", "");
+  const bool no_connection = message.starts_with("cannot resolve") || message.starts_with("cannot connect");
+  return no_connection ? message : "";
 }
 
 //! Waiting on a server is mostly idle time, so the bundled server takes more jobs than
@@ -147,6 +164,10 @@ int check_command::run() const {
   if (!target_.empty()) {
     auto profile = conformance::load_profile(target_);
     if (!profile) return usage_error(profile.error().message);
+    if (auto unreachable = probe(*profile); !unreachable.empty()) {
+      return usage_error("target '" + profile->name + "' at http://" + profile->base.to_string() +
+                         " is unreachable: " + unreachable);
+    }
     target.profile = *profile;
     target.profile_path = target_;
     target_name = profile->name;
