@@ -2,6 +2,7 @@
 #include "toolwire/actors/expectations.hpp"
 
 #include <algorithm>
+#include <limits>
 #include <map>
 
 namespace toolwire::actors {
@@ -99,9 +100,26 @@ verdict check_response(const expectation& expected, const trace_view& view, std:
 
 json event_fields(const json& args) {
   json fields = args;
-  for (const auto* reserved : {"type", "count"})
+  for (const auto* reserved : {"type", "count", "seen_by"})
     fields.erase(reserved);
   return fields;
+}
+
+//! The session events `actor` received on its own stream by `by`, in delivery order
+//! (a replay after a reconnect delivers some twice).
+std::vector<const trace_record*> delivered_to(const std::string& actor, const trace_view& view,
+                                              const std::string& session, time_ms by) {
+  std::map<std::uint64_t, const trace_record*> by_seq;
+  for (const auto* r : view.events(session, std::numeric_limits<time_ms>::max())) {
+    by_seq[r->data.value("seq", std::uint64_t{0})] = r;
+  }
+  std::vector<const trace_record*> delivered;
+  for (const auto& r : view.records()) {
+    if (r.at > by || r.actor != actor || r.kind != "deliver") continue;
+    auto it = by_seq.find(r.data.value("seq", std::uint64_t{0}));
+    if (it != by_seq.end()) delivered.push_back(it->second);
+  }
+  return delivered;
 }
 
 verdict check_event(const json& args, bool wanted, const trace_view& view,
@@ -110,7 +128,10 @@ verdict check_event(const json& args, bool wanted, const trace_view& view,
   const json fields = event_fields(args);
   std::size_t matching = 0;
   std::vector<std::string> same_type;
-  for (const auto* r : view.events(session, by)) {
+  const std::string seen_by = args.value("seen_by", "");
+  const auto candidates =
+      seen_by.empty() ? view.events(session, by) : delivered_to(seen_by, view, session, by);
+  for (const auto* r : candidates) {
     if (r->data.value("type", "") != type) continue;
     same_type.push_back(brief(r->data["data"], 160));
     if (subset(fields, r->data["data"])) ++matching;
@@ -121,7 +142,7 @@ verdict check_event(const json& args, bool wanted, const trace_view& view,
     for (std::size_t i = 0; i < same_type.size() && i < 4; ++i)
       observed += (i ? ", " : "") + same_type[i];
   } else {
-    observed += "; no " + type + " event at all";
+    observed += "; no " + type + " event " + (seen_by.empty() ? "at all" : "on " + seen_by + "'s stream");
   }
   if (!wanted) return {matching == 0, observed};
   if (args.contains("count")) return {matching == args["count"].get<std::size_t>(), observed};

@@ -13,6 +13,9 @@ using enum field_type;
 const field call_field{"call", call_ref, true,
                        "the n-th dispatched call of the session (1-based) or a tool name "
                        "(its latest dispatched call)"};
+const field seen_by_field{"seen_by", string, false,
+                          "a client actor: the event must have reached that client's own "
+                          "stream (default: the session's events as the target emitted them)"};
 const field body_field{"body", any, false,
                        "sent as the request body instead of the one the action builds "
                        "(for invalid-input cases)"};
@@ -104,12 +107,13 @@ const std::vector<expectation_kind>& expectation_kinds() {
        "the step's own response"},
       {"event",
        {{"type", string, true, "the event type"},
-        {"count", integer, false, "exactly this many matching events (default: at least one)"}},
+        {"count", integer, false, "exactly this many matching events (default: at least one)"},
+        seen_by_field},
        false,
        true,
        "a session event seen by now; other keys match its data ({cid:ACTOR}, {call:N} allowed)"},
       {"no_event",
-       {{"type", string, true, "the event type"}},
+       {{"type", string, true, "the event type"}, seen_by_field},
        false,
        true,
        "no such session event by now; other keys match its data"},
