@@ -1,11 +1,15 @@
 // The arrivals queue: producers on I/O threads, one consumer on the harness thread.
 #include "arrivals.hpp"
 
+#include <algorithm>
+
 namespace toolwire::conformance::detail {
 
 void arrivals::push(arrival item) {
   {
     std::lock_guard lock(mutex_);
+    if (std::holds_alternative<model_arrival>(item)) ++models_seen_;
+    if (std::holds_alternative<stream_arrival>(item)) ++events_seen_;
     queue_.push_back(std::move(item));
     last_change_ = clock_type::now();
   }
@@ -17,15 +21,44 @@ void arrivals::note_activity() {
   last_change_ = clock_type::now();
 }
 
+std::uint64_t arrivals::models_seen() {
+  std::lock_guard lock(mutex_);
+  return models_seen_;
+}
+
+std::uint64_t arrivals::events_seen() {
+  std::lock_guard lock(mutex_);
+  return events_seen_;
+}
+
+void arrivals::await_models(std::uint64_t total) {
+  std::lock_guard lock(mutex_);
+  models_awaited_ = std::max(models_awaited_, total);
+}
+
+void arrivals::await_either(std::uint64_t models, std::uint64_t events) {
+  std::lock_guard lock(mutex_);
+  either_models_ = models;
+  either_events_ = events;
+}
+
 std::vector<arrival> arrivals::take_when_quiet(std::chrono::milliseconds settle,
                                                std::chrono::milliseconds bound) {
   std::unique_lock lock(mutex_);
   const auto give_up = clock_type::now() + bound;
   for (;;) {
-    const auto quiet_at = last_change_ + settle;
     const auto now = clock_type::now();
-    if (now >= quiet_at || now >= give_up) break;
-    changed_.wait_until(lock, std::min(quiet_at, give_up));
+    if (now >= give_up) {
+      // What was awaited did not come in time: stop awaiting it, the checks will tell.
+      models_awaited_ = models_seen_;
+      either_models_ = either_events_ = 0;
+      break;
+    }
+    const bool owed = models_seen_ < models_awaited_ ||
+                      (models_seen_ < either_models_ && events_seen_ < either_events_);
+    const auto quiet_at = last_change_ + settle;
+    if (!owed && now >= quiet_at) break;
+    changed_.wait_until(lock, owed ? give_up : std::min(quiet_at, give_up));
   }
   std::vector<arrival> taken(std::make_move_iterator(queue_.begin()),
                              std::make_move_iterator(queue_.end()));

@@ -51,8 +51,21 @@ class arrivals {
   //! measured from now on, because the target may still be reacting.
   void note_activity();
 
-  //! Waits until nothing arrived and nothing was sent for `settle`, or `bound` passed,
-  //! then takes everything queued, in arrival order.
+  //! How many model requests and stream events have arrived so far.
+  std::uint64_t models_seen();
+  std::uint64_t events_seen();
+  //! Work the target owes: quiet is not reached before `total` model requests (or events)
+  //! have arrived in all, whatever the settle time. A 202 to a message implies a model
+  //! request (SES-2), a model answer in a turn implies an event; on a loaded machine
+  //! they can take longer than any settle time.
+  void await_models(std::uint64_t total);
+  //! Either `models` model requests or `events` events in all (a model answer in a turn:
+  //! calls are dispatched or the turn ends, or, when no call could be dispatched, the
+  //! next model step comes at once).
+  void await_either(std::uint64_t models, std::uint64_t events);
+
+  //! Waits until nothing arrived and nothing was sent for `settle` and nothing awaited is
+  //! missing, or `bound` passed, then takes everything queued, in arrival order.
   std::vector<arrival> take_when_quiet(std::chrono::milliseconds settle,
                                        std::chrono::milliseconds bound);
 
@@ -64,6 +77,9 @@ class arrivals {
   std::condition_variable changed_;
   std::deque<arrival> queue_;
   clock_type::time_point last_change_ = clock_type::now();
+  std::uint64_t models_seen_ = 0, events_seen_ = 0;
+  std::uint64_t models_awaited_ = 0;
+  std::uint64_t either_models_ = 0, either_events_ = 0;
 };
 
 }  // namespace toolwire::conformance::detail

@@ -12,6 +12,19 @@ namespace toolwire::conformance {
 
 namespace {
 
+//! A request whose success starts model work at the target: a message starts a turn
+//! (SES-2), a task starts processing (TASK-1). Either way a model request is owed.
+bool starts_model_work(const protocol::api_request& request,
+                       const protocol::api_response& response) {
+  if (request.method != "POST") return false;
+  const std::string suffix = "/messages";
+  const bool message = request.path.size() > suffix.size() &&
+                       request.path.compare(request.path.size() - suffix.size(), suffix.size(),
+                                            suffix) == 0;
+  return (message && response.status == 202) ||
+         (request.path == "/api/tasks" && response.status == 201);
+}
+
 namespace net = boost::asio;
 using std::chrono::milliseconds;
 
@@ -117,6 +130,7 @@ protocol::api_response remote_host::state::request(const caf::actor& sender,
                                                    const protocol::api_request& request) {
   if (stopped) return transport_failure("the run is over: its target is no longer reached");
   protocol::api_response response;
+  const std::uint64_t models_before = inbox->models_seen();
   if (auto sid = session_route(request, "GET", "/events")) {
     close_streams(sender, *sid);  // a stream opened again replaces the old one
     response = open(request, *sid, sender, /*monitor=*/false);
@@ -124,6 +138,7 @@ protocol::api_response remote_host::state::request(const caf::actor& sender,
     response = client->send(request);
   }
   inbox->note_activity();
+  if (starts_model_work(request, response)) inbox->await_models(models_before + 1);
   if (!is_transport_failure(response)) learn(request, response);
   return response;
 }
@@ -245,6 +260,7 @@ void remote_host::state::deliver(detail::model_arrival& item) {
     return;
   }
   pending_steps[step_id] = std::move(item.respond);
+  if (!owner.task) turn_steps.insert(step_id);
   using kind = reference::model_step_request::owner_kind;
   caf::anon_send(model, actors::model_step_atom::value,
                  reference::model_step_request{step_id, owner.task ? kind::task : kind::turn,
@@ -256,6 +272,10 @@ void remote_host::state::model_replied(std::uint64_t step_id, const reference::m
   if (it == pending_steps.end()) return;
   auto respond = std::move(it->second);
   pending_steps.erase(it);
+  // A turn goes on visibly: calls dispatched or failed, or the turn completes or fails.
+  if (turn_steps.erase(step_id) > 0) {
+    inbox->await_either(inbox->models_seen() + 1, inbox->events_seen() + 1);
+  }
   if (reply.answer) {
     respond(200, dump_safely(protocol::to_chat_completion(*reply.answer)));
   } else {

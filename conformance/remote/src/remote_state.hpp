@@ -4,6 +4,7 @@
 #pragma once
 
 #include <map>
+#include <set>
 #include <memory>
 #include <optional>
 #include <string>
@@ -53,6 +54,7 @@ struct remote_host::state {
   std::map<std::uint64_t, open_stream> streams;
   std::uint64_t next_stream = 1;
   std::map<std::uint64_t, detail::model_responder> pending_steps;
+  std::set<std::uint64_t> turn_steps;  // pending steps of session turns (not tasks)
   std::uint64_t next_step = 1;
   std::map<std::string, std::uint64_t> monitored_seq;  // session -> last event recorded
   std::map<std::string, step_owner> owners;            // user message text -> owner
