@@ -24,6 +24,7 @@
 #include <time.h>
 
 #include "toolwire/actors/invariants.hpp"
+#include "toolwire/actors/scenario_builders.hpp"
 #include "toolwire/actors/scenario.hpp"
 #include "toolwire/actors/simulator.hpp"
 
@@ -134,7 +135,7 @@ actors::scenario ten_step_scenario() {
   s.purpose = "Two clients, one turn with two parallel calls, acks and results.";
   s.clients = {actors::backend_worker(client("worker", "db", "query")),
                actors::backend_worker(client("tab", "web", "read_form"))};
-  s.steps = {{100, actors::post_message{"query and read"}}};
+  s.steps = {actors::build::message_at(100, "query and read")};
   s.model_script = {
       {"rules", json::array({{{"match", ""},
                               {"steps", json::array({call_step({"db__query", "web__read_form"}),
@@ -157,7 +158,7 @@ actors::scenario ttl_hour_scenario() {
   }
   json steps = json::array();
   for (int turn = 0; turn < 6; ++turn) {
-    s.steps.push_back({300'000 + turn * 600'000, actors::post_message{"turn"}});
+    s.steps.push_back(actors::build::message_at(300'000 + turn * 600'000, "turn"));
     const int a = (turn * 7) % hour_tabs;
     const int b = (turn * 7 + 25) % hour_tabs;
     steps.push_back(call_step(

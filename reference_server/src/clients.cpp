@@ -24,13 +24,20 @@ bool name_taken(const session_record& session, const std::string& name) {
                      [&](const auto& entry) { return entry.second.name == name; });
 }
 
+//! Whether `name` is taken in `session`; under fault name_counter_global, in any session.
+bool name_taken(const state& s, const session_record& session, const std::string& name) {
+  if (!s.has(fault::name_counter_global)) return name_taken(session, name);
+  return std::any_of(s.sessions.begin(), s.sessions.end(),
+                     [&](const auto& entry) { return name_taken(entry.second, name); });
+}
+
 //! REG-5: the requested name, or `<name>_<n>` with the smallest n >= 2 that is free.
 std::string assign_name(const state& s, const session_record& session,
                         const std::string& requested) {
-  if (!name_taken(session, requested) || s.has(fault::no_collision_counter)) return requested;
+  if (!name_taken(s, session, requested) || s.has(fault::no_collision_counter)) return requested;
   for (std::uint64_t n = 2;; ++n) {
     std::string candidate = requested + "_" + std::to_string(n);
-    if (!name_taken(session, candidate)) return candidate;
+    if (!name_taken(s, session, candidate)) return candidate;
   }
 }
 
@@ -71,24 +78,167 @@ std::vector<tool_spec> merged(std::vector<tool_spec> old_tools,
   return old_tools;
 }
 
-//! Faults client_name_unchecked (REG-4) and ttl_upper_bound_unchecked (REG-8): the body
-//! as validation sees it, with the unchecked value replaced by one that passes.
+bool offers(const std::vector<tool_spec>& tools, const std::string& name);
+
+//! `text` cut after 4096 code points (fault long_description_truncated).
+std::string truncated(const std::string& text) {
+  std::size_t points = 0;
+  for (std::size_t i = 0; i < text.size(); ++i) {
+    const bool starts_point = (static_cast<unsigned char>(text[i]) & 0xC0) != 0x80;
+    if (starts_point && points++ == protocol::max_description_code_points) return text.substr(0, i);
+  }
+  return text;
+}
+
+//! Faults of REG-1 and REG-4: a tool list as validation sees it, with what a fault lets
+//! through made valid (stringified names, defaulted fields, replaced schemas).
+json relaxed_tools(const state& s, json tools) {
+  if (s.has(fault::non_object_tools_skipped)) {
+    json kept = json::array();
+    if (tools.is_array()) {
+      for (const auto& tool : tools)
+        if (tool.is_object()) kept.push_back(tool);
+    }
+    tools = std::move(kept);
+  }
+  if (!tools.is_array()) return tools;
+  for (auto& tool : tools) {
+    if (!tool.is_object()) continue;
+    if (s.has(fault::non_string_names_stringified) && tool.contains("name") &&
+        tool["name"].is_number()) {
+      tool["name"] = tool["name"].dump();
+    }
+    if (s.has(fault::tool_fields_defaulted)) {
+      if (!tool.contains("description")) tool["description"] = "";
+      if (!tool.contains("parameters")) tool["parameters"] = {{"type", "object"}};
+    }
+    if (s.has(fault::long_description_truncated) && tool.contains("description") &&
+        tool["description"].is_string()) {
+      tool["description"] = truncated(tool["description"].get<std::string>());
+    }
+    if (s.has(fault::parameters_not_checked) && tool.contains("parameters") &&
+        (!tool["parameters"].is_object() ||
+         tool["parameters"].value("type", json("object")) != json("object"))) {
+      tool["parameters"] = {{"type", "object"}};
+    }
+  }
+  return tools;
+}
+
+//! The seconds of a TTL lifetime in `body`, or null.
+json ttl_seconds(const json& body) {
+  if (!body.is_object() || !body.contains("lifetime") || !body["lifetime"].is_object() ||
+      !body["lifetime"].contains("data") || !body["lifetime"]["data"].is_object()) {
+    return nullptr;
+  }
+  return body["lifetime"]["data"].value("seconds", json(nullptr));
+}
+
+//! Faults of REG-1, REG-4 and REG-8: the registration body as validation sees it, with
+//! each unchecked value replaced by one that passes (restored after validation).
 json relaxed_registration(const state& s, json body) {
   if (!body.is_object()) return body;
+  if (s.has(fault::client_name_defaulted) && !body.contains("name")) body["name"] = "client";
   auto name = body.find("name");
+  if (s.has(fault::non_string_names_stringified) && name != body.end() && name->is_number()) {
+    *name = name->dump();
+  }
   if (s.has(fault::client_name_unchecked) && name != body.end() && name->is_string() &&
       !protocol::is_valid_name(name->get<std::string>())) {
     *name = "unchecked";
   }
-  if (s.has(fault::ttl_upper_bound_unchecked) && body.contains("lifetime") &&
-      body["lifetime"].is_object() && body["lifetime"].contains("data") &&
-      body["lifetime"]["data"].is_object()) {
-    json& seconds = body["lifetime"]["data"]["seconds"];
-    if (seconds.is_number_integer() && seconds.get<std::int64_t>() > protocol::max_ttl_seconds) {
-      seconds = protocol::max_ttl_seconds;
+  if (s.has(fault::lifetime_defaults_to_never)) {
+    const json type = body.contains("lifetime") && body["lifetime"].is_object()
+                          ? body["lifetime"].value("type", json(nullptr))
+                          : json(nullptr);
+    if (type != "never" && type != "ttl") body["lifetime"] = {{"type", "never"}};
+  }
+  if (body.contains("tools")) body["tools"] = relaxed_tools(s, body["tools"]);
+  const json seconds = ttl_seconds(body);
+  if (seconds.is_number()) {
+    json& written = body["lifetime"]["data"]["seconds"];
+    if (s.has(fault::ttl_fraction_truncated) && seconds.is_number_float()) {
+      written = static_cast<std::int64_t>(seconds.get<double>());
+    }
+    if (s.has(fault::ttl_upper_bound_unchecked) && written.is_number_integer() &&
+        written.get<std::int64_t>() > protocol::max_ttl_seconds) {
+      written = protocol::max_ttl_seconds;
+    }
+    if (s.has(fault::ttl_lower_bound_unchecked) && written.is_number_integer() &&
+        written.get<std::int64_t>() < 1) {
+      written = 1;
     }
   }
   return body;
+}
+
+//! The name and TTL a fault let through, in place of the stand-ins validation saw.
+void restore_relaxed(const state& s, const json& body, protocol::register_request& request) {
+  if (!body.is_object()) return;
+  if (s.has(fault::client_name_unchecked) && body.value("name", json()).is_string()) {
+    request.name = body["name"].get<std::string>();
+  }
+  const json seconds = ttl_seconds(body);
+  if (request.lifetime.type == protocol::lifetime::kind::ttl && seconds.is_number_integer() &&
+      (s.has(fault::ttl_upper_bound_unchecked) || s.has(fault::ttl_lower_bound_unchecked))) {
+    const auto written = seconds.get<std::int64_t>();
+    const bool over = written > protocol::max_ttl_seconds;
+    if ((over && s.has(fault::ttl_upper_bound_unchecked)) ||
+        (written < 1 && s.has(fault::ttl_lower_bound_unchecked))) {
+      request.lifetime.seconds = written;
+    }
+  }
+}
+
+//! Faults of REG-1..3 that reject what is valid: a 400 for the first over-strict check a
+//! validated list (and client name) fails; `self_id` is the client itself, if known.
+std::optional<protocol::api_error> over_strict_by_fault(const state& s,
+                                                        const session_record& session,
+                                                        const std::string& self_id,
+                                                        const std::vector<tool_spec>& tools,
+                                                        const std::string* client_name) {
+  // Fault name_length_off_by_one: an exclusive range check, 1 < length < 64.
+  auto at_a_limit = [&](const std::string& name) {
+    return s.has(fault::name_length_off_by_one) &&
+           (name.size() == 1 || name.size() == protocol::max_name_length);
+  };
+  auto has_dash = [&](const std::string& name) {
+    return s.has(fault::name_charset_without_dash) && name.find('-') != std::string::npos;
+  };
+  if (client_name && (at_a_limit(*client_name) || has_dash(*client_name))) {
+    return protocol::invalid_request("name: must be 2-63 characters of [A-Za-z0-9_]");
+  }
+  for (const auto& tool : tools) {
+    if (at_a_limit(tool.name) || has_dash(tool.name)) {
+      return protocol::invalid_request("tools: names must be 2-63 characters of [A-Za-z0-9_]");
+    }
+    if (s.has(fault::schema_keywords_limited)) {
+      for (const auto& [key, value] : tool.parameters.items()) {
+        if (key != "type" && key != "properties" && key != "required") {
+          return protocol::invalid_request("tools: parameters." + key + " is not supported");
+        }
+      }
+    }
+    if (s.has(fault::empty_description_rejected) && tool.description.empty()) {
+      return protocol::invalid_request("tools: description missing");
+    }
+    if (s.has(fault::description_limit_off_by_one) &&
+        protocol::count_code_points(tool.description).value_or(0) ==
+            protocol::max_description_code_points) {
+      return protocol::invalid_request("tools: description must be under 4096 characters");
+    }
+    if (s.has(fault::parameters_type_required) && !tool.parameters.contains("type")) {
+      return protocol::invalid_request("tools: parameters.type missing");
+    }
+    if (s.has(fault::tool_names_unique_per_session)) {
+      for (const auto& [serial, other] : session.clients) {
+        if (other.id != self_id && offers(other.tools, tool.name)) {
+          return protocol::invalid_request("tools: '" + tool.name + "' is taken in this session");
+        }
+      }
+    }
+  }
+  return std::nullopt;
 }
 
 //! Fault put_tools_unvalidated (TOOLS-2): the list as sent, when it is a list of named
@@ -153,11 +303,12 @@ outcome<json> register_client(state& s, session_record& session, const json& bod
   auto request = protocol::parse_register_request(
       relaxed_registration(s, collapse_duplicate_tools_by_fault(s, body, "tools")), quirks(s));
   if (!request) return request.error();
-  if (s.has(fault::client_name_unchecked)) request->name = body.value("name", request->name);
-  if (s.has(fault::ttl_upper_bound_unchecked) &&
-      request->lifetime.type == protocol::lifetime::kind::ttl) {
-    request->lifetime.seconds =
-        body["lifetime"]["data"].value("seconds", request->lifetime.seconds);
+  restore_relaxed(s, body, *request);
+  if (s.has(fault::tools_required_at_registration) && !body.contains("tools")) {
+    return protocol::invalid_request("tools: missing");
+  }
+  if (auto error = over_strict_by_fault(s, session, "", request->tools, &request->name)) {
+    return *error;
   }
 
   client_record client;
@@ -209,11 +360,19 @@ outcome<json> put_tools(state& s, session_record& session, const std::string& ci
   if (!client) return client.error();
   client_record& c = **client;
   if (auto known = reject_unknown_fields_by_fault(s, body, {"tools"}); !known) return known.error();
-  auto request = protocol::parse_put_tools_request(
-      collapse_duplicate_tools_by_fault(s, body, "tools"), quirks(s));
+  json relaxed = collapse_duplicate_tools_by_fault(s, body, "tools");
+  if (relaxed.is_object() && relaxed.contains("tools")) {
+    relaxed["tools"] = relaxed_tools(s, relaxed["tools"]);
+  }
+  auto request = protocol::parse_put_tools_request(relaxed, quirks(s));
   if (!request && s.has(fault::put_tools_unvalidated)) {
     if (auto tools = unvalidated_tools(body))
       request = protocol::put_tools_request{std::move(*tools)};
+  }
+  if (request) {
+    if (auto error = over_strict_by_fault(s, session, c.id, request->tools, nullptr)) {
+      request = *error;
+    }
   }
   if (!request) {
     // Fault invalid_put_clears_tools: the old list is dropped before validation fails (C-3).

@@ -163,7 +163,10 @@ principal core::identify(const std::optional<std::string>& credential) const {
   if (!credential || credential->empty()) return {};
   for (const auto& key : state_->config.api_keys) {
     if (key.key == *credential) {
-      return {principal::kind::api_key, key.scopes.count(scope_session_manage) != 0, {}};
+      // Fault api_key_scopes_ignored: any workspace key may manage sessions (AUTH-2).
+      const bool manage =
+          key.scopes.count(scope_session_manage) != 0 || state_->has(fault::api_key_scopes_ignored);
+      return {principal::kind::api_key, manage, {}};
     }
   }
   auto session = state_->session_by_token.find(*credential);
@@ -209,6 +212,10 @@ outcome<done> core::authorize_session(const std::optional<std::string>& credenti
                                    : "this session token grants nothing on another session");
   }
   if (state_->sessions.count(session_id) == 0) {
+    // Fault unknown_session_is_403: a missing session reads as one without access (AUTH-2).
+    if (state_->has(fault::unknown_session_is_403)) {
+      return protocol::forbidden("no access to session '" + session_id + "'");
+    }
     return protocol::not_found("no session '" + session_id + "'");
   }
   return done{};
@@ -236,7 +243,10 @@ outcome<done> core::authorize_workspace(const std::optional<std::string>& creden
   const principal who = identify(credential);
   if (auto error = unknown_credential_by_fault(*state_, who)) return *error;
   if (auto error = unauthenticated_error(who)) return *error;
-  if (who.type != principal::kind::api_key) {
+  // Fault session_token_accepted_on_tasks: a session token passes as a workspace key.
+  const bool token_passes = who.type == principal::kind::session_token &&
+                            state_->has(fault::session_token_accepted_on_tasks);
+  if (who.type != principal::kind::api_key && !token_passes) {
     return protocol::forbidden("this route needs a workspace API key, not a session token");
   }
   return done{};

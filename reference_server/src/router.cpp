@@ -136,6 +136,10 @@ api_response create_session(const context& ctx) {
     if (!body->is_object()) {
       return error_response(protocol::invalid_request("body: must be a JSON object"));
     }
+    // Fault unknown_fields_rejected (C-6): creation takes no fields, so any is unknown.
+    if (!body->empty() && ctx.target.has_fault(fault::unknown_fields_rejected)) {
+      return error_response(protocol::invalid_request(body->begin().key() + ": unknown field"));
+    }
   }
   auto created = ctx.target.create_session(ctx.now);
   // Fault session_created_with_200: the new session is answered 200 (SES-1).
@@ -197,6 +201,12 @@ api_response open_events(const context& ctx) {
   std::optional<std::uint64_t> last;
   if (ctx.request.last_event_id) {
     last = parse_seq(*ctx.request.last_event_id);
+    // Faults of SES-3: ids start at 1 for one; garbage means "from the start" for another.
+    if (last == 0u && ctx.target.has_fault(fault::last_event_id_zero_rejected)) last.reset();
+    if (!last && ctx.target.has_fault(fault::invalid_last_event_id_replays_all) &&
+        !parse_seq(*ctx.request.last_event_id)) {
+      last = 0;
+    }
     if (!last) {
       return error_response(
           protocol::invalid_request("Last-Event-ID: must be a non-negative integer (SES-3)"));

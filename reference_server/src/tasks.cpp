@@ -287,6 +287,15 @@ outcome<json> post_tool_results(state& s, const std::string& uuid, const json& b
     return protocol::conflict("task '" + uuid + "' is " + std::string(to_string(task.status)) +
                               ", not interrupted (TASK-4)");
   }
+  if (auto known = reject_unknown_fields_by_fault(s, body, {"tool_results"}); !known) {
+    return known.error();
+  }
+  if (body.is_object() && body.contains("tool_results") && body["tool_results"].is_array()) {
+    for (const auto& item : body["tool_results"]) {
+      auto known = reject_unknown_fields_by_fault(s, item, {"id", "content", "error", "reason"});
+      if (!known) return known.error();
+    }
+  }
   if (s.has(fault::tool_results_items_applied_one_by_one)) {
     auto applied = apply_items_one_by_one(s, task, body);
     if (!applied) return applied.error();

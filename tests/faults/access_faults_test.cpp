@@ -120,3 +120,61 @@ TEST_CASE("fault completed_event_deferred breaks SES-5", "[faults][SES-5]") {
   CHECK(seen.faulty == json{{"completed_after_result", 0},
                             {"order", {"client_tool_failed 2", "client_tool_completed 1"}}});
 }
+
+TEST_CASE("fault api_key_scopes_ignored breaks AUTH-2", "[faults][AUTH-2]") {
+  // AUTH-2: "A known credential without access (... an API key without
+  // `session.manage`): 403."
+  const auto seen = run_clean_and_faulty(fault::api_key_scopes_ignored, [](core_harness& h) {
+    const auto sid = h.create_session();
+    const auto create = h.request("POST", "/v1/sessions", json::object(), reader_key);
+    const auto message = h.request("POST", messages_path(sid), {{"content", "hi"}}, reader_key);
+    return json{{"create", create.status}, {"message", message.status}};
+  });
+  CHECK(seen.clean == json{{"create", 403}, {"message", 403}});
+  CHECK(seen.faulty == json{{"create", 201}, {"message", 202}});
+}
+
+TEST_CASE("fault session_token_accepted_on_tasks breaks AUTH-2", "[faults][AUTH-2]") {
+  // AUTH-2: "The clock routes (section 7) and Part B take any workspace API key; a session
+  // token there is 403."
+  const auto seen =
+      run_clean_and_faulty(fault::session_token_accepted_on_tasks, [](core_harness& h) {
+        const auto sid = h.create_session();
+        return h.request("GET", "/api/tasks/no-such-task", json(), h.token_of(sid)).status;
+      });
+  CHECK(seen.clean == json(403));
+  CHECK(seen.faulty == json(404));
+}
+
+TEST_CASE("fault unknown_session_is_403 breaks AUTH-2", "[faults][AUTH-2]") {
+  // AUTH-2: "Only then is an unknown session 404."
+  const auto seen = run_clean_and_faulty(fault::unknown_session_is_403, [](core_harness& h) {
+    return h.request("POST", messages_path("no-such-session"), {{"content", "hi"}}).status;
+  });
+  CHECK(seen.clean == json(404));
+  CHECK(seen.faulty == json(403));
+}
+
+TEST_CASE("fault last_event_id_zero_rejected breaks SES-3", "[faults][SES-3]") {
+  // SES-3: "(`0` asks for everything retained ...)".
+  const auto seen = run_clean_and_faulty(fault::last_event_id_zero_rejected, [](core_harness& h) {
+    const auto sid = h.create_session();
+    h.register_client(sid, "web", core_harness::never());
+    return json{h.request("GET", events_path(sid), json(), admin_key, "0").status,
+                h.request("GET", events_path(sid), json(), admin_key, "1").status};
+  });
+  CHECK(seen.clean == json{200, 200});
+  CHECK(seen.faulty == json{400, 200});
+}
+
+TEST_CASE("fault invalid_last_event_id_replays_all breaks SES-3", "[faults][SES-3]") {
+  // SES-3: "a value that is not a non-negative integer is 400."
+  const auto seen =
+      run_clean_and_faulty(fault::invalid_last_event_id_replays_all, [](core_harness& h) {
+        const auto sid = h.create_session();
+        return json{h.request("GET", events_path(sid), json(), admin_key, "-1").status,
+                    h.request("GET", events_path(sid), json(), admin_key, "abc").status};
+      });
+  CHECK(seen.clean == json{400, 400});
+  CHECK(seen.faulty == json{200, 200});
+}

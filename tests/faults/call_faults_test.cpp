@@ -205,6 +205,19 @@ TEST_CASE("fault empty_result_accepted breaks CALL-4", "[faults][CALL-4]") {
   CHECK(seen.faulty == json{{"empty", 200}, {"completed", 1}});
 }
 
+TEST_CASE("fault content_preferred_over_error breaks CALL-4", "[faults][CALL-4]") {
+  // CALL-4: "Both or neither of `content`/`error`: 400."
+  const auto seen = run_clean_and_faulty(fault::content_preferred_over_error, [](core_harness& h) {
+    const auto turn = dispatch_reads(h, 1);
+    const auto both =
+        post_result_body(h, turn, turn.calls[0], {{"content", "ok"}, {"error", "not ok"}});
+    return json{{"both", both.status},
+                {"completed", count_events(h, turn.sid, "client_tool_completed")}};
+  });
+  CHECK(seen.clean == json{{"both", 400}, {"completed", 0}});
+  CHECK(seen.faulty == json{{"both", 200}, {"completed", 1}});
+}
+
 TEST_CASE("fault non_string_content_rejected breaks CALL-4", "[faults][CALL-4]") {
   // CALL-4: "`{"content": <string or JSON>}`".
   const auto seen = run_clean_and_faulty(fault::non_string_content_rejected, [](core_harness& h) {

@@ -110,3 +110,263 @@ TEST_CASE("fault second_delete_accepted breaks LIFE-4", "[faults][LIFE-4]") {
   CHECK(seen.clean == json{{"first", 204}, {"second", 404}, {"ping", 404}});
   CHECK(seen.faulty == json{{"first", 204}, {"second", 204}, {"ping", 404}});
 }
+
+namespace {
+
+//! A registration body for `web` with `tools`, changed by `changes`.
+json registration(const json& tools, const json& changes = json::object()) {
+  json body = {{"name", "web"}, {"lifetime", core_harness::never()}, {"tools", tools}};
+  body.update(changes);
+  return body;
+}
+
+json tool_with(const json& changes) {
+  json tool = core_harness::tool("read");
+  tool.update(changes);
+  return tool;
+}
+
+}  // namespace
+
+TEST_CASE("fault lifetime_defaults_to_never breaks REG-1", "[faults][REG-1]") {
+  // REG-1: "[P] ... `name` and `lifetime` are required." Section 3: `never` or `ttl`.
+  const auto seen = run_clean_and_faulty(fault::lifetime_defaults_to_never, [](core_harness& h) {
+    const auto sid = h.create_session();
+    return json{register_status(h, sid, {{"name", "web"}}),
+                register_status(
+                    h, sid, registration(json::array(), {{"lifetime", {{"type", "forever"}}}}))};
+  });
+  CHECK(seen.clean == json{400, 400});
+  CHECK(seen.faulty == json{201, 201});
+}
+
+TEST_CASE("fault tool_fields_defaulted breaks REG-1", "[faults][REG-1]") {
+  // REG-1: "[P] All three are required".
+  const auto seen = run_clean_and_faulty(fault::tool_fields_defaulted, [](core_harness& h) {
+    const auto sid = h.create_session();
+    return json{register_status(h, sid, registration(json::array({{{"name", "read"}}}))),
+                register_status(
+                    h, sid, registration(json::array({{{"name", "read"}, {"description", "d"}}})))};
+  });
+  CHECK(seen.clean == json{400, 400});
+  CHECK(seen.faulty == json{201, 201});
+}
+
+TEST_CASE("fault parameters_not_checked breaks REG-1", "[faults][REG-1]") {
+  // REG-1: "`parameters` must be a JSON object whose `type`, if present, is `"object"`".
+  const auto seen = run_clean_and_faulty(fault::parameters_not_checked, [](core_harness& h) {
+    const auto sid = h.create_session();
+    return json{
+        register_status(h, sid, registration(json::array({tool_with({{"parameters", "any"}})}))),
+        register_status(
+            h, sid, registration(json::array({tool_with({{"parameters", {{"type", "array"}}}})})))};
+  });
+  CHECK(seen.clean == json{400, 400});
+  CHECK(seen.faulty == json{201, 201});
+}
+
+TEST_CASE("fault parameters_type_required breaks REG-1", "[faults][REG-1]") {
+  // REG-1: "`type`, if present, is `"object"`" — it may be absent.
+  const auto seen = run_clean_and_faulty(fault::parameters_type_required, [](core_harness& h) {
+    const auto sid = h.create_session();
+    return register_status(
+        h, sid, registration(json::array({tool_with({{"parameters", json::object()}})})));
+  });
+  CHECK(seen.clean == json(201));
+  CHECK(seen.faulty == json(400));
+}
+
+TEST_CASE("fault empty_description_rejected breaks REG-1", "[faults][REG-1]") {
+  // REG-1: "`description` of at most 4096 characters" — an empty one included.
+  const auto seen = run_clean_and_faulty(fault::empty_description_rejected, [](core_harness& h) {
+    const auto sid = h.create_session();
+    return register_status(h, sid, registration(json::array({tool_with({{"description", ""}})})));
+  });
+  CHECK(seen.clean == json(201));
+  CHECK(seen.faulty == json(400));
+}
+
+TEST_CASE("fault tools_required_at_registration breaks REG-1", "[faults][REG-1]") {
+  // REG-1: "At registration `tools` may be omitted (an empty list)".
+  const auto seen =
+      run_clean_and_faulty(fault::tools_required_at_registration, [](core_harness& h) {
+        const auto sid = h.create_session();
+        return register_status(h, sid, {{"name", "web"}, {"lifetime", core_harness::never()}});
+      });
+  CHECK(seen.clean == json(201));
+  CHECK(seen.faulty == json(400));
+}
+
+TEST_CASE("fault name_length_off_by_one breaks REG-1", "[faults][REG-1]") {
+  // REG-1: "Each tool has `name` of 1-64 characters". REG-4: client names likewise.
+  const auto seen = run_clean_and_faulty(fault::name_length_off_by_one, [](core_harness& h) {
+    const auto sid = h.create_session();
+    const std::string sixty_four(64, 'n');
+    return json{
+        register_status(h, sid, registration(json::array({core_harness::tool(sixty_four)}))),
+        register_status(h, sid, registration(json::array(), {{"name", sixty_four}})),
+        register_status(h, sid, registration(json::array({core_harness::tool("n")}))),
+        register_status(h, sid, registration(json::array({core_harness::tool("nn")})))};
+  });
+  CHECK(seen.clean == json{201, 201, 201, 201});
+  CHECK(seen.faulty == json{400, 400, 400, 201});
+}
+
+TEST_CASE("fault name_charset_without_dash breaks REG-1", "[faults][REG-1]") {
+  // REG-1: "`name` of 1-64 characters from `[A-Za-z0-9_-]`".
+  const auto seen = run_clean_and_faulty(fault::name_charset_without_dash, [](core_harness& h) {
+    const auto sid = h.create_session();
+    return json{
+        register_status(h, sid, registration(json::array({core_harness::tool("pick-date")}))),
+        register_status(h, sid, registration(json::array(), {{"name", "side-panel"}})),
+        register_status(h, sid, registration(json::array({core_harness::tool("pick_date")})))};
+  });
+  CHECK(seen.clean == json{201, 201, 201});
+  CHECK(seen.faulty == json{400, 400, 201});
+}
+
+TEST_CASE("fault schema_keywords_limited breaks REG-1", "[faults][REG-1]") {
+  // REG-1: "`parameters`, a JSON Schema object describing the arguments".
+  const auto seen = run_clean_and_faulty(fault::schema_keywords_limited, [](core_harness& h) {
+    const auto sid = h.create_session();
+    const json schema = {{"type", "object"},
+                         {"properties", {{"field", {{"type", "string"}}}}},
+                         {"required", {"field"}},
+                         {"additionalProperties", false}};
+    return json{
+        register_status(h, sid, registration(json::array({tool_with({{"parameters", schema}})}))),
+        register_status(h, sid, registration(json::array({core_harness::tool("read")})))};
+  });
+  CHECK(seen.clean == json{201, 201});
+  CHECK(seen.faulty == json{400, 201});
+}
+
+TEST_CASE("fault non_object_tools_skipped breaks REG-1", "[faults][REG-1]") {
+  // REG-1: "Anything else is rejected (400)."
+  const auto seen = run_clean_and_faulty(fault::non_object_tools_skipped, [](core_harness& h) {
+    const auto sid = h.create_session();
+    return json{register_status(h, sid, registration(json::array({"read_form"}))),
+                register_status(h, sid, registration("read_form")),
+                register_status(h, sid, registration(json::array({nullptr})))};
+  });
+  CHECK(seen.clean == json{400, 400, 400});
+  CHECK(seen.faulty == json{201, 201, 201});
+}
+
+TEST_CASE("fault long_description_truncated breaks REG-1", "[faults][REG-1]") {
+  // REG-1: "`description` of at most 4096 characters ... Anything else is rejected (400)."
+  const auto seen = run_clean_and_faulty(fault::long_description_truncated, [](core_harness& h) {
+    const auto sid = h.create_session();
+    const auto registered =
+        h.request("POST", h.clients_path(sid),
+                  registration(json::array({core_harness::tool("read", std::string(4097, 'd'))})));
+    return json{
+        {"status", registered.status},
+        {"stored", registered.status == 201
+                       ? registered.body["tools"][0]["description"].get<std::string>().size()
+                       : 0}};
+  });
+  CHECK(seen.clean == json{{"status", 400}, {"stored", 0}});
+  CHECK(seen.faulty == json{{"status", 201}, {"stored", 4096}});
+}
+
+TEST_CASE("fault description_limit_off_by_one breaks REG-2", "[faults][REG-2]") {
+  // REG-2: "4096 Japanese characters are accepted, 4097 ASCII characters are not."
+  const auto seen = run_clean_and_faulty(fault::description_limit_off_by_one, [](core_harness& h) {
+    const auto sid = h.create_session();
+    return json{
+        register_status(
+            h, sid,
+            registration(json::array({core_harness::tool("read", std::string(4096, 'd'))}))),
+        register_status(
+            h, sid,
+            registration(json::array({core_harness::tool("read", std::string(4095, 'd'))})))};
+  });
+  CHECK(seen.clean == json{201, 201});
+  CHECK(seen.faulty == json{400, 201});
+}
+
+TEST_CASE("fault tool_names_unique_per_session breaks REG-3", "[faults][REG-3]") {
+  // REG-3: "Two tools with the same name in one list: 400" — in one list, not across
+  // clients (CALL-2 tells them apart by the client's name).
+  const auto seen = run_clean_and_faulty(fault::tool_names_unique_per_session, [](core_harness& h) {
+    const auto sid = h.create_session();
+    h.register_client(sid, "editor", core_harness::never(),
+                      json::array({core_harness::tool("save")}));
+    return register_status(h, sid,
+                           {{"name", "preview"},
+                            {"lifetime", core_harness::never()},
+                            {"tools", json::array({core_harness::tool("save")})}});
+  });
+  CHECK(seen.clean == json(201));
+  CHECK(seen.faulty == json(400));
+}
+
+TEST_CASE("fault client_name_defaulted breaks REG-4", "[faults][REG-4]") {
+  // REG-4 and REG-1: "[P] ... `name` and `lifetime` are required."
+  const auto seen = run_clean_and_faulty(fault::client_name_defaulted, [](core_harness& h) {
+    const auto sid = h.create_session();
+    const auto registered =
+        h.request("POST", h.clients_path(sid), {{"lifetime", core_harness::never()}});
+    return json{{"status", registered.status},
+                {"name", registered.body.value("name", json(nullptr))}};
+  });
+  CHECK(seen.clean == json{{"status", 400}, {"name", nullptr}});
+  CHECK(seen.faulty == json{{"status", 201}, {"name", "client"}});
+}
+
+TEST_CASE("fault non_string_names_stringified breaks REG-4", "[faults][REG-4]") {
+  // REG-4: "Client `name` follows the tool-name rule" — a string of [A-Za-z0-9_-].
+  const auto seen = run_clean_and_faulty(fault::non_string_names_stringified, [](core_harness& h) {
+    const auto sid = h.create_session();
+    return json{
+        register_status(h, sid, registration(json::array(), {{"name", 42}})),
+        register_status(h, sid,
+                        registration(json::array({tool_with({{"name", 7}})}), {{"name", "app"}}))};
+  });
+  CHECK(seen.clean == json{400, 400});
+  CHECK(seen.faulty == json{201, 201});
+}
+
+TEST_CASE("fault name_counter_global breaks REG-5", "[faults][REG-5]") {
+  // REG-5: "If a live client of the session already has the requested name, a counter is
+  // appended" — of the session, not of the whole server.
+  const auto seen = run_clean_and_faulty(fault::name_counter_global, [](core_harness& h) {
+    const auto first = h.create_session();
+    const auto second = h.create_session();
+    h.register_client(first, "web", core_harness::never());
+    return h.register_client(second, "web", core_harness::never())["name"];
+  });
+  CHECK(seen.clean == json("web"));
+  CHECK(seen.faulty == json("web_2"));
+}
+
+TEST_CASE("fault ttl_lower_bound_unchecked breaks REG-8", "[faults][REG-8]") {
+  // REG-8: "`ttl.seconds` is an integer from 1 to 86400; otherwise 400."
+  const auto seen = run_clean_and_faulty(fault::ttl_lower_bound_unchecked, [](core_harness& h) {
+    const auto sid = h.create_session();
+    return json{
+        register_status(h, sid, registration(json::array(), {{"lifetime", core_harness::ttl(0)}})),
+        register_status(h, sid,
+                        registration(json::array(), {{"lifetime", core_harness::ttl(-5)}}))};
+  });
+  CHECK(seen.clean == json{400, 400});
+  CHECK(seen.faulty == json{201, 201});
+}
+
+TEST_CASE("fault ttl_fraction_truncated breaks REG-8", "[faults][REG-8]") {
+  // REG-8: "`ttl.seconds` is an integer".
+  const auto seen = run_clean_and_faulty(fault::ttl_fraction_truncated, [](core_harness& h) {
+    const auto sid = h.create_session();
+    const auto registered =
+        h.request("POST", h.clients_path(sid),
+                  registration(json::array(),
+                               {{"lifetime", {{"type", "ttl"}, {"data", {{"seconds", 30.9}}}}}}));
+    return json{{"status", registered.status},
+                {"seconds", registered.body.contains("lifetime")
+                                ? registered.body["lifetime"]["data"]["seconds"]
+                                : json(nullptr)}};
+  });
+  CHECK(seen.clean == json{{"status", 400}, {"seconds", nullptr}});
+  CHECK(seen.faulty == json{{"status", 201}, {"seconds", 30}});
+}

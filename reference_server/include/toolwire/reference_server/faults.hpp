@@ -71,6 +71,7 @@ enum class fault {
   error_result_reported_as_success,  // CALL-4
   empty_result_accepted,             // CALL-4
   non_string_content_rejected,       // CALL-4
+  content_preferred_over_error,      // CALL-4
   deadline_not_cancelled_on_result,  // CALL-5
   ack_after_settle_accepted,         // CALL-6
   wrong_client_result_accepted,      // CALL-7
@@ -92,6 +93,30 @@ enum class fault {
   interrupt_deadline_from_creation,       // TASK-7
   task_call_ids_restart_each_round,       // TASK-9
   task_tools_offered_prefixed,            // TASK-10
+  // -- validation at the edges, over- and under-strict (sections 1..3)
+  api_key_scopes_ignored,             // AUTH-2
+  session_token_accepted_on_tasks,    // AUTH-2
+  unknown_session_is_403,             // AUTH-2
+  last_event_id_zero_rejected,        // SES-3
+  invalid_last_event_id_replays_all,  // SES-3
+  lifetime_defaults_to_never,         // REG-1
+  tool_fields_defaulted,              // REG-1
+  parameters_not_checked,             // REG-1
+  parameters_type_required,           // REG-1
+  empty_description_rejected,         // REG-1
+  tools_required_at_registration,     // REG-1
+  name_length_off_by_one,             // REG-1
+  name_charset_without_dash,          // REG-1
+  schema_keywords_limited,            // REG-1
+  non_object_tools_skipped,           // REG-1
+  long_description_truncated,         // REG-1
+  description_limit_off_by_one,       // REG-2
+  tool_names_unique_per_session,      // REG-3
+  non_string_names_stringified,       // REG-4
+  client_name_defaulted,              // REG-4
+  name_counter_global,                // REG-5
+  ttl_lower_bound_unchecked,          // REG-8
+  ttl_fraction_truncated,             // REG-8
 };
 
 struct fault_info {
