@@ -24,8 +24,8 @@
 #include <time.h>
 
 #include "toolwire/actors/invariants.hpp"
-#include "toolwire/actors/scenario_builders.hpp"
 #include "toolwire/actors/scenario.hpp"
+#include "toolwire/actors/scenario_builders.hpp"
 #include "toolwire/actors/simulator.hpp"
 
 namespace {

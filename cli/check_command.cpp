@@ -42,8 +42,8 @@ void print_list(const std::vector<conformance::catalog_case>& cases) {
     std::string ids;
     for (const auto& id : c.plan.spec_ids)
       ids += (ids.empty() ? "" : ",") + id;
-    std::cout << c.id << "  " << ids << "  " << conformance::strongest_tag(c.plan.spec_ids)
-              << "  " << c.plan.purpose << "\n";
+    std::cout << c.id << "  " << ids << "  " << conformance::strongest_tag(c.plan.spec_ids) << "  "
+              << c.plan.purpose << "\n";
   }
   std::cout << cases.size() << " cases\n";
 }
@@ -78,7 +78,8 @@ std::string probe(const conformance::target_profile& profile) {
   const auto response = client.send(request);
   if (!conformance::is_transport_failure(response)) return "";
   const std::string message = response.body["error"].value("message", "");
-  const bool no_connection = message.starts_with("cannot resolve") || message.starts_with("cannot connect");
+  const bool no_connection =
+      message.starts_with("cannot resolve") || message.starts_with("cannot connect");
   return no_connection ? message : "";
 }
 
@@ -126,8 +127,8 @@ check_command::check_command(CLI::App& parent) {
 }
 
 int check_command::run() const {
-  auto catalog = conformance::load_catalog(catalog_.empty() ? conformance::default_catalog_dir()
-                                                            : catalog_);
+  auto catalog =
+      conformance::load_catalog(catalog_.empty() ? conformance::default_catalog_dir() : catalog_);
   if (!catalog) return usage_error(catalog.error().message);
   auto cases = conformance::filter_cases(std::move(*catalog), filter_);
   if (!shard_.empty()) {
@@ -159,8 +160,8 @@ int check_command::run() const {
     if (!f) return usage_error("unknown fault '" + name + "' (toolwire serve --list-faults)");
     target.faults.insert(*f);
   }
-  std::string target_name = in_process_ ? "toolwire reference (in-process)"
-                                        : "toolwire reference (bundled, over HTTP)";
+  std::string target_name =
+      in_process_ ? "toolwire reference (in-process)" : "toolwire reference (bundled, over HTTP)";
   if (!target_.empty()) {
     auto profile = conformance::load_profile(target_);
     if (!profile) return usage_error(profile.error().message);
@@ -212,8 +213,8 @@ int check_command::run() const {
     }
   }
   for (const auto& id : summary.stale_baseline) {
-    std::cout << "\nSTALE BASELINE " << id
-              << ": listed in " << expected_failures_ << " but passed; remove it\n";
+    std::cout << "\nSTALE BASELINE " << id << ": listed in " << expected_failures_
+              << " but passed; remove it\n";
   }
   const auto t = reports::count(*results);
   print_summary(t, results->size(), seconds);

@@ -25,8 +25,8 @@ std::string file_header(const scenarios::explore_failure& failure,
   text += "# What went wrong:\n";
   for (const auto& p : failure.problems)
     text += "#   " + p + "\n";
-  text += "# Reproduce: toolwire simulate THIS_FILE --seed " + std::to_string(failure.seed) + flags +
-          "\n";
+  text += "# Reproduce: toolwire simulate THIS_FILE --seed " + std::to_string(failure.seed) +
+          flags + "\n";
   return text;
 }
 

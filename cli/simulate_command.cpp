@@ -10,9 +10,9 @@
 #include <sstream>
 
 #include "scenario_source.hpp"
+#include "toolwire/actors/expectations.hpp"
 #include "toolwire/actors/invariants.hpp"
 #include "toolwire/actors/simulator.hpp"
-#include "toolwire/actors/expectations.hpp"
 #include "toolwire/reference_server/faults.hpp"
 
 namespace toolwire::cli {

@@ -66,8 +66,7 @@ scenario navigating_tab_screens() {
   s.clients = {navigating_tab(
       backend_worker(client("tab", "web", {tool("list_orders")})),
       {{2'000, {tool("edit_order"), tool("cancel_order")}}, {4'000, {tool("checkout")}}})};
-  s.steps = {
-      message_at(1'000, "list"), message_at(3'000, "edit"), message_at(5'000, "pay")};
+  s.steps = {message_at(1'000, "list"), message_at(3'000, "edit"), message_at(5'000, "pay")};
   s.model_script = {
       {"rules", json::array({{{"match", "list"}, {"steps", json::array({text_step("listed")})}},
                              {{"match", "edit"}, {"steps", json::array({text_step("edited")})}},

@@ -171,7 +171,9 @@ void step_error(self_pointer self, std::size_t index, const std::string& message
 }
 
 //! Tells the director the step is over. Response handlers are const, so deliver a copy.
-void finish(caf::response_promise done) { done.deliver(true); }
+void finish(caf::response_promise done) {
+  done.deliver(true);
+}
 
 void scripted_register(self_pointer self, std::size_t index, caf::response_promise done) {
   auto& st = self->state;
@@ -206,8 +208,7 @@ void scripted_reconnect(self_pointer self, std::size_t index, caf::response_prom
   self->send(st.target, close_stream_atom::value, st.access.session_id);
   st.listening = false;
   listen(
-      self, last_event_id,
-      [done](const protocol::api_response&) { finish(done); }, index);
+      self, last_event_id, [done](const protocol::api_response&) { finish(done); }, index);
 }
 
 caf::response_promise perform(self_pointer self, std::uint64_t index) {

@@ -28,8 +28,8 @@ void request(self_pointer self, protocol::api_request request,
              std::function<void(const protocol::api_response&)> then,
              std::optional<std::size_t> step = std::nullopt) {
   auto& st = self->state;
-  detail::send_request(self, st.target, st.context, "director", std::move(request),
-                       std::move(then), step);
+  detail::send_request(self, st.target, st.context, "director", std::move(request), std::move(then),
+                       step);
 }
 
 protocol::api_request with_key(std::string method, std::string path, const json& body,

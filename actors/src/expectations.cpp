@@ -142,7 +142,8 @@ verdict check_event(const json& args, bool wanted, const trace_view& view,
     for (std::size_t i = 0; i < same_type.size() && i < 4; ++i)
       observed += (i ? ", " : "") + same_type[i];
   } else {
-    observed += "; no " + type + " event " + (seen_by.empty() ? "at all" : "on " + seen_by + "'s stream");
+    observed +=
+        "; no " + type + " event " + (seen_by.empty() ? "at all" : "on " + seen_by + "'s stream");
   }
   if (!wanted) return {matching == 0, observed};
   if (args.contains("count")) return {matching == args["count"].get<std::size_t>(), observed};
@@ -265,7 +266,9 @@ verdict check_on_trace(const expectation& expected, const json& args, const trac
 
 }  // namespace
 
-bool expectation_report::passed() const { return failures() == 0 && step_errors.empty(); }
+bool expectation_report::passed() const {
+  return failures() == 0 && step_errors.empty();
+}
 
 std::size_t expectation_report::failures() const {
   return static_cast<std::size_t>(std::count_if(
@@ -303,7 +306,8 @@ std::string describe_expected(const expectation& expected) {
   std::string text;
   const auto& args = expected.args;
   if (args.contains("status")) text += "status " + args["status"].dump();
-  if (args.contains("error")) text += (text.empty() ? "" : ", ") + ("error " + args.value("error", ""));
+  if (args.contains("error"))
+    text += (text.empty() ? "" : ", ") + ("error " + args.value("error", ""));
   if (args.contains("body")) text += (text.empty() ? "" : ", ") + ("body ⊇ " + brief(args["body"]));
   return "response " + text;
 }

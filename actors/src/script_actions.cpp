@@ -257,8 +257,10 @@ protocol::outcome<protocol::api_request> request_for(const scripted_step& step,
                                                      const script_state& state) {
   const std::string& action = step.action;
   const auto own_credential = by.client ? state.token : state.api_key;
-  if (action == "ping") return make("POST", client_path(state, by.actor) + "/ping", json(), own_credential);
-  if (action == "delete") return make("DELETE", client_path(state, by.actor), json(), own_credential);
+  if (action == "ping")
+    return make("POST", client_path(state, by.actor) + "/ping", json(), own_credential);
+  if (action == "delete")
+    return make("DELETE", client_path(state, by.actor), json(), own_credential);
   if (action == "put_tools") {
     const json body = step.args.contains("body")
                           ? step.args["body"]
@@ -273,7 +275,8 @@ protocol::outcome<protocol::api_request> request_for(const scripted_step& step,
     return make("POST", "/v1/sessions/" + state.session_id + "/messages",
                 {{"content", state.message_tag + step.args.value("content", "")}}, own_credential);
   }
-  if (action == "create_task") return make("POST", "/api/tasks", task_body(step, state), state.api_key);
+  if (action == "create_task")
+    return make("POST", "/api/tasks", task_body(step, state), state.api_key);
   if (action == "poll" || action == "tool_results") {
     auto uuid = task_uuid(state, step.args.value("task", ""));
     if (!uuid) return uuid.error();

@@ -50,7 +50,6 @@ reference::core_config target_config(const scenario& plan) {
   return config;
 }
 
-
 //! Steps the coordinator until nothing is runnable and no timer is due by `limit`. A
 //! remote target's arrivals count as runnable work: time moves only once it is quiet.
 void drive(caf::scheduler::test_coordinator& sched, seeded_picker& picker, time_ms limit,

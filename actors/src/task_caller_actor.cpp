@@ -87,7 +87,8 @@ void create(self_pointer self) {
   }
   request(self, "POST", "/api/tasks",
           {{"assistant_id", st.context->script.assistant_id},
-           {"input", json::array({{{"type", "text"}, {"text", st.context->script.message_tag + st.spec.input}}})},
+           {"input", json::array({{{"type", "text"},
+                                   {"text", st.context->script.message_tag + st.spec.input}}})},
            {"client_tools", tools}},
           [self](const protocol::api_response& response) {
             if (response.status != 201) {

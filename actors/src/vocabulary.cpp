@@ -37,7 +37,9 @@ const std::vector<action>& actions() {
        {{"tools", tool_list, false, "the new whole list"}, body_field},
        "PUT .../clients/{cid}/tools"},
       {"delete", performer::client, {}, "DELETE .../clients/{cid} (the client leaves)"},
-      {"vanish", performer::client, {},
+      {"vanish",
+       performer::client,
+       {},
        "the client stops pinging and drops its stream without a word (a closed tab)"},
       {"reconnect",
        performer::client,
@@ -66,7 +68,9 @@ const std::vector<action>& actions() {
         {"assistant_id", integer, false, "default: the target's"},
         body_field},
        "POST /api/tasks"},
-      {"poll", performer::director, {{"task", string, true, "the task's label"}},
+      {"poll",
+       performer::director,
+       {{"task", string, true, "the task's label"}},
        "GET /api/tasks/{uuid}"},
       {"tool_results",
        performer::director,
@@ -150,7 +154,8 @@ const std::vector<expectation_kind>& expectation_kinds() {
 
 const action* find_action(std::string_view name) {
   const auto& table = actions();
-  auto it = std::find_if(table.begin(), table.end(), [&](const action& a) { return a.name == name; });
+  auto it =
+      std::find_if(table.begin(), table.end(), [&](const action& a) { return a.name == name; });
   return it == table.end() ? nullptr : &*it;
 }
 

@@ -179,7 +179,8 @@ const script_step* model_script::step_for(const json& request_body) const {
 
 model_reply model_script::answer(const json& request_body) const {
   const std::size_t step_index = assistant_messages(request_body);
-  if (const auto* step = step_for(request_body)) return model_reply{to_answer(*step, step_index), {}};
+  if (const auto* step = step_for(request_body))
+    return model_reply{to_answer(*step, step_index), {}};
   return model_reply{std::nullopt, "model script has no step " + std::to_string(step_index) +
                                        " for this conversation"};
 }

@@ -45,10 +45,18 @@ tally count(const std::vector<case_result>& results) {
       continue;
     }
     switch (r.verdict) {
-      case verdict::pass: ++t.pass; break;
-      case verdict::fail: ++t.fail; break;
-      case verdict::warn: ++t.warn; break;
-      case verdict::not_applicable: ++t.not_applicable; break;
+      case verdict::pass:
+        ++t.pass;
+        break;
+      case verdict::fail:
+        ++t.fail;
+        break;
+      case verdict::warn:
+        ++t.warn;
+        break;
+      case verdict::not_applicable:
+        ++t.not_applicable;
+        break;
     }
   }
   return t;
@@ -58,11 +66,21 @@ std::string xml_escape(std::string_view text) {
   std::string out;
   for (const char c : text) {
     switch (c) {
-      case '&': out += "&amp;"; break;
-      case '<': out += "&lt;"; break;
-      case '>': out += "&gt;"; break;
-      case '"': out += "&quot;"; break;
-      case '\'': out += "&apos;"; break;
+      case '&':
+        out += "&amp;";
+        break;
+      case '<':
+        out += "&lt;";
+        break;
+      case '>':
+        out += "&gt;";
+        break;
+      case '"':
+        out += "&quot;";
+        break;
+      case '\'':
+        out += "&apos;";
+        break;
       default:
         // XML 1.0 forbids most control characters, even escaped.
         if (static_cast<unsigned char>(c) >= 0x20 || c == '\n' || c == '\t') out += c;
@@ -135,13 +153,12 @@ protocol::json json_report(const std::vector<case_result>& results, const run_su
           {"cases", cases}};
 }
 
-std::string markdown_summary(const std::vector<case_result>& results,
-                             const run_summary& summary) {
+std::string markdown_summary(const std::vector<case_result>& results, const run_summary& summary) {
   const auto t = count(results);
   std::ostringstream out;
   const bool ok = t.fail == 0 && summary.stale_baseline.empty();
-  out << "## toolwire check: " << (ok ? "passed" : "FAILED") << " against "
-      << summary.target << "\n\n"
+  out << "## toolwire check: " << (ok ? "passed" : "FAILED") << " against " << summary.target
+      << "\n\n"
       << "| cases | pass | fail | warn | not applicable | expected failures |\n"
       << "|---:|---:|---:|---:|---:|---:|\n"
       << "| " << results.size() << " | " << t.pass << " | " << t.fail << " | " << t.warn << " | "

@@ -521,8 +521,7 @@ TEST_CASE("Scripted model: answers from its script and records what it was offer
       toolwire::actors::backend_worker(client("web", "web", tools({"read_form", "fill_form"})));
   web.result_content = json{{"form", "checkout"}};  // JSON content reaches the model serialized
   s.clients = {web};
-  s.steps = {message_at(1'000, "hello"),
-             message_at(2'000, "fill the form"),
+  s.steps = {message_at(1'000, "hello"), message_at(2'000, "fill the form"),
              message_at(3'000, "nothing in the script matches this")};
   s.model_script = {
       {"rules",

@@ -16,7 +16,11 @@ expectation expect(std::string kind, json args, std::vector<std::string> ids = {
 
 scripted_step step(time_ms at, std::string actor, std::string action, json args = json::object(),
                    std::vector<expectation> expectations = {}) {
-  return {at, std::move(actor), std::move(action), std::move(args), std::move(expectations),
+  return {at,
+          std::move(actor),
+          std::move(action),
+          std::move(args),
+          std::move(expectations),
           "test.yaml:" + std::to_string(at)};
 }
 
@@ -54,8 +58,7 @@ scenario answered_call() {
 
 }  // namespace
 
-TEST_CASE("scripted steps run in order and every expectation of a good run passes",
-          "[scripted]") {
+TEST_CASE("scripted steps run in order and every expectation of a good run passes", "[scripted]") {
   const auto plan = answered_call();
   for (std::uint64_t seed = 1; seed <= 20; ++seed) {
     const auto result = run(plan, seed);

@@ -69,12 +69,12 @@ class misbehaving_target {
       held_.push_back(std::move(socket));  // never answers, never closes
       return;
     }
-    const std::string reply =
-        behaviour_ == behaviour::garbage
-            ? std::string("this is not HTTP at all\r\n\r\n")
-            // Every request "succeeds" as an event stream that ends at once.
-            : std::string("HTTP/1.1 200 OK\r\nContent-Type: text/event-stream\r\n\r\n"
-                          "id: 1\nevent: client_registered\ndata: {not json\n\n");
+    const std::string reply = behaviour_ == behaviour::garbage
+                                  ? std::string("this is not HTTP at all\r\n\r\n")
+                                  // Every request "succeeds" as an event stream that ends at once.
+                                  : std::string(
+                                        "HTTP/1.1 200 OK\r\nContent-Type: text/event-stream\r\n\r\n"
+                                        "id: 1\nevent: client_registered\ndata: {not json\n\n");
     net::write(socket, net::buffer(reply), ec);
     socket.close(ec);
   }

@@ -46,12 +46,11 @@ TEST_CASE("explore finds each fault, shrinks it, and the scenario it writes repr
           "[explore]") {
   // The faults whose effects the generated programs can reach (Part A clients, calls and
   // tool lists), with the program budget each is found within.
-  const auto fault = GENERATE(as<std::string>{}, "double_result_accepted", "no_collision_counter",
-                              "withdrawn_tool_offered", "vanished_calls_left_open",
-                              "departed_client_tools_offered", "put_merges_tools",
-                              "unavailable_tool_dispatched", "ping_does_not_extend",
-                              "ack_does_not_extend_deadline", "results_matched_by_position",
-                              "next_step_before_all_settled");
+  const auto fault = GENERATE(
+      as<std::string>{}, "double_result_accepted", "no_collision_counter", "withdrawn_tool_offered",
+      "vanished_calls_left_open", "departed_client_tools_offered", "put_merges_tools",
+      "unavailable_tool_dispatched", "ping_does_not_extend", "ack_does_not_extend_deadline",
+      "results_matched_by_position", "next_step_before_all_settled");
   INFO("fault " << fault);
   scenarios::explore_options options;
   options.programs = 2'000;

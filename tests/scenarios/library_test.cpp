@@ -109,7 +109,8 @@ TEST_CASE("every library scenario passes on the reference core under seeds 1..10
                         std::to_string(seed);
       }
     }
-    INFO(file_name(path) << ": " << failed_seeds << " of 100 seeds failed; first " << first_failure);
+    INFO(file_name(path) << ": " << failed_seeds << " of 100 seeds failed; first "
+                         << first_failure);
     CHECK(failed_seeds == 0);
   }
 }

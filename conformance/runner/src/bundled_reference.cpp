@@ -27,7 +27,9 @@ struct bundled_reference::server {
 
 bundled_reference::bundled_reference(reference::fault_set faults) : faults_(std::move(faults)) {}
 
-bundled_reference::~bundled_reference() { servers_.clear(); }
+bundled_reference::~bundled_reference() {
+  servers_.clear();
+}
 
 protocol::outcome<target_profile> bundled_reference::profile_for(const timeouts& t) {
   if (!stand_in_) {

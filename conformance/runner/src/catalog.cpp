@@ -49,8 +49,8 @@ protocol::outcome<std::vector<catalog_case>> load_catalog(const std::string& dir
       return protocol::invalid_request(file + ": case id '" + plan->name + "' is used twice");
     }
     const auto tag = strongest_tag(plan->spec_ids);
-    cases.push_back({plan->name, file, std::move(*plan),
-                     tag == "[R]" ? grade::recommended : grade::required});
+    cases.push_back(
+        {plan->name, file, std::move(*plan), tag == "[R]" ? grade::recommended : grade::required});
   }
   std::sort(cases.begin(), cases.end(), [](const auto& a, const auto& b) { return a.id < b.id; });
   return cases;
@@ -73,6 +73,8 @@ std::vector<catalog_case> shard_cases(std::vector<catalog_case> cases, int index
   return mine;
 }
 
-std::string default_catalog_dir() { return TOOLWIRE_CATALOG_DIR; }
+std::string default_catalog_dir() {
+  return TOOLWIRE_CATALOG_DIR;
+}
 
 }  // namespace toolwire::conformance

@@ -97,8 +97,7 @@ bool uses_clock_routes(const actors::scenario& plan) {
 
 namespace {
 
-case_result run_in_process(const catalog_case& c, const target_choice& target,
-                           std::uint64_t seed) {
+case_result run_in_process(const catalog_case& c, const target_choice& target, std::uint64_t seed) {
   auto result = base_result(c, target, seed);
   if (uses_clock_routes(c.plan)) {
     // In-process time passes by waiting (exactly, so timing cases run); there are no
@@ -166,10 +165,14 @@ protocol::outcome<target_profile> profile_for(const catalog_case& c, const targe
 
 std::string to_string(verdict v) {
   switch (v) {
-    case verdict::pass: return "pass";
-    case verdict::fail: return "fail";
-    case verdict::warn: return "warn";
-    case verdict::not_applicable: return "not applicable";
+    case verdict::pass:
+      return "pass";
+    case verdict::fail:
+      return "fail";
+    case verdict::warn:
+      return "warn";
+    case verdict::not_applicable:
+      return "not applicable";
   }
   return "?";
 }
@@ -189,8 +192,9 @@ std::string not_applicable_reason(const catalog_case& c, const target_profile& p
     return "the case is timed for ack/result/interrupt timeouts of " +
            std::to_string(c.plan.ack_timeout_ms) + "/" + std::to_string(c.plan.result_timeout_ms) +
            "/" + std::to_string(c.plan.interrupt_timeout_ms) + " ms; the target's are " +
-           std::to_string(profile.ack_timeout_ms) + "/" + std::to_string(profile.result_timeout_ms) +
-           "/" + std::to_string(profile.interrupt_timeout_ms) + " ms";
+           std::to_string(profile.ack_timeout_ms) + "/" +
+           std::to_string(profile.result_timeout_ms) + "/" +
+           std::to_string(profile.interrupt_timeout_ms) + " ms";
   }
   return "";
 }

@@ -72,7 +72,8 @@ json gen_model_script(const std::vector<actors::client_spec>& clients) {
       calls.push_back({{"name", *rc::gen::elementOf(offered)}, {"arguments", json::object()}});
     }
     json step = {{"tool_calls", calls}};
-    if (const auto hold = *rc::gen::element<int>(0, 0, 300, 1'500); hold > 0) step["hold_ms"] = hold;
+    if (const auto hold = *rc::gen::element<int>(0, 0, 300, 1'500); hold > 0)
+      step["hold_ms"] = hold;
     steps.push_back(std::move(step));
   }
   steps.push_back({{"content", "done"}});
@@ -89,14 +90,13 @@ json gen_args(const std::string& action) {
 }
 
 scripted_step gen_step(time_ms at, const std::vector<actors::client_spec>& clients) {
-  const auto action = *rc::gen::element<std::string>("post_message", "post_message", "ping",
-                                                      "put_tools", "delete", "vanish", "ack",
-                                                      "result", "result", "error_result");
+  const auto action =
+      *rc::gen::element<std::string>("post_message", "post_message", "ping", "put_tools", "delete",
+                                     "vanish", "ack", "result", "result", "error_result");
   std::string actor = "director";
   if (action != "post_message") {
-    actor = clients[static_cast<std::size_t>(
-                        *rc::gen::inRange<std::size_t>(0, clients.size()))]
-                .actor;
+    actor =
+        clients[static_cast<std::size_t>(*rc::gen::inRange<std::size_t>(0, clients.size()))].actor;
   }
   return {at, actor, action, gen_args(action), {}, ""};
 }
@@ -115,7 +115,8 @@ scenario gen_program() {
   plan.model_script = gen_model_script(plan.clients);
   time_ms at = 0;
   for (const auto& c : plan.clients) {
-    if (!c.auto_join) plan.steps.push_back({c.join_at, c.actor, "register", json::object(), {}, ""});
+    if (!c.auto_join)
+      plan.steps.push_back({c.join_at, c.actor, "register", json::object(), {}, ""});
   }
   std::stable_sort(plan.steps.begin(), plan.steps.end(),
                    [](const auto& a, const auto& b) { return a.at < b.at; });
@@ -175,9 +176,9 @@ std::vector<std::string> differences(const scenario& program, const actors::trac
 
 std::vector<std::string> ids_for(const std::string& action) {
   static const std::map<std::string, std::vector<std::string>> ids = {
-      {"register", {"REG-5", "REG-6"}},     {"ping", {"LIFE-2", "LIFE-3", "LIFE-4"}},
-      {"put_tools", {"TOOLS-1", "LIFE-4"}}, {"delete", {"LIFE-1", "LIFE-4"}},
-      {"ack", {"CALL-3", "CALL-6"}},        {"result", {"CALL-4", "CALL-6"}},
+      {"register", {"REG-5", "REG-6"}},       {"ping", {"LIFE-2", "LIFE-3", "LIFE-4"}},
+      {"put_tools", {"TOOLS-1", "LIFE-4"}},   {"delete", {"LIFE-1", "LIFE-4"}},
+      {"ack", {"CALL-3", "CALL-6"}},          {"result", {"CALL-4", "CALL-6"}},
       {"error_result", {"CALL-4", "CALL-6"}}, {"post_message", {"SES-2"}}};
   auto it = ids.find(action);
   return it == ids.end() ? std::vector<std::string>{"C-3"} : it->second;
@@ -220,7 +221,8 @@ std::vector<std::string> judge(const scenario& program, std::uint64_t seed,
 std::size_t dispatched_by(const actors::trace& run, time_ms at) {
   return static_cast<std::size_t>(
       std::count_if(run.records().begin(), run.records().end(), [&](const actors::trace_record& r) {
-        return r.at <= at && r.kind == "event" && r.data.value("type", "") == "client_tool_dispatched";
+        return r.at <= at && r.kind == "event" &&
+               r.data.value("type", "") == "client_tool_dispatched";
       }));
 }
 

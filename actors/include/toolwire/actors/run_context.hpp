@@ -25,18 +25,18 @@ struct script_state {
   std::string api_key;
   std::string limited_key;  // an API key without session.manage, when the target has one
   std::int64_t assistant_id = 1;
-  std::string message_tag;                          // prepended to user messages (MODEL-3)
-  std::map<std::string, std::string> client_ids;    // actor -> client_id
-  std::vector<json> dispatched;                     // client_tool_dispatched data, in order
-  std::map<std::string, std::string> tasks;         // label -> uuid
-  std::map<std::string, json> task_views;           // label -> latest GET /api/tasks body
-  std::map<std::string, std::uint64_t> last_seen;   // actor -> last event seq it received
+  std::string message_tag;                         // prepended to user messages (MODEL-3)
+  std::map<std::string, std::string> client_ids;   // actor -> client_id
+  std::vector<json> dispatched;                    // client_tool_dispatched data, in order
+  std::map<std::string, std::string> tasks;        // label -> uuid
+  std::map<std::string, json> task_views;          // label -> latest GET /api/tasks body
+  std::map<std::string, std::uint64_t> last_seen;  // actor -> last event seq it received
 };
 
 struct run_context {
   actors::trace* trace = nullptr;        // null: record nothing (benchmarks)
   time_ms epoch_ms = 1'700'000'000'000;  // target time when the run starts (CLOCK-3)
-  const scenario* plan = nullptr;  // what is running
+  const scenario* plan = nullptr;        // what is running
   script_state script;
 
   //! Virtual milliseconds since the run started, from the actor system's clock.

@@ -46,7 +46,7 @@ struct run_options {
   bool record = true;  // false: no trace (benchmarks of raw speed)
   std::string source;  // where the scenario came from, for the trace header and replay
   std::uint64_t max_steps = 50'000'000;  // a bound on scheduler steps, so nothing spins
-  target_host* host = nullptr;  // null: the in-process reference core
+  target_host* host = nullptr;           // null: the in-process reference core
   //! Prepended to every user message and task input, so a shared model stand-in can tell
   //! which run a model request belongs to (MODEL-3). Empty in-process.
   std::string message_tag;

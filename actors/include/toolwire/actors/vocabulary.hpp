@@ -43,7 +43,7 @@ struct expectation_kind {
   std::string_view name;
   std::vector<field> fields;
   bool about_the_response = false;  // checks the step's own response (needs an action)
-  bool open = false;  // keys beyond `fields` are event data fields to match
+  bool open = false;                // keys beyond `fields` are event data fields to match
   std::string_view help;
 };
 

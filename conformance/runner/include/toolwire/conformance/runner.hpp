@@ -29,9 +29,9 @@ struct case_result {
   std::string not_applicable_because;
   std::uint64_t seed = 0;
   double seconds = 0;
-  std::string reproduce;  // one command that runs exactly this case again
+  std::string reproduce;                           // one command that runs exactly this case again
   protocol::json trace = protocol::json::array();  // the run's records, credentials redacted
-  bool expected_failure = false;  // listed in the baseline
+  bool expected_failure = false;                   // listed in the baseline
 };
 
 //! Where the cases run.

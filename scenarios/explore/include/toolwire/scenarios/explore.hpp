@@ -17,9 +17,9 @@
 namespace toolwire::scenarios {
 
 struct explore_options {
-  int programs = 1'000;          // how many programs to generate (RapidCheck's maxSuccess)
-  std::uint64_t seed = 1;        // RapidCheck's seed; also the simulator seed of each run
-  reference::fault_set faults;   // the target core's faults; the oracle has none
+  int programs = 1'000;         // how many programs to generate (RapidCheck's maxSuccess)
+  std::uint64_t seed = 1;       // RapidCheck's seed; also the simulator seed of each run
+  reference::fault_set faults;  // the target core's faults; the oracle has none
   bool shrink = true;
   //! Called after each program with how many have run (for progress on a terminal).
   std::function<void(int)> progress;
@@ -27,8 +27,8 @@ struct explore_options {
 
 //! A program that failed, after shrinking.
 struct explore_failure {
-  actors::scenario program;  // the shrunk program, with expectations from the oracle run
-  std::uint64_t seed = 0;    // the simulator seed that reproduces it
+  actors::scenario program;           // the shrunk program, with expectations from the oracle run
+  std::uint64_t seed = 0;             // the simulator seed that reproduces it
   std::vector<std::string> problems;  // invariant violations and differences from the oracle
   int programs_before = 0;            // programs that passed before the first failure
   int shrink_runs = 0;                // programs run while shrinking
