@@ -114,7 +114,9 @@ check_command::check_command(CLI::App& parent) {
                    "a baseline: case ids expected to fail (one per line)");
   app_->add_flag("--update-baseline", update_baseline_,
                  "write the failing cases to --expected-failures and exit 0");
-  app_->add_option("--junit", junit_, "write JUnit XML here");
+  app_->add_option("--junit", junit_,
+                   "write JUnit XML here (without any report flag, all three reports go to "
+                   "toolwire-reports/)");
   app_->add_option("--json", json_, "write the JSON report (verdicts, evidence, traces) here");
   app_->add_option("--markdown", markdown_, "write a Markdown summary here");
   app_->add_option("--fault", faults_,
@@ -218,15 +220,22 @@ int check_command::run() const {
   }
   const auto t = reports::count(*results);
   print_summary(t, results->size(), seconds);
-  if (!junit_.empty() && !write_text(junit_, reports::junit_xml(*results, summary))) {
-    return usage_error("cannot write " + junit_);
+  // Without a report flag every report goes to toolwire-reports/: a run always leaves
+  // something to read.
+  const bool defaults = junit_.empty() && json_.empty() && markdown_.empty();
+  const std::string junit = defaults ? "toolwire-reports/junit.xml" : junit_;
+  const std::string json = defaults ? "toolwire-reports/report.json" : json_;
+  const std::string markdown = defaults ? "toolwire-reports/summary.md" : markdown_;
+  if (!junit.empty() && !write_text(junit, reports::junit_xml(*results, summary))) {
+    return usage_error("cannot write " + junit);
   }
-  if (!json_.empty() && !write_text(json_, reports::json_report(*results, summary).dump(1))) {
-    return usage_error("cannot write " + json_);
+  if (!json.empty() && !write_text(json, reports::json_report(*results, summary).dump(1))) {
+    return usage_error("cannot write " + json);
   }
-  if (!markdown_.empty() && !write_text(markdown_, reports::markdown_summary(*results, summary))) {
-    return usage_error("cannot write " + markdown_);
+  if (!markdown.empty() && !write_text(markdown, reports::markdown_summary(*results, summary))) {
+    return usage_error("cannot write " + markdown);
   }
+  if (defaults) std::cout << "reports: toolwire-reports/{junit.xml,report.json,summary.md}\n";
   return t.fail == 0 && summary.stale_baseline.empty() ? 0 : 1;
 }
 
