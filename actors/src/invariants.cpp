@@ -188,9 +188,7 @@ class sequence_check {
   //! legitimately repeats seqs the old stream delivered.
   void on_request(const trace_record& r) {
     const std::string path = str(r.data, "path");
-    const std::string suffix = "/events";
-    if (str(r.data, "method") == "GET" && path.size() > suffix.size() &&
-        path.compare(path.size() - suffix.size(), suffix.size(), suffix) == 0) {
+    if (str(r.data, "method") == "GET" && path.ends_with("/events")) {
       delivered_.erase(r.actor);
     }
   }
@@ -209,10 +207,7 @@ class task_status_check {
     std::string path = r.data.value("path", "");
     if (path.rfind("/api/tasks/", 0) != 0) return;
     const std::string suffix = "/tool-results";
-    if (path.size() > suffix.size() &&
-        path.compare(path.size() - suffix.size(), suffix.size(), suffix) == 0) {
-      path.resize(path.size() - suffix.size());
-    }
+    if (path.ends_with(suffix)) path.resize(path.size() - suffix.size());
     const std::string status = str(r.data["body"], "status");
     if (status.empty()) return;
     auto [it, first] = last_.emplace(path, status);

@@ -1,6 +1,8 @@
 // Scripted steps as requests.
 #include "script_actions.hpp"
 
+#include "requests.hpp"
+
 #include "toolwire/protocol/codec.hpp"
 
 namespace toolwire::actors::detail {
@@ -70,24 +72,14 @@ std::string client_path(const script_state& state, const std::string& actor) {
   return "/v1/sessions/" + state.session_id + "/clients/" + client_id_of(state, actor);
 }
 
-protocol::api_request make(std::string method, std::string path, const json& body,
-                           std::optional<std::string> credential) {
-  protocol::api_request request;
-  request.method = std::move(method);
-  request.path = std::move(path);
-  request.credential = std::move(credential);
-  request.body = body.is_null() ? "" : body.dump();
-  return request;
-}
-
 protocol::outcome<protocol::api_request> call_request(const scripted_step& step,
                                                       const performer_view& by,
                                                       const script_state& state,
                                                       const std::string& verb, const json& body) {
   auto call = resolve_call(state, step.args.value("call", json()));
   if (!call) return call.error();
-  return make("POST", client_path(state, by.actor) + "/calls/" + *call + "/" + verb, body,
-              by.client ? state.token : state.api_key);
+  return make_request("POST", client_path(state, by.actor) + "/calls/" + *call + "/" + verb, body,
+                      by.client ? state.token : state.api_key);
 }
 
 json result_body(const scripted_step& step) {
@@ -151,14 +143,12 @@ protocol::outcome<protocol::api_request> raw_request(const scripted_step& step,
   json body = step.args.value("body", json());
   // A message posted this way still carries the run's tag, so a shared model stand-in
   // can route the turn it starts (MODEL-3).
-  const std::string messages = "/messages";
-  if (path->size() > messages.size() &&
-      path->compare(path->size() - messages.size(), messages.size(), messages) == 0 &&
-      body.is_object() && body.contains("content") && body["content"].is_string()) {
+  if (path->ends_with("/messages") && body.is_object() && body.contains("content") &&
+      body["content"].is_string()) {
     body["content"] = state.message_tag + body["content"].get<std::string>();
   }
-  auto request = make(step.args.value("method", "GET"), *path, body,
-                      credential(state, step.args.value("credential", default_credential)));
+  auto request = make_request(step.args.value("method", "GET"), *path, body,
+                              credential(state, step.args.value("credential", default_credential)));
   if (step.args.contains("raw_body")) request.body = step.args.value("raw_body", "");
   if (step.args.contains("last_event_id")) {
     request.last_event_id = step.args["last_event_id"].is_string()
@@ -258,32 +248,33 @@ protocol::outcome<protocol::api_request> request_for(const scripted_step& step,
   const std::string& action = step.action;
   const auto own_credential = by.client ? state.token : state.api_key;
   if (action == "ping")
-    return make("POST", client_path(state, by.actor) + "/ping", json(), own_credential);
+    return make_request("POST", client_path(state, by.actor) + "/ping", json(), own_credential);
   if (action == "delete")
-    return make("DELETE", client_path(state, by.actor), json(), own_credential);
+    return make_request("DELETE", client_path(state, by.actor), json(), own_credential);
   if (action == "put_tools") {
     const json body = step.args.contains("body")
                           ? step.args["body"]
                           : json{{"tools", step.args.value("tools", json::array())}};
-    return make("PUT", client_path(state, by.actor) + "/tools", body, own_credential);
+    return make_request("PUT", client_path(state, by.actor) + "/tools", body, own_credential);
   }
   if (action == "ack") return call_request(step, by, state, "ack", json());
   if (action == "result" || action == "error_result") {
     return call_request(step, by, state, "result", result_body(step));
   }
   if (action == "post_message") {
-    return make("POST", "/v1/sessions/" + state.session_id + "/messages",
-                {{"content", state.message_tag + step.args.value("content", "")}}, own_credential);
+    return make_request("POST", "/v1/sessions/" + state.session_id + "/messages",
+                        {{"content", state.message_tag + step.args.value("content", "")}},
+                        own_credential);
   }
   if (action == "create_task")
-    return make("POST", "/api/tasks", task_body(step, state), state.api_key);
+    return make_request("POST", "/api/tasks", task_body(step, state), state.api_key);
   if (action == "poll" || action == "tool_results") {
     auto uuid = task_uuid(state, step.args.value("task", ""));
     if (!uuid) return uuid.error();
-    if (action == "poll") return make("GET", "/api/tasks/" + *uuid, json(), state.api_key);
+    if (action == "poll") return make_request("GET", "/api/tasks/" + *uuid, json(), state.api_key);
     auto body = tool_results_body(step, state);
     if (!body) return body.error();
-    return make("POST", "/api/tasks/" + *uuid + "/tool-results", *body, state.api_key);
+    return make_request("POST", "/api/tasks/" + *uuid + "/tool-results", *body, state.api_key);
   }
   if (action == "request") return raw_request(step, by, state);
   return protocol::invalid_request("action '" + action + "' is not a request");

@@ -5,6 +5,7 @@
 
 #include "actors/actor_test_support.hpp"
 #include "remote/remote_fixture.hpp"
+#include "toolwire/actors/builtin_scenarios.hpp"
 #include "toolwire/conformance/remote_host.hpp"
 
 using namespace toolwire;
@@ -156,16 +157,8 @@ TEST_CASE("TASK-3 a task interrupts for a client tool, over HTTP", "[remote][e2e
 
 TEST_CASE("LIFE-5 a tab that vanishes mid-call expires on the target's clock", "[remote][e2e]") {
   reference_target server;
-  scenario plan;
-  plan.name = "remote_tab_vanishes";
-  auto tab = browser_tab(client("tab", "web", {tool("read_form")}), 30, 10'000);
-  tab.result_delay = 60'000;
-  tab.vanish_at = 5'000;
-  plan.clients = {tab};
-  plan.steps = {message_at(1'000, "read the form")};
-  plan.model_script = script(json::array(
-      {call_step({{"web__read_form", {{"form", "checkout"}}}}), text_step("the tab went away")}));
-  plan.duration = 120'000;
+  // The same story as the built-in scenario, now on the target's own clock.
+  const auto plan = *toolwire::actors::find_builtin("tab_closes_mid_call");
 
   const auto result = run_remote(server, plan, "[tw:t4] ");
   const auto& run = result.trace;

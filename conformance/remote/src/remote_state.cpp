@@ -17,11 +17,7 @@ namespace {
 bool starts_model_work(const protocol::api_request& request,
                        const protocol::api_response& response) {
   if (request.method != "POST") return false;
-  const std::string suffix = "/messages";
-  const bool message =
-      request.path.size() > suffix.size() &&
-      request.path.compare(request.path.size() - suffix.size(), suffix.size(), suffix) == 0;
-  return (message && response.status == 202) ||
+  return (request.path.ends_with("/messages") && response.status == 202) ||
          (request.path == "/api/tasks" && response.status == 201);
 }
 
