@@ -58,8 +58,12 @@ options parse_options(int argc, char** argv) {
       o.clients = std::stoi(value());
     } else if (arg == "--turns") {
       o.turns = std::stoi(value());
+    } else if (arg == "--quick") {  // a self-check for CI: seconds, not a figure
+      o.clients = 50;
+      o.turns = 20;
     } else {
-      std::cerr << "usage: dispatch_latency [--toolwire PATH] [--clients N] [--turns N]\n";
+      std::cerr
+          << "usage: dispatch_latency [--toolwire PATH] [--clients N] [--turns N] [--quick]\n";
       std::exit(2);
     }
   }
@@ -176,6 +180,10 @@ double percentile(std::vector<double> values, double p) {
 
 int main(int argc, char** argv) {
   const options o = parse_options(argc, argv);
+  if (o.clients < 1 || o.turns < 1) {
+    std::cerr << "dispatch_latency: --clients and --turns must be positive\n";
+    return 2;
+  }
   asio::io_context io;
   tcp::acceptor model_acceptor(io, tcp::endpoint(asio::ip::make_address("127.0.0.1"), 0));
   std::thread model_thread([&] { serve_model(model_acceptor); });
