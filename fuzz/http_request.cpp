@@ -102,12 +102,7 @@ bool serve_one(server& s, beast::flat_buffer& buffer) {
   while (!parser.is_done()) {
     const std::size_t used = parser.put(buffer.data(), ec);
     buffer.consume(used);
-    if (ec == http::error::need_more) {
-      if (buffer.size() == 0) return false;  // the client left mid-request: no answer
-      if (used == 0) return false;
-      ec = {};
-      continue;
-    }
+    if (ec == http::error::need_more) ec = {};
     if (ec) {
       // As http_session::on_read_error: 413 or 400, then the connection closes.
       const auto code = ec == http::error::body_limit ? protocol::error_code::payload_too_large
@@ -115,6 +110,8 @@ bool serve_one(server& s, beast::flat_buffer& buffer) {
       (void)web::error_response(code, "malformed HTTP request: " + ec.message(), 11);
       return false;
     }
+    // No progress: every byte is in, so the client left mid-request; nobody to answer.
+    if (used == 0 && !parser.is_done()) return false;
   }
   auto request = parser.release();
   const auto response = s.handle(web::to_api_request(request));
