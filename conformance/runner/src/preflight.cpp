@@ -21,8 +21,12 @@ using std::chrono::milliseconds;
 std::string answered(const std::string& route, const protocol::api_response& response, int wanted,
                      const std::string& rule) {
   if (is_transport_failure(response)) {
-    return route + " got no usable answer (" + describe_answer(response) +
-           "): is the target running, and is base_url right?";
+    const std::string what = describe_answer(response);
+    const bool absent = what.starts_with("cannot connect") || what.starts_with("cannot resolve") ||
+                        what.starts_with("no answer within");
+    if (absent) return route + " got no answer (" + what + "): is the target running at base_url?";
+    return route + " got an answer that is not usable HTTP/JSON (" + what +
+           "): is base_url the Client Tools API?";
   }
   const std::string head = route + " answered " + std::to_string(response.status);
   switch (response.status) {
