@@ -82,3 +82,35 @@ TEST_CASE("Preflight of a target that calls another model", "[remote][preflight]
   CHECK(failure.starts_with("the target did not call the model stand-in at " +
                             profile.model_stand_in.to_string() + " within 400 ms after a message"));
 }
+
+TEST_CASE("Preflight of a target that claims a test clock it does not serve",
+          "[remote][preflight]") {
+  // Sessions are created; every other route, the clock's included, is 404.
+  raw_target target([](tcp::socket& socket) {
+    boost::beast::flat_buffer buffer;
+    http::request<http::string_body> request;
+    boost::system::error_code ec;
+    http::read(socket, buffer, request, ec);
+    const bool create = request.target() == "/v1/sessions";
+    const std::string body = create ? R"({"id":"s1","token":"t1"})" : R"({"error":{}})";
+    const std::string bytes = std::string(create ? "HTTP/1.1 201 Created" : "HTTP/1.1 404 No") +
+                              "\r\nContent-Type: application/json\r\nConnection: close\r\n"
+                              "Content-Length: " +
+                              std::to_string(body.size()) + "\r\n\r\n" + body;
+    boost::asio::write(socket, boost::asio::buffer(bytes), ec);
+    return false;
+  });
+  auto stand_in = conformance::model_stand_in::at({"127.0.0.1", 0});
+  REQUIRE(stand_in.ok());
+  conformance::target_profile profile;
+  profile.name = "no-clock";
+  profile.base = target.address();
+  profile.api_key = "preflight-key-8c1d";
+  profile.part_a = true;
+  profile.virtual_clock = true;
+  profile.model_stand_in = (*stand_in)->address();
+  profile.request_timeout_ms = 500;
+  CHECK(conformance::preflight(profile) ==
+        "GET /v1/_test/clock answered 404, but the profile says \"clock\": \"virtual\": serve the "
+        "test clock (SPEC 7) or set \"clock\": \"real\"");
+}

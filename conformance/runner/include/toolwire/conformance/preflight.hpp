@@ -10,11 +10,12 @@
 namespace toolwire::conformance {
 
 //! Checks, in order, and stops at the first failure:
-//! 1. the target answers and takes the key: `POST /v1/sessions` (Part A) answers 201,
-//!    or `POST /api/tasks` (Part B only) answers 201;
+//! 1. the target answers and takes the key: `POST /v1/sessions` answers 201 (Part A);
 //! 2. the test clock answers `GET /v1/_test/clock` when the profile claims it;
 //! 3. the target calls the model stand-in: a message in the new session (Part A) and a
-//!    task (Part B) each reach it within request_timeout_ms, tagged `[tw:preflight...]`.
+//!    task (Part B: `POST /api/tasks` answers 201) each reach it within
+//!    request_timeout_ms, tagged `[tw:preflight...]`.
+//! (With Part B only, the task comes first and the clock last.)
 //! Returns "" when all pass, else one sentence naming the cause, e.g.
 //! `POST /v1/sessions answered 404: is base_url right?`. Never quotes a key.
 std::string preflight(const target_profile& profile);
