@@ -130,6 +130,9 @@ TEST_CASE("What a hostile target did shows in the evidence", "[remote][hostile]"
       {misbehaviour::te_identity, "final coding is not chunked"},
       {misbehaviour::http09, "malformed HTTP answer"},
       {misbehaviour::reset_mid_response, "closed the connection"},
+      {misbehaviour::silent, "no answer within 300 ms"},
+      {misbehaviour::wrong_content_length, "closed the connection without a complete answer"},
+      {misbehaviour::te_with_length, "malformed HTTP answer"},
   }));
   CAPTURE(to_string(e.how));
   hostile_target target(e.how);

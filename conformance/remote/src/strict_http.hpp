@@ -11,7 +11,8 @@
 namespace toolwire::conformance::detail {
 
 //! Why an answer's header frames its body ambiguously, or nullopt: Transfer-Encoding
-//! whose final coding is not chunked, or Transfer-Encoding together with Content-Length.
+//! whose final coding is not chunked, or Transfer-Encoding together with Content-Length;
+//! also a coding before chunked (e.g. gzip), which the suite cannot decode.
 template <typename Fields>
 std::optional<std::string> framing_problem(const boost::beast::http::response_header<Fields>& h) {
   namespace http = boost::beast::http;
@@ -33,6 +34,9 @@ std::optional<std::string> framing_problem(const boost::beast::http::response_he
     c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
   if (last != "chunked") {
     return "Transfer-Encoding whose final coding is not chunked (RFC 9112 6.3)";
+  }
+  if (codings.find(',') != std::string::npos) {
+    return "Transfer-Encoding '" + codings + "': the suite decodes no coding but chunked";
   }
   return std::nullopt;
 }
