@@ -85,14 +85,23 @@ TEST_CASE("A hostile target gets verdicts, reports and a failed run", "[remote][
   const auto took = steady::now() - started;
   REQUIRE(results.ok());
 
-  // Every case has a verdict, a failing one, within its deadlines.
+  // Every case has a verdict within its deadlines, a failing one unless the target's
+  // answers were plausible and only its event streams misbehave: a one-step case may
+  // end before a stream's garbage arrives, so there the run as a whole must fail.
+  const bool streams_only = how == misbehaviour::garbage_sse || how == misbehaviour::huge_sse_line;
   REQUIRE(results->size() == cases.size());
+  std::size_t failed = 0;
   for (const auto& r : *results) {
     CAPTURE(r.id, r.evidence);
-    CHECK(r.verdict == conformance::verdict::fail);
-    CHECK_FALSE(r.evidence.empty());
+    CHECK(r.verdict != conformance::verdict::not_applicable);
+    if (r.verdict == conformance::verdict::fail) ++failed;
+    if (!streams_only) {
+      CHECK(r.verdict == conformance::verdict::fail);
+      CHECK_FALSE(r.evidence.empty());
+    }
     CHECK(r.seconds < 10 * request_timeout_ms / 1000.0);  // ten requests timing out
   }
+  CHECK(failed >= 1);
   CHECK(took < std::chrono::seconds(15));
 
   // All reports are written, from outside data that is escaped, never raw.
@@ -100,7 +109,7 @@ TEST_CASE("A hostile target gets verdicts, reports and a failed run", "[remote][
   const auto report = reports::json_report(*results, summary);
   std::string json_text;
   REQUIRE_NOTHROW(json_text = report.dump(1));  // strict: would throw on a raw byte
-  CHECK(json::parse(json_text)["totals"]["fail"] == cases.size());
+  CHECK(json::parse(json_text)["totals"]["fail"] == failed);
   const auto junit = reports::junit_xml(*results, summary);
   CHECK_FALSE(conformance::first_invalid_utf8(junit));
   CHECK(junit.find("<failure") != std::string::npos);
@@ -150,7 +159,7 @@ TEST_CASE("What a hostile target did shows in the evidence", "[remote][hostile]"
   conformance::target_choice choice;
   choice.profile = *profile;
   auto cases = few_cases();
-  cases.resize(e.how == misbehaviour::huge_sse_line || e.how == misbehaviour::garbage_sse ? 2 : 1);
+  cases.resize(1);
   auto results = conformance::run_cases(cases, choice, {});
   REQUIRE(results.ok());
   const std::string text = reports::json_report(*results, {"hostile", 1, 1.0, {}, 0, 0}).dump();
