@@ -13,6 +13,8 @@
 #include "toolwire/conformance/baseline.hpp"
 #include "toolwire/conformance/catalog.hpp"
 #include "toolwire/conformance/http_client.hpp"
+#include "toolwire/conformance/outside_data.hpp"
+#include "toolwire/conformance/preflight.hpp"
 #include "toolwire/conformance/runner.hpp"
 #include "toolwire/reports/reports.hpp"
 
@@ -49,7 +51,9 @@ void print_list(const std::vector<conformance::catalog_case>& cases) {
 }
 
 void print_failure(const case_result& r) {
-  std::cout << "\n" << (r.verdict == verdict::warn ? "WARN " : "FAIL ") << r.id << " [";
+  std::cout << "\n" << (r.verdict == verdict::warn ? "WARN " : "FAIL ");
+  if (!r.repeat_label.empty()) std::cout << "(" << r.repeat_label << ") ";
+  std::cout << r.id << " [";
   for (std::size_t i = 0; i < r.spec_ids.size(); ++i)
     std::cout << (i ? "," : "") << r.spec_ids[i];
   std::cout << "] " << r.purpose << "\n";
@@ -64,6 +68,31 @@ void print_summary(const reports::tally& t, std::size_t cases, double seconds) {
               t.pass, "fail", t.fail, "warn", t.warn, "not applicable", t.not_applicable,
               "expected failure", t.expected_failures, "total", cases);
   std::printf("%.2f s\n", seconds);
+}
+
+//! Every not-applicable reason, with what would make its cases run.
+void print_not_applicable(const std::vector<case_result>& results) {
+  for (const auto& g : reports::not_applicable_groups(results)) {
+    std::cout << "\nNOT APPLICABLE (" << g.cases.size() << "): " << g.reason
+              << "\n  to run them: " << g.applicable_if << "\n  cases:";
+    for (std::size_t i = 0; i < g.cases.size(); ++i)
+      std::cout << (i ? ", " : " ") << g.cases[i];
+    std::cout << "\n";
+  }
+}
+
+//! Writes one report; false when it cannot (a report writer never ends the run).
+template <typename Make>
+bool write_report(const std::string& path, Make make) {
+  if (path.empty()) return true;
+  try {
+    if (write_text(path, make())) return true;
+    std::cerr << "toolwire check: cannot write " << path << "\n";
+    return false;
+  } catch (const std::exception& e) {
+    std::cerr << "toolwire check: cannot write " << path << ": " << e.what() << "\n";
+    return false;
+  }
 }
 
 //! "" when a connection to the target can be made, else why not: a run against a target
@@ -126,6 +155,25 @@ check_command::check_command(CLI::App& parent) {
                  "run on the simulator's in-process reference core instead of over HTTP");
   app_->add_flag("--list", list_, "list the cases (id, SPEC IDs, grade, purpose) and exit");
   app_->add_flag("--quiet", quiet_, "no progress line");
+  app_->add_option("--min-applicable", min_applicable_,
+                   "fail the run (exit 1) when fewer than PCT percent of the selected cases "
+                   "ran (were applicable); a run in which no case ran exits 2 regardless")
+      ->check(CLI::Range(0, 100));
+  app_->add_option("--repeat", repeat_,
+                   "run every failing case N more times and label each failure consistent "
+                   "(failed every time) or intermittent (passed at least once)")
+      ->check(CLI::Range(0, 100));
+  app_->add_option("--settle-ms", settle_ms_,
+                   "with --target: override the profile's settle_ms (carried by every "
+                   "reproduce command)")
+      ->check(CLI::Range(0, 600000));
+  app_->add_option("--request-timeout-ms", request_timeout_ms_,
+                   "with --target: override the profile's request_timeout_ms (carried by "
+                   "every reproduce command)")
+      ->check(CLI::Range(1, 600000));
+  app_->add_flag("--no-preflight", no_preflight_,
+                 "with --target: skip the preflight (session, task, model stand-in, test "
+                 "clock) that runs before any case");
 }
 
 int check_command::run() const {
@@ -147,12 +195,20 @@ int check_command::run() const {
     print_list(cases);
     return 0;
   }
-  if (cases.empty()) return usage_error("no case matches --filter '" + filter_ + "'");
+  if (cases.empty()) {
+    return usage_error("nothing was checked: no case matches --filter '" + filter_ + "'" +
+                       (shard_.empty() ? "" : " in shard " + shard_));
+  }
   if (update_baseline_ && expected_failures_.empty()) {
     return usage_error("--update-baseline needs --expected-failures FILE");
   }
   if (!target_.empty() && (in_process_ || !faults_.empty())) {
     return usage_error("--in-process and --fault check the bundled server; not with --target");
+  }
+  if (target_.empty() && (settle_ms_ >= 0 || request_timeout_ms_ >= 0 || no_preflight_)) {
+    return usage_error(
+        "--settle-ms, --request-timeout-ms and --no-preflight apply to a --target; the bundled "
+        "server's settings are fixed");
   }
 
   conformance::target_choice target;
@@ -167,9 +223,23 @@ int check_command::run() const {
   if (!target_.empty()) {
     auto profile = conformance::load_profile(target_);
     if (!profile) return usage_error(profile.error().message);
+    if (settle_ms_ >= 0) {
+      profile->settle_ms = settle_ms_;
+      target.reproduce_flags.push_back("--settle-ms " + std::to_string(settle_ms_));
+    }
+    if (request_timeout_ms_ >= 0) {
+      profile->request_timeout_ms = request_timeout_ms_;
+      target.reproduce_flags.push_back("--request-timeout-ms " +
+                                       std::to_string(request_timeout_ms_));
+    }
     if (auto unreachable = probe(*profile); !unreachable.empty()) {
       return usage_error("target '" + profile->name + "' at http://" + profile->base.to_string() +
                          " is unreachable: " + unreachable);
+    }
+    if (!no_preflight_) {
+      if (auto failure = conformance::preflight(*profile); !failure.empty()) {
+        return usage_error("preflight: " + failure);
+      }
     }
     target.profile = *profile;
     target.profile_path = target_;
@@ -197,6 +267,11 @@ int check_command::run() const {
   auto results = conformance::run_cases(cases, target, settings);
   if (tty) std::cerr << "\r\033[K";
   if (!results) return usage_error("the target cannot be used: " + results.error().message);
+  if (repeat_ > 0) {
+    if (auto error = conformance::rerun_failures(cases, *results, target, settings, repeat_)) {
+      return usage_error("the target cannot be used: " + error->message);
+    }
+  }
   const double seconds =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
 
@@ -207,8 +282,9 @@ int check_command::run() const {
     std::cout << "baseline written: " << expected_failures_ << "\n";
     return 0;
   }
-  reports::run_summary summary{target_name, seed_, seconds,
-                               conformance::apply_baseline(listed, *results)};
+  reports::run_summary summary{target_name,     seed_,
+                               seconds,         conformance::apply_baseline(listed, *results),
+                               min_applicable_, repeat_};
   for (const auto& r : *results) {
     if ((r.verdict == verdict::fail && !r.expected_failure) || r.verdict == verdict::warn) {
       print_failure(r);
@@ -218,25 +294,24 @@ int check_command::run() const {
     std::cout << "\nSTALE BASELINE " << id << ": listed in " << expected_failures_
               << " but passed; remove it\n";
   }
+  print_not_applicable(*results);
   const auto t = reports::count(*results);
   print_summary(t, results->size(), seconds);
+  const auto status = reports::status_of(*results, summary);
+  if (!status.message.empty()) std::cout << status.message << "\n";
   // Without a report flag every report goes to toolwire-reports/: a run always leaves
   // something to read.
   const bool defaults = junit_.empty() && json_.empty() && markdown_.empty();
   const std::string junit = defaults ? "toolwire-reports/junit.xml" : junit_;
   const std::string json = defaults ? "toolwire-reports/report.json" : json_;
   const std::string markdown = defaults ? "toolwire-reports/summary.md" : markdown_;
-  if (!junit.empty() && !write_text(junit, reports::junit_xml(*results, summary))) {
-    return usage_error("cannot write " + junit);
-  }
-  if (!json.empty() && !write_text(json, reports::json_report(*results, summary).dump(1))) {
-    return usage_error("cannot write " + json);
-  }
-  if (!markdown.empty() && !write_text(markdown, reports::markdown_summary(*results, summary))) {
-    return usage_error("cannot write " + markdown);
-  }
+  bool written = write_report(junit, [&] { return reports::junit_xml(*results, summary); });
+  written &= write_report(
+      json, [&] { return conformance::safe_dump(reports::json_report(*results, summary), 1); });
+  written &= write_report(markdown, [&] { return reports::markdown_summary(*results, summary); });
+  if (!written) return 2;
   if (defaults) std::cout << "reports: toolwire-reports/{junit.xml,report.json,summary.md}\n";
-  return t.fail == 0 && summary.stale_baseline.empty() ? 0 : 1;
+  return status.exit_code;
 }
 
 }  // namespace toolwire::cli

@@ -14,8 +14,9 @@ class check_command {
  public:
   explicit check_command(CLI::App& parent);
   bool selected() const { return app_->parsed(); }
-  //! 0: every required case passed; 1: a failure (or a stale baseline); 2: bad usage, a bad
-  //! profile, or an unreachable target.
+  //! 0: every required case passed; 1: a failure (or a stale baseline, or fewer cases
+  //! ran than --min-applicable); 2: bad usage, a bad profile, a target that fails the
+  //! preflight, or nothing was checked.
   int run() const;
 
  private:
@@ -33,6 +34,11 @@ class check_command {
   bool in_process_ = false;
   bool list_ = false;
   bool quiet_ = false;
+  int min_applicable_ = 0;
+  int repeat_ = 0;
+  std::int64_t settle_ms_ = -1;           // -1: the profile's
+  std::int64_t request_timeout_ms_ = -1;  // -1: the profile's
+  bool no_preflight_ = false;
 };
 
 }  // namespace toolwire::cli

@@ -48,7 +48,6 @@ if grep -q SECRET-KEY "$work/out" "$work/err"; then
   failures=$((failures + 1))
 fi
 expect 2 "a bad shard" -- "$toolwire" check --shard 3/2
-expect 2 "a filter matching nothing" -- "$toolwire" check --filter 'no-such-case*'
 expect 2 "an unknown flag" -- "$toolwire" check --no-such-flag
 
 # Baselines: listed failures pass the run, a listed pass fails it, --update-baseline writes.
@@ -66,6 +65,57 @@ expect 1 "reports" -- "$toolwire" check "${few[@]}" --fault invalid_tool_name_ac
 expect_text 'failures="1"' "$work/r/junit.xml" "JUnit failure count"
 expect_text '"fail": 1' "$work/r/report.json" "JSON totals"
 expect_text "FAILED" "$work/r/summary.md" "Markdown verdict"
+
+# No empty verdicts: a run in which no case ran exits 2 and says why; --min-applicable.
+expect 2 "a filter matching nothing says nothing was checked" -- "$toolwire" check --filter 'no-such-case*'
+expect_text "nothing was checked" "$work/err" "empty filter says nothing was checked"
+expect 2 "in-process, only clock cases: nothing applies" -- "$toolwire" check --in-process \
+  --filter 'clock.get-now' --quiet --json "$work/na/report.json" --junit "$work/na/junit.xml"
+expect_text "nothing was checked: all 1 cases were not applicable" "$work/out" "why nothing ran"
+expect_text "to run them: check over HTTP (drop --in-process)" "$work/out" "the remedy"
+expect_text '<skipped message="not applicable: ' "$work/na/junit.xml" "JUnit skipped reason"
+expect_text '"exit_code": 2' "$work/na/report.json" "JSON exit code"
+expect 1 "--min-applicable above what ran" -- "$toolwire" check --in-process \
+  --filter 'clock.*' --quiet --min-applicable 90
+expect_text "--min-applicable asks for 90%" "$work/out" "min-applicable names the shortfall"
+
+# --repeat labels failures; the reproduce command carries every setting.
+expect 1 "--repeat" -- "$toolwire" check "${few[@]}" --fault invalid_tool_name_accepted --repeat 2
+expect_text "FAIL (consistent) reg.tool-name-65-chars-rejected" "$work/out" "repeat label"
+
+# Preflight against a real server: a wrong key, and a profile on which nothing applies.
+stand_in_port=$((20000 + RANDOM % 20000))
+"$toolwire" serve --port 0 --api-key right-key-6b0c --model-url "http://127.0.0.1:$stand_in_port/v1" \
+  --assistant-id 1 --clock virtual >"$work/serve.out" 2>&1 &
+server=$!
+trap 'kill $server 2>/dev/null; rm -rf "$work"' EXIT
+for _ in $(seq 100); do
+  grep -q "listening on" "$work/serve.out" && break
+  sleep 0.05
+done
+base=$(sed -n 's/^listening on //p' "$work/serve.out")
+profile() {  # profile KEY PARTS
+  cat <<JSON
+{"name": "served", "base_url": "$base", "api_key": "$1", "parts": $2, "assistant_id": 1,
+ "model_stand_in": "127.0.0.1:$stand_in_port", "clock": "virtual", "request_timeout_ms": 2000}
+JSON
+}
+profile wrong-key-SECRET '["A"]' >"$work/wrong-key.json"
+expect 2 "preflight: a wrong key" -- "$toolwire" check --target "$work/wrong-key.json" "${few[@]}"
+expect_text "preflight: POST /v1/sessions answered 401: is api_key right?" "$work/err" "wrong key named"
+if grep -q wrong-key-SECRET "$work/out" "$work/err"; then
+  echo "FAIL: the wrong API key appeared in the output" >&2
+  failures=$((failures + 1))
+fi
+profile right-key-6b0c '["A"]' >"$work/part-a.json"
+expect 2 "a profile on which nothing applies" -- "$toolwire" check --target "$work/part-a.json" \
+  --filter 'task.*' --quiet
+expect_text "nothing was checked" "$work/out" "nothing applies"
+expect_text "implement Part B" "$work/out" "what would make it applicable"
+expect 0 "preflight passes, cases run" -- "$toolwire" check --target "$work/part-a.json" "${few[@]}" \
+  --settle-ms 20 --json "$work/served/report.json"
+expect_text "--settle-ms 20" "$work/served/report.json" "reproduce carries --settle-ms"
+kill $server 2>/dev/null
 
 if ((failures > 0)); then
   echo "$failures check(s) failed" >&2

@@ -9,7 +9,9 @@
 #include <boost/beast/http/read.hpp>
 #include <boost/beast/http/write.hpp>
 
+#include "strict_http.hpp"
 #include "toolwire/conformance/http_client.hpp"
+#include "toolwire/conformance/outside_data.hpp"
 
 namespace toolwire::conformance::detail {
 
@@ -87,10 +89,14 @@ void event_stream::on_write(beast::error_code ec) {
 
 void event_stream::on_header(beast::error_code ec) {
   if (ec) return fail_open("no answer header to the events request", ec);
+  if (auto problem = framing_problem(parser_.get().base())) {
+    finish_open(transport_failure("malformed HTTP answer to the events request: " + *problem));
+    return stop("");
+  }
   const int status = static_cast<int>(parser_.get().result_int());
   if (status != 200) return read_body();
   if (!is_event_stream(parser_)) {
-    const std::string type(parser_.get()[http::field::content_type]);
+    const std::string type = safe_excerpt(parser_.get()[http::field::content_type], 80);
     finish_open(transport_failure("the events route answered 200 with Content-Type '" + type +
                                   "', not text/event-stream (SES-3)"));
     return stop("");
@@ -128,7 +134,7 @@ void event_stream::on_body(beast::error_code ec) {
   response.status = static_cast<int>(parser_.get().result_int());
   response.body = response_body(error_body_);
   if (auto allow = parser_.get().find(http::field::allow); allow != parser_.get().end()) {
-    response.allow = std::string(allow->value());
+    response.allow = escape_invalid_utf8(allow->value());
   }
   finish_open(std::move(response));
   stop("");

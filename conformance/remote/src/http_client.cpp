@@ -15,6 +15,8 @@
 #include <boost/beast/http/write.hpp>
 
 #include "beast_messages.hpp"
+#include "strict_http.hpp"
+#include "toolwire/conformance/outside_data.hpp"
 
 namespace toolwire::conformance {
 
@@ -25,9 +27,6 @@ namespace http = beast::http;
 namespace net = boost::asio;
 using tcp = net::ip::tcp;
 using clock_type = std::chrono::steady_clock;
-
-// Why a bound at all: a broken target must not make the suite buffer without end.
-constexpr std::uint64_t max_body_bytes = 64u << 20;
 
 bool unreserved(unsigned char c) {
   return std::isalnum(c) != 0 || c == '-' || c == '_' || c == '.' || c == '~';
@@ -103,7 +102,7 @@ bool is_transport_failure(const protocol::api_response& response) {
 
 std::string describe_answer(const protocol::api_response& response) {
   if (is_transport_failure(response)) return response.body["error"].value("message", "");
-  return "HTTP " + std::to_string(response.status) + " " + response.body.dump();
+  return "HTTP " + std::to_string(response.status) + " " + safe_dump(response.body);
 }
 
 std::string request_target(const protocol::api_request& request) {
@@ -118,8 +117,24 @@ std::string request_target(const protocol::api_request& request) {
 
 json response_body(const std::string& text) {
   if (text.empty()) return json(nullptr);
-  json parsed = json::parse(text, nullptr, /*allow_exceptions=*/false);
-  return parsed.is_discarded() ? json(text) : parsed;
+  auto parsed = parse_outside_json(text);
+  if (auto* value = std::get_if<json>(&parsed)) return std::move(*value);
+  // Why escape: the text goes into traces and reports, which must stay UTF-8.
+  if (nested_deeper_than(text)) return json(safe_excerpt(text, 1024));
+  return json(escape_invalid_utf8(text));
+}
+
+std::optional<std::string> unreadable_body(const std::string& text) {
+  if (auto bad = first_invalid_utf8(text)) {
+    return "the answer's body is not valid UTF-8 (byte " +
+           escape_invalid_utf8(text.substr(*bad, 1)) + " at offset " + std::to_string(*bad) +
+           "): " + safe_excerpt(text);
+  }
+  if (nested_deeper_than(text)) {
+    return "the answer's body nests JSON deeper than " + std::to_string(max_json_depth) +
+           " levels: " + safe_excerpt(text, 80);
+  }
+  return std::nullopt;
 }
 
 struct http_client::impl {
@@ -209,12 +224,29 @@ protocol::api_response http_client::impl::read(bool& retry) {
   parser.body_limit(max_body_bytes);
   stream.expires_at(deadline);
   auto ec = await([&](auto done) {
-    http::async_read(stream, buffer, parser, [done](beast::error_code e, std::size_t) { done(e); });
+    http::async_read_header(stream, buffer, parser,
+                            [done](beast::error_code e, std::size_t) { done(e); });
   });
+  if (!ec) {
+    // RFC 9112 6.3: framing the suite cannot trust is an error, not a guess.
+    if (auto problem = detail::framing_problem(parser.get())) {
+      disconnect();
+      return transport_failure("malformed HTTP answer: " + *problem);
+    }
+    ec = await([&](auto done) {
+      http::async_read(stream, buffer, parser,
+                       [done](beast::error_code e, std::size_t) { done(e); });
+    });
+  }
   if (ec) {
     retry = retry && !parser.got_some() && closed_by_peer(ec);
     disconnect();
     if (ec == beast::error::timeout) return transport_failure(timed_out(""));
+    if (ec == http::error::body_limit) {
+      return transport_failure("the answer's body is larger than " +
+                               std::to_string(max_body_bytes >> 20) +
+                               " MiB; the suite stopped reading it");
+    }
     if (malformed_http(ec)) return transport_failure("malformed HTTP answer: " + ec.message());
     if (closed_by_peer(ec) || ec == http::error::partial_message) {
       return transport_failure("the target closed the connection without a complete answer");
@@ -223,11 +255,12 @@ protocol::api_response http_client::impl::read(bool& retry) {
   }
   auto response = parser.release();
   if (!response.keep_alive()) disconnect();
+  if (auto problem = unreadable_body(response.body())) return transport_failure(*problem);
   protocol::api_response out;
   out.status = static_cast<int>(response.result_int());
   out.body = response_body(response.body());
   if (auto allow = response.find(http::field::allow); allow != response.end()) {
-    out.allow = std::string(allow->value());
+    out.allow = escape_invalid_utf8(allow->value());
   }
   return out;
 }

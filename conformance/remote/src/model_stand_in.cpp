@@ -30,6 +30,19 @@ registry& stand_ins() {
   return instance;
 }
 
+//! Runs `ioc` until it stops: a handler that throws costs its own work, not the thread
+//! (and with it every run of the process).
+void run_catching(net::io_context& ioc) {
+  for (;;) {
+    try {
+      ioc.run();
+      return;
+    } catch (const std::exception&) {
+      // the connection whose handler threw is abandoned; the others go on
+    }
+  }
+}
+
 }  // namespace
 
 struct model_stand_in::impl {
@@ -92,7 +105,7 @@ protocol::outcome<std::shared_ptr<model_stand_in>> model_stand_in::at(
                                      ": " + e.code().message());
   }
   state->do_accept();
-  state->thread = std::thread([raw = state.get()] { raw->ioc.run(); });
+  state->thread = std::thread([raw = state.get()] { run_catching(raw->ioc); });
   std::shared_ptr<model_stand_in> stand_in(new model_stand_in(std::move(state)));
   known.by_address[stand_in->address().to_string()] = stand_in;
   return stand_in;

@@ -52,7 +52,16 @@ protocol::outcome<std::unique_ptr<remote_host>> remote_host::start(target_profil
   s->stand_in = std::move(*stand_in);
   s->profile = std::move(profile);
   s->tag = std::move(message_tag);
-  s->io_thread = std::thread([io = &s->io] { io->run(); });
+  s->io_thread = std::thread([io = &s->io] {
+    for (;;) {
+      try {
+        io->run();
+        return;
+      } catch (const std::exception&) {
+        // a stream whose handler threw is abandoned; the run's other streams go on
+      }
+    }
+  });
   return std::unique_ptr<remote_host>(new remote_host(std::move(s)));
 }
 

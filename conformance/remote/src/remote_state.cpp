@@ -6,6 +6,7 @@
 
 #include "remote_state.hpp"
 #include "stand_in_routes.hpp"
+#include "toolwire/conformance/outside_data.hpp"
 #include "toolwire/protocol/codec.hpp"
 
 namespace toolwire::conformance {
@@ -124,6 +125,19 @@ void remote_host::state::record(const std::string& kind, json data) const {
 
 protocol::api_response remote_host::state::request(const caf::actor& sender,
                                                    const protocol::api_request& request) {
+  try {
+    return request_unguarded(sender, request);
+  } catch (const std::exception& e) {
+    // Why catch: whatever a target sent, the run goes on and gets a verdict.
+    record("transport_error", {{"what", std::string("the suite failed on an answer: ") +
+                                            escape_invalid_utf8(e.what())}});
+    return transport_failure(std::string("the suite failed on this answer: ") +
+                             escape_invalid_utf8(e.what()));
+  }
+}
+
+protocol::api_response remote_host::state::request_unguarded(const caf::actor& sender,
+                                                             const protocol::api_request& request) {
   if (stopped) return transport_failure("the run is over: its target is no longer reached");
   protocol::api_response response;
   const std::uint64_t models_before = inbox->models_seen();

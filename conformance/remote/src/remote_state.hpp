@@ -71,6 +71,8 @@ struct remote_host::state {
 
   //! A participant's request: the client, or an event stream for an events route.
   protocol::api_response request(const caf::actor& sender, const protocol::api_request& request);
+  protocol::api_response request_unguarded(const caf::actor& sender,
+                                           const protocol::api_request& request);
   void close_streams(const caf::actor& subscriber, const std::string& session_id);
   void model_replied(std::uint64_t step_id, const reference::model_reply& reply);
   //! The target's `now`: its virtual clock (CLOCK-1), else the wall clock; nullopt when

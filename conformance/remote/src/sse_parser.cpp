@@ -3,6 +3,8 @@
 
 #include <charconv>
 
+#include "toolwire/conformance/outside_data.hpp"
+
 namespace toolwire::conformance {
 
 namespace {
@@ -14,8 +16,9 @@ std::optional<std::uint64_t> unsigned_of(std::string_view text) {
   return value;
 }
 
+//! Escaped: a malformed block becomes evidence, which must stay UTF-8.
 std::string excerpt(const std::string& text) {
-  return text.size() > 80 ? text.substr(0, 77) + "..." : text;
+  return safe_excerpt(text, 80);
 }
 
 }  // namespace
@@ -31,6 +34,9 @@ std::optional<std::string> sse_parser::feed(std::string_view bytes, std::vector<
     if (c == '\n' || c == '\r') {
       on_line(line_, out);
       line_.clear();
+      if (block_too_long_) {
+        return "an SSE block whose data is longer than " + std::to_string(max_block_) + " bytes";
+      }
       continue;
     }
     if (line_.size() >= max_line_) {
@@ -59,6 +65,10 @@ void sse_parser::on_line(std::string_view line, std::vector<sse_block>& out) {
   } else if (name == "event") {
     block_.event = std::string(value);
   } else if (name == "data") {
+    if (block_.data.size() + value.size() + 1 > max_block_) {
+      block_too_long_ = true;
+      return;
+    }
     if (block_.has_data) block_.data += '\n';
     block_.data += value;
     block_.has_data = true;
@@ -69,7 +79,13 @@ void sse_parser::on_line(std::string_view line, std::vector<sse_block>& out) {
 }
 
 stream_item read_block(const sse_block& block, const std::string& session_id) {
-  const json data = json::parse(block.data, nullptr, /*allow_exceptions=*/false);
+  auto parsed = parse_outside_json(block.data);
+  if (auto* why = std::get_if<std::string>(&parsed);
+      why && block.has_data && (first_invalid_utf8(block.data) || nested_deeper_than(block.data))) {
+    return (block.event.empty() ? std::string("an event") : block.event + " event") +
+           ": the data is " + *why + ": " + excerpt(block.data);
+  }
+  const json data = std::holds_alternative<json>(parsed) ? std::get<json>(parsed) : json();
   if (block.event == "stream_gap") {
     if (!data.is_object() || !data.contains("oldest_seq") ||
         !data["oldest_seq"].is_number_unsigned()) {
@@ -78,6 +94,8 @@ stream_item read_block(const sse_block& block, const std::string& session_id) {
     return stream_gap{data["oldest_seq"].get<std::uint64_t>()};
   }
   if (block.event.empty()) return "an event without an `event:` line: " + excerpt(block.data);
+  if (first_invalid_utf8(block.event))
+    return "an event type that is not UTF-8: " + excerpt(block.event);
   const auto seq = block.id ? unsigned_of(*block.id) : std::nullopt;
   if (!seq) {
     return block.event +

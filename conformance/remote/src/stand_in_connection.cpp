@@ -5,6 +5,8 @@
 #include <boost/beast/http/read.hpp>
 #include <boost/beast/http/write.hpp>
 
+#include "toolwire/conformance/outside_data.hpp"
+
 namespace toolwire::conformance::detail {
 
 namespace {
@@ -15,7 +17,7 @@ namespace net = boost::asio;
 using tcp = net::ip::tcp;
 
 // Why: a chat-completions body holds the whole conversation, but not without bound.
-constexpr std::uint64_t max_request_bytes = 16u << 20;
+constexpr std::uint64_t max_request_bytes = max_body_bytes;
 // An idle keep-alive connection is closed after this long.
 constexpr std::chrono::seconds idle_timeout{60};
 
@@ -49,13 +51,41 @@ void stand_in_connection::do_read() {
 }
 
 void stand_in_connection::on_read(beast::error_code ec) {
+  if (ec == http::error::body_limit) {
+    // Why answer: the target then fails its turn visibly, and the connection is spent.
+    keep_alive_ = false;
+    version_ = 11;
+    return write(
+        413, error_answer("invalid_request", "the model request's body is larger than " +
+                                                 std::to_string(max_request_bytes >> 20) + " MiB"));
+  }
   if (ec) return close();  // the peer left, idled out or sent something unreadable
   const auto& request = parser_->get();
   version_ = request.version();
   keep_alive_ = request.keep_alive();
-  auto decision = routes_.decide(request.method_string(), request.target(), request.body());
-  if (!decision.to) return write(decision.status, std::move(decision.answer));
-  wait_for(std::move(decision.to), std::move(decision.body));
+  // Why before routing: the body must be safe to parse and to quote as evidence.
+  if (auto bad = first_invalid_utf8(request.body())) {
+    return write(400, error_answer("invalid_request",
+                                   "the model request's body is not valid UTF-8 (offset " +
+                                       std::to_string(*bad) + ")"));
+  }
+  if (nested_deeper_than(request.body())) {
+    return write(400,
+                 error_answer("invalid_request", "the model request's JSON nests deeper than " +
+                                                     std::to_string(max_json_depth) + " levels"));
+  }
+  try {
+    auto decision = routes_.decide(request.method_string(), request.target(), request.body());
+    if (!decision.to) return write(decision.status, std::move(decision.answer));
+    wait_for(std::move(decision.to), std::move(decision.body));
+  } catch (const std::exception& e) {
+    // A request the stand-in cannot handle is answered, and the stand-in goes on serving.
+    waiting_ = false;
+    reply_timer_.cancel();
+    write(500,
+          error_answer("server_error", std::string("the model stand-in failed on this request: ") +
+                                           escape_invalid_utf8(e.what())));
+  }
 }
 
 void stand_in_connection::wait_for(model_stand_in::route to, json body) {

@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "toolwire/actors/vocabulary.hpp"
+#include "toolwire/conformance/outside_data.hpp"
 
 namespace toolwire::conformance {
 
@@ -39,7 +40,7 @@ const std::vector<std::string_view> required_fields = {"name",  "base_url",     
 
 //! A value as an error quotes it: short, and never more than a line.
 std::string shown(const json& value) {
-  std::string text = value.dump();
+  std::string text = safe_dump(value);
   if (text.size() > 60) text = text.substr(0, 57) + "...";
   return text;
 }
@@ -291,6 +292,17 @@ bool target_profile::meets(std::string_view requirement) const {
 }
 
 protocol::outcome<target_profile> parse_profile(std::string_view text, std::string_view source) {
+  if (auto bad = first_invalid_utf8(text)) {
+    const auto line =
+        1 + std::count(text.begin(), text.begin() + static_cast<std::ptrdiff_t>(*bad), '\n');
+    return protocol::invalid_request(std::string(source) + ":" + std::to_string(line) +
+                                     ": not valid UTF-8 (byte " +
+                                     escape_invalid_utf8(text.substr(*bad, 1)) + ")");
+  }
+  if (nested_deeper_than(text)) {
+    return protocol::invalid_request(std::string(source) + ": JSON nested deeper than " +
+                                     std::to_string(max_json_depth) + " levels");
+  }
   json doc;
   try {
     doc = json::parse(text);
@@ -309,9 +321,15 @@ protocol::outcome<target_profile> parse_profile(std::string_view text, std::stri
 protocol::outcome<target_profile> load_profile(const std::string& path) {
   std::ifstream file(path, std::ios::binary);
   if (!file) return protocol::invalid_request(path + ": cannot read the file");
-  std::ostringstream text;
-  text << file.rdbuf();
-  return parse_profile(text.str(), path);
+  // Why a bound: a profile is a few hundred bytes; a device or a huge file is a mistake.
+  constexpr std::size_t max_profile_bytes = std::size_t{1} << 20;
+  std::string text(max_profile_bytes + 1, '\0');
+  file.read(text.data(), static_cast<std::streamsize>(text.size()));
+  text.resize(static_cast<std::size_t>(file.gcount()));
+  if (text.size() > max_profile_bytes) {
+    return protocol::invalid_request(path + ": larger than 1 MiB; a profile is a small JSON file");
+  }
+  return parse_profile(text, path);
 }
 
 }  // namespace toolwire::conformance

@@ -10,6 +10,7 @@
 #include "toolwire/actors/expectations.hpp"
 #include "toolwire/actors/invariants.hpp"
 #include "toolwire/actors/simulator.hpp"
+#include "toolwire/conformance/outside_data.hpp"
 #include "toolwire/conformance/remote_host.hpp"
 #include "toolwire/protocol/spec_rules.hpp"
 
@@ -42,7 +43,7 @@ std::vector<std::string> evidence_of(const catalog_case& c, const actors::trace&
     evidence.push_back("invariant " + actors::describe(v) + spec_text({v.spec_id}));
   }
   for (const auto& r : run.records()) {
-    if (r.kind == "transport_error") evidence.push_back("transport: " + r.data.dump());
+    if (r.kind == "transport_error") evidence.push_back("transport: " + safe_dump(r.data));
   }
   return evidence;
 }
@@ -62,6 +63,8 @@ std::string reproduce_command(const catalog_case& c, const target_choice& target
   if (!target.profile_path.empty()) command += " --target " + target.profile_path;
   for (auto f : target.faults)
     command += " --fault " + std::string(reference::describe(f).name);
+  for (const auto& flag : target.reproduce_flags)
+    command += " " + flag;
   return command;
 }
 
@@ -78,7 +81,12 @@ case_result base_result(const catalog_case& c, const target_choice& target, std:
 }
 
 void judge(case_result& result, const catalog_case& c, const actors::trace& run) {
-  result.evidence = evidence_of(c, run);
+  try {
+    result.evidence = evidence_of(c, run);
+  } catch (const std::exception& e) {
+    result.evidence = {std::string("the suite could not judge this case's trace: ") +
+                       escape_invalid_utf8(e.what())};
+  }
   result.trace = records_of(run);
   if (result.evidence.empty()) {
     result.verdict = verdict::pass;
@@ -104,6 +112,7 @@ case_result run_in_process(const catalog_case& c, const target_choice& target, s
     // clock routes to test.
     result.verdict = verdict::not_applicable;
     result.not_applicable_because = "the in-process target has no virtual-clock routes (SPEC 7)";
+    result.applicable_if = remedy_for(result.not_applicable_because);
     return result;
   }
   auto plan = c.plan;
@@ -127,6 +136,7 @@ case_result run_remote(const catalog_case& c, const target_profile& profile,
   if (auto reason = not_applicable_reason(c, profile); !reason.empty()) {
     result.verdict = verdict::not_applicable;
     result.not_applicable_because = reason;
+    result.applicable_if = remedy_for(reason);
     return result;
   }
   const std::string tag = "[tw:" + c.id + "] ";
@@ -149,6 +159,22 @@ case_result run_remote(const catalog_case& c, const target_profile& profile,
   }
   judge(result, c, run->trace);
   return result;
+}
+
+//! `run()`'s result, or a failing verdict when something escaped it: one case the suite
+//! could not handle must not end the run without its reports.
+template <typename Run>
+case_result guarded(const catalog_case& c, const target_choice& target, std::uint64_t seed,
+                    Run run) {
+  try {
+    return run();
+  } catch (const std::exception& e) {
+    auto result = base_result(c, target, seed);
+    result.verdict = verdict::fail;
+    result.evidence = {std::string("the suite failed while running this case: ") +
+                       escape_invalid_utf8(e.what())};
+    return result;
+  }
 }
 
 //! The profile a case runs against: the given one, or the bundled server's for the
@@ -231,7 +257,10 @@ protocol::outcome<std::vector<case_result>> run_cases(const std::vector<catalog_
     for (std::size_t i = next++; i < cases.size(); i = next++) {
       const auto started = clock_type::now();
       if (target.in_process) {
-        finish(i, run_in_process(cases[i], target, settings.seed), started);
+        finish(i,
+               guarded(cases[i], target, settings.seed,
+                       [&] { return run_in_process(cases[i], target, settings.seed); }),
+               started);
         continue;
       }
       auto profile = profile_for(cases[i], target, bundled.get());
@@ -241,7 +270,10 @@ protocol::outcome<std::vector<case_result>> run_cases(const std::vector<catalog_
         next = cases.size();  // nothing more can run
         return;
       }
-      finish(i, run_remote(cases[i], *profile, target, settings.seed), started);
+      finish(i,
+             guarded(cases[i], target, settings.seed,
+                     [&] { return run_remote(cases[i], *profile, target, settings.seed); }),
+             started);
     }
   };
   std::vector<std::thread> threads;

@@ -16,7 +16,42 @@ struct run_summary {
   std::uint64_t seed = 0;
   double seconds = 0;
   std::vector<std::string> stale_baseline;  // listed as expected failures, but passed
+  int min_applicable_pct = 0;               // --min-applicable; 0: no minimum
+  int repeat = 0;                           // --repeat: reruns of each failing case
+
+  // Why constructors: callers written for the first four fields keep compiling cleanly.
+  run_summary() = default;
+  run_summary(std::string target_name, std::uint64_t run_seed, double run_seconds,
+              std::vector<std::string> stale, int min_applicable = 0, int repeats = 0)
+      : target(std::move(target_name)),
+        seed(run_seed),
+        seconds(run_seconds),
+        stale_baseline(std::move(stale)),
+        min_applicable_pct(min_applicable),
+        repeat(repeats) {}
 };
+
+//! How a run ends: its exit code (0 passed, 1 failed, 2 nothing was checked) and, when
+//! not 0 for an ordinary failure, why in one line.
+struct run_status {
+  int exit_code = 0;
+  std::string message;
+};
+
+//! 2 with "nothing was checked" when no case ran (every one not applicable); 1 on a
+//! failure, a stale baseline, or fewer cases run than min_applicable_pct; else 0.
+run_status status_of(const std::vector<conformance::case_result>& results,
+                     const run_summary& summary);
+
+//! The not-applicable reasons of a run, each with its remedy and the cases it kept from
+//! running, most frequent first.
+struct not_applicable_group {
+  std::string reason;
+  std::string applicable_if;
+  std::vector<std::string> cases;
+};
+std::vector<not_applicable_group> not_applicable_groups(
+    const std::vector<conformance::case_result>& results);
 
 struct tally {
   std::size_t pass = 0, fail = 0, warn = 0, not_applicable = 0, expected_failures = 0;
@@ -35,7 +70,8 @@ protocol::json json_report(const std::vector<conformance::case_result>& results,
 std::string markdown_summary(const std::vector<conformance::case_result>& results,
                              const run_summary& summary);
 
-//! XML text escaping (&, <, >, ", ') with control characters dropped.
+//! XML text escaping (&, <, >, ", ') with control characters dropped and bytes that are
+//! not UTF-8 written as `\xHH`.
 std::string xml_escape(std::string_view text);
 
 }  // namespace toolwire::reports

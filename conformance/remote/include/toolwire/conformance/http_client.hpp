@@ -5,6 +5,7 @@
 
 #include <chrono>
 #include <memory>
+#include <optional>
 #include <string>
 
 #include "toolwire/conformance/target_profile.hpp"
@@ -27,8 +28,12 @@ std::string describe_answer(const protocol::api_response& response);
 std::string request_target(const protocol::api_request& request);
 
 //! Reads an HTTP answer's body as an api_response body: null when empty, the JSON value
-//! when it parses, else the raw text as a JSON string.
+//! when it parses, else the text as a JSON string (invalid UTF-8 escaped as `\xHH`).
 json response_body(const std::string& text);
+
+//! Why a body cannot be taken as an answer (invalid UTF-8, JSON nested deeper than
+//! max_json_depth), in words that quote no raw byte; nullopt when it can.
+std::optional<std::string> unreadable_body(const std::string& text);
 
 class http_client {
  public:
@@ -39,10 +44,12 @@ class http_client {
   http_client& operator=(const http_client&) = delete;
 
   //! Sends `request` and reads its answer within `timeout` (resolution, connection,
-  //! writing and reading together). Maps the credential to `Authorization: Bearer`,
-  //! `last_event_id` to `Last-Event-ID` and a non-empty body to an application/json
-  //! body. A keep-alive connection the target closed meanwhile is reopened once.
-  //! Not for event streams (see remote_host). Blocks the calling thread.
+  //! writing and reading together). Strict HTTP/1.1 (RFC 9112): Transfer-Encoding whose
+  //! final coding is not chunked, or with Content-Length, a body over max_body_bytes,
+  //! invalid UTF-8 or JSON nested deeper than max_json_depth are transport failures. Maps the
+  //! credential to `Authorization: Bearer`, `last_event_id` to `Last-Event-ID` and a non-empty body
+  //! to an application/json body. A keep-alive connection the target closed meanwhile is reopened
+  //! once. Not for event streams (see remote_host). Blocks the calling thread.
   protocol::api_response send(const protocol::api_request& request);
 
  private:

@@ -31,17 +31,21 @@ struct sse_block {
 class sse_parser {
  public:
   //! `max_line`: longer lines are an error, so a stream without newlines cannot grow
-  //! the buffer without end.
-  explicit sse_parser(std::size_t max_line = std::size_t{1} << 20) : max_line_(max_line) {}
+  //! the buffer without end; `max_block`: the same for a block's data lines together.
+  explicit sse_parser(std::size_t max_line = std::size_t{1} << 20,
+                      std::size_t max_block = std::size_t{8} << 20)
+      : max_line_(max_line), max_block_(max_block) {}
 
   //! Consumes `bytes`, appending every block they complete to `out`. Returns an error
-  //! text when a line exceeds the bound; the parser is then spent.
+  //! text when a line or a block exceeds its bound; the parser is then spent.
   std::optional<std::string> feed(std::string_view bytes, std::vector<sse_block>& out);
 
  private:
   void on_line(std::string_view line, std::vector<sse_block>& out);
 
   std::size_t max_line_;
+  std::size_t max_block_;
+  bool block_too_long_ = false;
   std::string line_;
   sse_block block_;
   bool in_block_ = false;

@@ -27,11 +27,17 @@ struct case_result {
   conformance::verdict verdict = verdict::pass;
   std::vector<std::string> evidence;  // one item per problem; with the SPEC text of its rules
   std::string not_applicable_because;
+  std::string applicable_if;  // what would make a not-applicable case run (see remedy_for)
   std::uint64_t seed = 0;
   double seconds = 0;
   std::string reproduce;                           // one command that runs exactly this case again
   protocol::json trace = protocol::json::array();  // the run's records, credentials redacted
   bool expected_failure = false;                   // listed in the baseline
+  bool known_flaky = false;                        // listed as flaky in the baseline
+  //! With --repeat: "consistent" when every rerun failed too, "intermittent" when one
+  //! passed; "" when the case was not rerun.
+  std::string repeat_label;
+  int reruns = 0, rerun_failures = 0;
 };
 
 //! Where the cases run.
@@ -43,6 +49,9 @@ struct target_choice {
   //! runner starts one per distinct timeout setting of the cases.
   std::optional<target_profile> profile;
   std::string profile_path;  // for the reproduce command; empty: the bundled server
+  //! Flags that shaped the run beyond the seed and the target (e.g. "--settle-ms 50"),
+  //! carried by every reproduce command.
+  std::vector<std::string> reproduce_flags;
 };
 
 struct run_settings {
@@ -57,6 +66,18 @@ struct run_settings {
 protocol::outcome<std::vector<case_result>> run_cases(const std::vector<catalog_case>& cases,
                                                       const target_choice& target,
                                                       const run_settings& settings);
+
+//! What would make a case applicable, for a not-applicable reason: e.g. "serve the test
+//! clock (SPEC 7) and set \"clock\": \"virtual\" in the profile".
+std::string remedy_for(const std::string& not_applicable_because);
+
+//! --repeat: runs every failing or warning case of `results` `times` more times with the
+//! same settings and labels it "consistent" (every rerun failed too) or "intermittent"
+//! (a rerun passed). Fails only as run_cases does.
+std::optional<protocol::api_error> rerun_failures(const std::vector<catalog_case>& cases,
+                                                  std::vector<case_result>& results,
+                                                  const target_choice& target,
+                                                  const run_settings& settings, int times);
 
 //! Whether a case calls the virtual-clock routes (SPEC 7), which the in-process target
 //! lacks. (Exact timing alone does not need them: the simulator's time is exact.)

@@ -1,0 +1,116 @@
+// The preflight (issue 9, item 6): a target that cannot be checked is one sentence naming
+// the cause, before any case runs.
+#include <catch2/catch.hpp>
+
+#include <boost/asio/write.hpp>
+#include <boost/beast/core/flat_buffer.hpp>
+#include <boost/beast/http.hpp>
+
+#include "remote/remote_fixture.hpp"
+#include "toolwire/conformance/model_stand_in.hpp"
+#include "toolwire/conformance/preflight.hpp"
+
+using namespace toolwire;
+using namespace toolwire::remote_test;
+using tcp = boost::asio::ip::tcp;
+
+namespace {
+
+namespace http = boost::beast::http;
+
+//! Answers every request 404 with the C-2 error shape, then closes.
+bool answer_404(tcp::socket& socket) {
+  boost::beast::flat_buffer buffer;
+  http::request<http::string_body> request;
+  boost::system::error_code ec;
+  http::read(socket, buffer, request, ec);
+  const std::string body = R"({"error":{"type":"not_found","message":"no such route"}})";
+  const std::string bytes =
+      "HTTP/1.1 404 Not Found\r\nContent-Type: application/json\r\nConnection: close\r\n"
+      "Content-Length: " +
+      std::to_string(body.size()) + "\r\n\r\n" + body;
+  boost::asio::write(socket, boost::asio::buffer(bytes), ec);
+  return false;
+}
+
+}  // namespace
+
+TEST_CASE("Preflight of a target that is checkable", "[remote][preflight]") {
+  reference_target target;
+  CHECK(conformance::preflight(target.profile()).empty());
+}
+
+TEST_CASE("Preflight of a target that answers 404 to everything", "[remote][preflight]") {
+  raw_target target(answer_404);
+  auto stand_in = conformance::model_stand_in::at({"127.0.0.1", 0});
+  REQUIRE(stand_in.ok());
+  conformance::target_profile profile;
+  profile.name = "everything-404";
+  profile.base = target.address();
+  profile.api_key = "preflight-key-8c1d";
+  profile.part_a = true;
+  profile.model_stand_in = (*stand_in)->address();
+  profile.request_timeout_ms = 500;
+  CHECK(conformance::preflight(profile) == "POST /v1/sessions answered 404: is base_url right?");
+
+  SECTION("Part B only: the tasks route names assistant_id") {
+    profile.part_a = false;
+    profile.part_b = true;
+    CHECK(conformance::preflight(profile) ==
+          "POST /api/tasks answered 404: is assistant_id right, and does the target implement "
+          "Part B?");
+  }
+}
+
+TEST_CASE("Preflight with a key the target does not know", "[remote][preflight]") {
+  reference_target target;
+  auto profile = target.profile();
+  profile.api_key = "not-the-key-4e2b";
+  const auto failure = conformance::preflight(profile);
+  CHECK(failure == "POST /v1/sessions answered 401: is api_key right?");
+  CHECK(failure.find(profile.api_key) == std::string::npos);
+}
+
+TEST_CASE("Preflight of a target that calls another model", "[remote][preflight]") {
+  reference_target target;  // calls its own stand-in
+  auto elsewhere = conformance::model_stand_in::at({"127.0.0.1", 0});
+  REQUIRE(elsewhere.ok());
+  auto profile = target.profile();
+  profile.model_stand_in = (*elsewhere)->address();
+  profile.request_timeout_ms = 400;
+  const auto failure = conformance::preflight(profile);
+  CHECK(failure.starts_with("the target did not call the model stand-in at " +
+                            profile.model_stand_in.to_string() + " within 400 ms after a message"));
+}
+
+TEST_CASE("Preflight of a target that claims a test clock it does not serve",
+          "[remote][preflight]") {
+  // Sessions are created; every other route, the clock's included, is 404.
+  raw_target target([](tcp::socket& socket) {
+    boost::beast::flat_buffer buffer;
+    http::request<http::string_body> request;
+    boost::system::error_code ec;
+    http::read(socket, buffer, request, ec);
+    const bool create = request.target() == "/v1/sessions";
+    const std::string body = create ? R"({"id":"s1","token":"t1"})" : R"({"error":{}})";
+    const std::string bytes = std::string(create ? "HTTP/1.1 201 Created" : "HTTP/1.1 404 No") +
+                              "\r\nContent-Type: application/json\r\nConnection: close\r\n"
+                              "Content-Length: " +
+                              std::to_string(body.size()) + "\r\n\r\n" + body;
+    boost::asio::write(socket, boost::asio::buffer(bytes), ec);
+    return false;
+  });
+  auto stand_in = conformance::model_stand_in::at({"127.0.0.1", 0});
+  REQUIRE(stand_in.ok());
+  conformance::target_profile profile;
+  profile.name = "no-clock";
+  profile.base = target.address();
+  profile.api_key = "preflight-key-8c1d";
+  profile.part_a = true;
+  profile.virtual_clock = true;
+  profile.model_stand_in = (*stand_in)->address();
+  profile.request_timeout_ms = 500;
+  CHECK(conformance::preflight(profile) ==
+        "GET /v1/_test/clock answered 404, but the profile says \"clock\": \"virtual\": serve the "
+        "test clock (SPEC 7) or set \"clock\": \"real\"");
+}
