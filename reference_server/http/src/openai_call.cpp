@@ -101,7 +101,8 @@ reference::model_reply openai_call::interpret() const {
   // Why bounded: the model is outside input (UTF-8, depth and numbers as for a body).
   const auto document = protocol::parse_untrusted_json(response.body(), "answer");
   if (!document) {
-    return {std::nullopt, "the model endpoint answered malformed JSON: " + document.error().message};
+    return {std::nullopt,
+            "the model endpoint answered malformed JSON: " + document.error().message};
   }
   auto answer = protocol::parse_chat_completion(*document);
   if (!answer) {
