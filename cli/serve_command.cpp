@@ -7,7 +7,6 @@
 #include <iostream>
 #include <iterator>
 #include <memory>
-#include <random>
 #include <sstream>
 #include <stdexcept>
 
@@ -16,6 +15,7 @@
 
 #include "toolwire/reference_server/faults.hpp"
 #include "toolwire/reference_server/http/openai_backend.hpp"
+#include "toolwire/reference_server/http/os_entropy.hpp"
 #include "toolwire/reference_server/http/scripted_backend.hpp"
 #include "toolwire/reference_server/http/server.hpp"
 #include "toolwire/reference_server/model_script.hpp"
@@ -116,6 +116,20 @@ reference::fault_set parse_faults(const std::vector<std::string>& names) {
 }
 
 void check_timeouts(const serve_options& options) {
+  // Why an upper bound: the core adds timeouts to `now`; this keeps every sum in int64
+  // (the virtual clock saturates at the same bound).
+  const std::pair<const char*, std::int64_t> all[] = {
+      {"--ack-timeout-ms", options.ack_timeout_ms},
+      {"--result-timeout-ms", options.result_timeout_ms},
+      {"--interrupt-timeout-ms", options.interrupt_timeout_ms},
+      {"--model-timeout-ms", options.model_timeout_ms},
+      {"--keepalive-ms", options.keepalive_ms}};
+  for (const auto& [name, value] : all) {
+    if (value > reference::max_virtual_ms) {
+      throw usage_error(std::string(name) + " must be at most " +
+                        std::to_string(reference::max_virtual_ms));
+    }
+  }
   if (options.ack_timeout_ms <= 0) throw usage_error("--ack-timeout-ms must be positive (CALL-3)");
   if (options.result_timeout_ms <= options.ack_timeout_ms) {
     throw usage_error("--result-timeout-ms must be greater than --ack-timeout-ms (CALL-3)");
@@ -133,14 +147,6 @@ reference::model_script load_script(const std::string& path) {
   auto script = reference::model_script::parse(text, path);
   if (!script) throw usage_error(script.error().message);
   return std::move(*script);
-}
-
-std::uint64_t random_seed() {
-  std::uint64_t seed = 0;
-  std::ifstream urandom("/dev/urandom", std::ios::binary);
-  if (urandom.read(reinterpret_cast<char*>(&seed), sizeof seed)) return seed;
-  std::random_device device;  // Why a fallback: /dev/urandom may be absent in a sandbox.
-  return (static_cast<std::uint64_t>(device()) << 32) ^ device();
 }
 
 std::string url_of(const net::ip::tcp::endpoint& endpoint) {
@@ -195,8 +201,14 @@ serve_command::serve_command(CLI::App& parent)
   app_->add_option("--interrupt-timeout-ms", o.interrupt_timeout_ms, "TASK-7 interrupt timeout")
       ->capture_default_str();
   app_->add_option("--fault", o.faults, "Plant a fault (repeatable; see --list-faults)");
-  secret_seed_option_ = app_->add_option("--secret-seed", o.secret_seed,
-                                         "Seed of the session tokens (random by default)");
+  secret_seed_option_ = app_->add_option(
+      "--secret-seed", o.secret_seed,
+      "Derive session tokens from this seed, reproducibly. UNSAFE outside tests: one token "
+      "reveals the others. Without it tokens come from the OS CSPRNG");
+  app_->add_option("--max-connections", o.max_connections,
+                   "Connections open at once, event streams included; more are answered 503")
+      ->check(CLI::Range(std::size_t{1}, std::size_t{1} << 20))
+      ->capture_default_str();
   app_->add_option("--keepalive-ms", o.keepalive_ms, "SSE keep-alive comment after this silence")
       ->capture_default_str();
   app_->add_flag("--quiet", o.quiet,
@@ -228,7 +240,19 @@ int serve_command::serve() const {
   core.ack_timeout_ms = o.ack_timeout_ms;
   core.result_timeout_ms = o.result_timeout_ms;
   core.interrupt_timeout_ms = o.interrupt_timeout_ms;
-  core.secret_seed = secret_seed_option_->count() > 0 ? o.secret_seed : random_seed();
+  if (secret_seed_option_->count() > 0) {
+    core.secret_seed = o.secret_seed;
+    std::cerr << "toolwire serve: --secret-seed makes session tokens predictable; use it for "
+                 "tests only\n";
+  } else {
+    core.token_entropy = web::os_entropy_128;
+    try {
+      (void)web::os_entropy_128();  // fail at start-up, not at the first session
+    } catch (const std::runtime_error& error) {
+      std::cerr << "toolwire serve: " << error.what() << "\n";
+      return 1;
+    }
+  }
   if (o.model_url.empty() == o.model_script.empty()) {
     throw usage_error("give exactly one of --model-url URL and --model-script FILE");
   }
@@ -246,6 +270,7 @@ int serve_command::serve() const {
   plan.server.clock = o.clock == "virtual" ? web::clock_kind::virtual_time : web::clock_kind::real;
   plan.server.keepalive = std::chrono::milliseconds(o.keepalive_ms);
   plan.server.log_requests = !o.quiet;
+  plan.server.max_connections = o.max_connections;
 
   net::io_context ioc;
   std::unique_ptr<web::model_backend> backend;
@@ -268,7 +293,16 @@ int serve_command::serve() const {
     if (!ec) server.stop();
   });
   std::cout << "listening on " << url_of(endpoint) << std::endl;
-  ioc.run();
+  // Why a loop: every connection handler catches what it throws; should anything still
+  // escape into the io_context, the server logs it and goes on serving.
+  while (true) {
+    try {
+      ioc.run();
+      break;
+    } catch (const std::exception&) {
+      std::cerr << "reference server: internal error escaped a handler; still serving\n";
+    }
+  }
   std::cerr << "reference server: stopped\n";
   return 0;
 }

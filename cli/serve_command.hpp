@@ -1,6 +1,7 @@
 // `toolwire serve`: runs the reference server over HTTP until SIGINT or SIGTERM.
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -26,6 +27,7 @@ struct serve_options {
   std::vector<std::string> faults;
   std::uint64_t secret_seed = 0;
   std::int64_t keepalive_ms = 15'000;
+  std::size_t max_connections = 1024;
   bool list_faults = false;
   bool quiet = false;
 };

@@ -1,6 +1,8 @@
 // JSON codecs for wire types and the chat-completions shapes of the model interface (SPEC 8).
 #include "toolwire/protocol/codec.hpp"
 
+#include "toolwire/protocol/safe_json.hpp"
+
 #include <utility>
 #include <variant>
 
@@ -9,7 +11,7 @@ namespace {
 
 //! Serialization that never throws: invalid UTF-8 (impossible from a parsed body) is replaced.
 std::string dump(const json& value) {
-  return value.dump(-1, ' ', false, json::error_handler_t::replace);
+  return safe_dump(value);
 }
 
 api_error malformed(const std::string& path, std::string_view what) {

@@ -25,6 +25,8 @@ int http_status(error_code code) {
       return 413;
     case error_code::internal:
       return 500;
+    case error_code::unavailable:
+      return 503;
   }
   // Why: an out-of-range enum value can only come from a cast; treat it as a server fault.
   return 500;
@@ -48,6 +50,8 @@ std::string_view to_string(error_code code) {
       return "payload_too_large";
     case error_code::internal:
       return "internal_error";
+    case error_code::unavailable:
+      return "unavailable";
   }
   return "internal_error";
 }

@@ -1,6 +1,8 @@
 // Request-body validation: untrusted JSON to wire types, or a 400 naming the field and the rule.
 #include "toolwire/protocol/validation.hpp"
 
+#include "toolwire/protocol/safe_json.hpp"
+
 #include <cstdint>
 #include <functional>
 #include <limits>
@@ -49,7 +51,7 @@ std::optional<std::int64_t> as_int64(const json& value) {
 //! nlohmann refuses to dump invalid UTF-8, which only the allow_any_tool_name quirk lets through.
 std::string printable(const std::string& text) {
   if (count_code_points(text)) return text;
-  return json(text).dump(-1, ' ', false, json::error_handler_t::replace);
+  return escape_bytes(text);
 }
 
 //! How a tool list differs between a client registration (REG-1) and a task (TASK-1).
@@ -229,18 +231,7 @@ std::optional<std::size_t> count_code_points(std::string_view utf8) {
 }
 
 outcome<json> parse_json_body(std::string_view body) {
-  try {
-    return json::parse(body.begin(), body.end());
-  } catch (const json::parse_error& error) {
-    // Why: nlohmann prefixes its messages with "[json.exception.parse_error.N] "; the
-    // client needs the position and the reason only.
-    std::string detail = error.what();
-    const auto bracket = detail.find("] ");
-    if (detail.starts_with("[json.exception.") && bracket != std::string::npos) {
-      detail.erase(0, bracket + 2);
-    }
-    return invalid_request("body: malformed JSON: " + detail);
-  }
+  return parse_untrusted_json(body, "body");
 }
 
 outcome<std::vector<tool_spec>> parse_tool_list(const json& list, std::string_view field,

@@ -1,6 +1,7 @@
 // Calls to client tools: dispatch (CALL-1), ack and its deadlines (CALL-3), results
 // (CALL-4), exactly-once settlement (CALL-5, CALL-6), addressing (CALL-7).
 #include "core_state.hpp"
+#include "toolwire/protocol/safe_json.hpp"
 
 namespace toolwire::reference::detail {
 
@@ -98,7 +99,7 @@ void dispatch_call(state& s, session_record& session, client_record& client, con
   const std::string shown_tool =
       s.has(fault::dispatch_namespaced_tool) ? client.name + "__" + tool.name : tool.name;
   // Fault arguments_as_text: the arguments go out as the model's JSON text (CALL-1).
-  if (s.has(fault::arguments_as_text)) arguments = arguments.dump();
+  if (s.has(fault::arguments_as_text)) arguments = protocol::safe_dump(arguments);
   emit(s, session, "client_tool_dispatched",
        {{"call_id", call.id},
         {"client_id", client.id},

@@ -5,6 +5,7 @@
 
 #include "core_state.hpp"
 #include "toolwire/protocol/codec.hpp"
+#include "toolwire/protocol/safe_json.hpp"
 
 namespace toolwire::reference::detail {
 
@@ -106,7 +107,7 @@ json relaxed_tools(const state& s, json tools) {
     if (!tool.is_object()) continue;
     if (s.has(fault::non_string_names_stringified) && tool.contains("name") &&
         tool["name"].is_number()) {
-      tool["name"] = tool["name"].dump();
+      tool["name"] = protocol::safe_dump(tool["name"]);
     }
     if (s.has(fault::tool_fields_defaulted)) {
       if (!tool.contains("description")) tool["description"] = "";
@@ -141,7 +142,7 @@ json relaxed_registration(const state& s, json body) {
   if (s.has(fault::client_name_defaulted) && !body.contains("name")) body["name"] = "client";
   auto name = body.find("name");
   if (s.has(fault::non_string_names_stringified) && name != body.end() && name->is_number()) {
-    *name = name->dump();
+    *name = protocol::safe_dump(*name);
   }
   if (s.has(fault::client_name_unchecked) && name != body.end() && name->is_string() &&
       !protocol::is_valid_name(name->get<std::string>())) {
@@ -254,7 +255,8 @@ std::optional<std::vector<tool_spec>> unvalidated_tools(const json& body) {
     }
     const json description = item.value("description", json(""));
     tools.push_back({item["name"].get<std::string>(),
-                     description.is_string() ? description.get<std::string>() : description.dump(),
+                     description.is_string() ? description.get<std::string>()
+                                             : protocol::safe_dump(description),
                      item.value("parameters", json::object())});
   }
   return tools;

@@ -15,7 +15,7 @@ using protocol::done;
 
 namespace {
 
-//! splitmix64: a tiny, portable mixer, so tokens depend only on the seed and a counter.
+//! splitmix64: a tiny, portable mixer, so seeded tokens depend only on the seed and a counter.
 std::uint64_t mix(std::uint64_t x) {
   x += 0x9e3779b97f4a7c15ULL;
   x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ULL;
@@ -23,12 +23,16 @@ std::uint64_t mix(std::uint64_t x) {
   return x ^ (x >> 31);
 }
 
+//! `st_` + 32 hex digits: from the injected entropy source, or (tests, simulator) from
+//! the seed and a counter.
 std::string make_token(state& s) {
   const std::uint64_t n = ++s.token_counter;
+  std::array<std::uint64_t, 2> bits{mix(s.config.secret_seed ^ (n * 2)),
+                                    mix(s.config.secret_seed + n * 2 + 1)};
+  if (s.config.token_entropy) bits = s.config.token_entropy();
   char buffer[40];
   std::snprintf(buffer, sizeof buffer, "st_%016llx%016llx",
-                static_cast<unsigned long long>(mix(s.config.secret_seed ^ (n * 2))),
-                static_cast<unsigned long long>(mix(s.config.secret_seed + n * 2 + 1)));
+                static_cast<unsigned long long>(bits[0]), static_cast<unsigned long long>(bits[1]));
   return buffer;
 }
 

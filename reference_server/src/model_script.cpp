@@ -1,5 +1,6 @@
 // A scripted model: script validation (errors name the file and the place) and answers.
 #include "toolwire/reference_server/model_script.hpp"
+#include "toolwire/protocol/safe_json.hpp"
 
 #include <set>
 #include <utility>
@@ -111,7 +112,7 @@ std::string first_user_message(const json& request_body) {
     if (message.is_object() && message.value("role", "") == "user") {
       auto content = message.find("content");
       if (content == message.end()) return {};
-      return content->is_string() ? content->get<std::string>() : content->dump();
+      return content->is_string() ? content->get<std::string>() : protocol::safe_dump(*content);
     }
   }
   return {};
@@ -133,7 +134,7 @@ protocol::model_answer to_answer(const script_step& step, std::size_t step_index
   for (std::size_t i = 0; i < step.tool_calls.size(); ++i) {
     const auto& call = step.tool_calls[i];
     answer.tool_calls.push_back({"call_" + std::to_string(step_index) + "_" + std::to_string(i),
-                                 call.name, call.arguments.dump()});
+                                 call.name, protocol::safe_dump(call.arguments)});
   }
   return answer;
 }
@@ -141,9 +142,10 @@ protocol::model_answer to_answer(const script_step& step, std::size_t step_index
 }  // namespace
 
 outcome<model_script> model_script::parse(std::string_view text, std::string_view source) {
-  json document = json::parse(text, nullptr, /*allow_exceptions=*/false);
-  if (document.is_discarded()) return script_error(source, "", "not valid JSON");
-  return from_json(document, source);
+  // Why bounded: a script is a file from outside; depth and UTF-8 are checked like a body.
+  auto document = protocol::parse_untrusted_json(text, "not valid JSON");
+  if (!document) return script_error(source, "", document.error().message);
+  return from_json(*document, source);
 }
 
 outcome<model_script> model_script::from_json(const json& document, std::string_view source) {

@@ -6,6 +6,7 @@
 
 #include "core_state.hpp"
 #include "toolwire/protocol/codec.hpp"
+#include "toolwire/protocol/safe_json.hpp"
 
 namespace toolwire::reference::detail {
 
@@ -73,7 +74,8 @@ json output_of(const tool_outcome& outcome) {
     return {{"type", "error"}, {"error", error->message}, {"reason", error->reason}};
   }
   const json& content = std::get<json>(outcome);
-  const std::string text = content.is_string() ? content.get<std::string>() : content.dump();
+  const std::string text =
+      content.is_string() ? content.get<std::string>() : protocol::safe_dump(content);
   return {{"type", "content"}, {"content", json::array({{{"type", "text"}, {"text", text}}})}};
 }
 
@@ -151,7 +153,9 @@ outcome<bool> apply_items_one_by_one(const state& s, task_record& task, const js
 //! Turns one model call into a pending call, or (TASK-8) an error result for the model.
 void take_call(state& s, task_record& task, const protocol::model_tool_call& call) {
   const std::size_t round_index = task.round.size();
-  json arguments = json::parse(call.arguments, nullptr, false);
+  // Why bounded: the model is outside input; a value nested too deep is not surfaced.
+  auto parsed = protocol::parse_untrusted_json(call.arguments, "arguments");
+  json arguments = parsed ? std::move(*parsed) : json(json::value_t::discarded);
   const bool surfaced =
       declared_tool(task, call.name) != nullptr || s.has(fault::undeclared_tool_surfaced);
   if (!surfaced) {

@@ -5,6 +5,7 @@
 
 #include "core_state.hpp"
 #include "toolwire/protocol/codec.hpp"
+#include "toolwire/protocol/safe_json.hpp"
 
 namespace toolwire::reference::detail {
 
@@ -86,7 +87,7 @@ void issue_step(state& s, session_record& session, time_ms now) {
 std::string content_for_model(const state& s, const tool_outcome& outcome) {
   // Fault string_content_serialized: string content reaches the model JSON-quoted.
   if (s.has(fault::string_content_serialized) && std::holds_alternative<json>(outcome)) {
-    return std::get<json>(outcome).dump();
+    return protocol::safe_dump(std::get<json>(outcome));
   }
   // Fault error_result_message_only: an error reaches the model as its bare message.
   if (const auto* error = std::get_if<protocol::tool_error>(&outcome);
@@ -158,7 +159,9 @@ void settle_unavailable(state& s, session_record& session, std::size_t slot,
 
 void start_call(state& s, session_record& session, std::size_t slot,
                 const protocol::model_tool_call& call, time_ms now) {
-  json arguments = json::parse(call.arguments, nullptr, false);
+  // Why bounded: the model is outside input; a value nested too deep is not dispatched.
+  auto parsed = protocol::parse_untrusted_json(call.arguments, "arguments");
+  json arguments = parsed ? std::move(*parsed) : json(json::value_t::discarded);
   if (arguments.is_discarded()) {
     settle_slot(
         s, session, slot,

@@ -1,6 +1,7 @@
 // The virtual clock's advance (CLOCK-2) and the system clock.
 #include "toolwire/reference_server/virtual_clock.hpp"
 
+#include <algorithm>
 #include <chrono>
 
 #include "toolwire/reference_server/core.hpp"
@@ -8,7 +9,12 @@
 namespace toolwire::reference {
 
 protocol::time_ms virtual_clock::advance(core& target, protocol::time_ms ms) {
-  const protocol::time_ms until = now_ + ms;
+  // Saturates instead of wrapping (now_ + ms could overflow int64, and the core adds its
+  // timeouts to now): the clock stops at max_virtual_ms, and never moves back.
+  protocol::time_ms until = now_;
+  if (ms > 0 && now_ < max_virtual_ms) {
+    until = ms > max_virtual_ms - now_ ? max_virtual_ms : now_ + ms;
+  }
   // Each timer fires at its own instant, in time order, so events carry their true times.
   while (auto due = target.next_deadline()) {
     if (*due > until) break;

@@ -162,6 +162,62 @@ http_reply raw_request(const tcp::endpoint& server, const std::string& bytes,
   });
 }
 
+raw_outcome raw_exchange(const tcp::endpoint& server, const std::string& bytes,
+                         std::size_t max_replies, bool half_close,
+                         std::chrono::milliseconds deadline) {
+  net::io_context ioc;
+  tcp::socket socket(ioc);
+  const auto until = steady::now() + deadline;
+  connect(ioc, socket, server, until);
+  auto written = run_op(ioc, socket, until, [&](auto handler) {
+    net::async_write(socket, net::buffer(bytes), std::move(handler));
+  });
+  raw_outcome outcome;
+  if (written.ec) {
+    outcome.closed = true;  // the server closed before taking everything (a reset)
+  }
+  if (half_close) {
+    beast::error_code ignored;
+    socket.shutdown(tcp::socket::shutdown_send, ignored);
+  }
+  beast::flat_buffer buffer;
+  while (!outcome.closed) {
+    http::response_parser<http::string_body> parser;
+    parser.body_limit(std::uint64_t{64} << 20);
+    auto read = run_op(ioc, socket, until, [&](auto handler) {
+      http::async_read(socket, buffer, parser, std::move(handler));
+    });
+    if (read.timed_out) break;
+    if (read.ec) {
+      outcome.closed = read.ec == http::error::end_of_stream || read.ec == net::error::eof ||
+                       read.ec == net::error::connection_reset ||
+                       read.ec == http::error::partial_message;
+      break;
+    }
+    http_reply reply;
+    reply.status = static_cast<int>(parser.get().result_int());
+    reply.headers = lower_case_headers(parser.get());
+    reply.body = parser.get().body();
+    outcome.replies.push_back(std::move(reply));
+    // Why read on after the last expected reply: to see whether the server closes.
+    if (outcome.replies.size() > max_replies) break;
+  }
+  return outcome;
+}
+
+void send_and_reset(const tcp::endpoint& server, const std::string& bytes) {
+  net::io_context ioc;
+  tcp::socket socket(ioc);
+  const auto until = steady::now() + default_deadline;
+  connect(ioc, socket, server, until);
+  auto written = run_op(ioc, socket, until, [&](auto handler) {
+    net::async_write(socket, net::buffer(bytes), std::move(handler));
+  });
+  if (written.ec || written.timed_out) throw failure("sending before the reset", written);
+  socket.set_option(net::socket_base::linger(true, 0));
+  socket.close();
+}
+
 sse_stream::sse_stream(const tcp::endpoint& server, std::string target,
                        std::optional<std::string> bearer, std::optional<std::string> last_event_id,
                        std::chrono::milliseconds deadline)

@@ -54,6 +54,23 @@ http_reply request_json(const tcp::endpoint& server, std::string_view method,
 http_reply raw_request(const tcp::endpoint& server, const std::string& bytes,
                        std::chrono::milliseconds deadline = default_deadline);
 
+//! What a raw exchange saw: the responses in order, and whether the server closed.
+struct raw_outcome {
+  std::vector<http_reply> replies;
+  bool closed = false;  // the server ended the connection (EOF or reset) within the deadline
+};
+
+//! Sends `bytes` verbatim (then half-closes when `half_close`), and reads responses until
+//! `max_replies` have come and the server closed, or `deadline` passed. A reply that does
+//! not parse as HTTP ends the reading.
+raw_outcome raw_exchange(const tcp::endpoint& server, const std::string& bytes,
+                         std::size_t max_replies, bool half_close = false,
+                         std::chrono::milliseconds deadline = default_deadline);
+
+//! Sends `bytes`, then resets the connection (SO_LINGER 0): a client that vanishes
+//! mid-request.
+void send_and_reset(const tcp::endpoint& server, const std::string& bytes);
+
 //! One block of an SSE stream: an event, or a comment line such as `: keep-alive`.
 struct sse_event {
   bool is_comment = false;

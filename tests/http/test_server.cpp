@@ -36,6 +36,9 @@ test_server::test_server(test_server_options options) {
   config.core.event_retention = options.event_retention;
   config.clock = options.clock;
   config.keepalive = options.keepalive;
+  config.idle_timeout = options.idle_timeout;
+  config.write_timeout = options.write_timeout;
+  config.max_connections = options.max_connections;
   config.log_requests = options.log_requests;
   config.log = [this](std::string_view line) {
     std::lock_guard lock(log_mutex_);
@@ -43,7 +46,12 @@ test_server::test_server(test_server_options options) {
   };
   server_ = std::make_unique<web::server>(ioc_, std::move(config), make_backend(ioc_, options));
   endpoint_ = server_->start();
-  thread_ = std::thread([this] { ioc_.run(); });
+  // Why no catch around run(): an exception escaping a handler must fail the test that
+  // caused it, not be hidden; `thread_done` tells a test that the server died.
+  thread_ = std::thread([this] {
+    ioc_.run();
+    done_ = true;
+  });
 }
 
 test_server::~test_server() {

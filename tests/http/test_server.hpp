@@ -1,15 +1,19 @@
 // The reference server in-process on its own thread, for loopback tests.
 #pragma once
 
+#include <atomic>
 #include <chrono>
+#include <future>
 #include <memory>
 #include <mutex>
 #include <optional>
+#include <stdexcept>
 #include <string>
 #include <thread>
 #include <vector>
 
 #include <boost/asio/io_context.hpp>
+#include <boost/asio/post.hpp>
 
 #include "http_test_client.hpp"
 #include "toolwire/reference_server/http/server.hpp"
@@ -29,6 +33,9 @@ struct test_server_options {
   bool log_requests = true;
   std::size_t event_retention = 4096;
   reference::web::clock_kind clock = reference::web::clock_kind::virtual_time;
+  std::chrono::milliseconds idle_timeout{60'000};
+  std::chrono::milliseconds write_timeout{30'000};
+  std::size_t max_connections = 1024;
 };
 
 struct test_session {
@@ -53,11 +60,29 @@ class test_server {
   //! POST /v1/sessions with the admin key (SES-1); fails the test when it is not 201.
   test_session create_session() const;
 
+  //! Runs `read(core)` on the server's thread and returns its result: the one safe way
+  //! for a test to look at the core while the server runs.
+  template <typename Read>
+  auto inspect(Read read) const -> decltype(read(std::declval<const reference::core&>())) {
+    std::packaged_task<decltype(read(std::declval<const reference::core&>()))()> task(
+        [this, &read] { return read(server_->core()); });
+    auto result = task.get_future();
+    boost::asio::post(const_cast<boost::asio::io_context&>(ioc_), [&task] { task(); });
+    if (result.wait_for(default_deadline) != std::future_status::ready) {
+      throw std::runtime_error("the server thread did not answer in time");
+    }
+    return result.get();
+  }
+
+  //! Whether the server thread has stopped (it stops only if something escaped it).
+  bool thread_done() const { return done_; }
+
  private:
   boost::asio::io_context ioc_;
   std::unique_ptr<reference::web::server> server_;
   tcp::endpoint endpoint_;
   std::thread thread_;
+  std::atomic<bool> done_{false};
   mutable std::mutex log_mutex_;
   std::vector<std::string> log_;
 };

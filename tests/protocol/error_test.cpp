@@ -18,6 +18,7 @@ TEST_CASE("C-2 every error code has its HTTP status and wire name", "[error]") {
       {error_code::conflict, 409, "conflict"},
       {error_code::payload_too_large, 413, "payload_too_large"},
       {error_code::internal, 500, "internal_error"},
+      {error_code::unavailable, 503, "unavailable"},
   }));
   CAPTURE(name);
   CHECK(http_status(code) == status);

@@ -7,6 +7,8 @@
 #include <boost/beast/core/string.hpp>
 #include <boost/beast/http/field.hpp>
 
+#include "toolwire/protocol/safe_json.hpp"
+
 namespace toolwire::reference::web {
 namespace {
 
@@ -45,6 +47,18 @@ std::string decode_component(std::string_view text) {
 }  // namespace
 
 std::string_view path_of(std::string_view target) {
+  for (const std::string_view scheme :
+       {std::string_view("http://"), std::string_view("https://")}) {
+    if (target.size() >= scheme.size() &&
+        boost::beast::iequals(target.substr(0, scheme.size()), scheme)) {
+      // absolute-form: drop the scheme and the authority; an empty path is "/".
+      const std::string_view rest = target.substr(scheme.size());
+      const auto slash = rest.find_first_of("/?");
+      if (slash == std::string_view::npos || rest[slash] == '?') return "/";
+      target = rest.substr(slash);
+      break;
+    }
+  }
   return target.substr(0, target.find('?'));
 }
 
@@ -79,6 +93,60 @@ std::optional<std::string> bearer_credential(std::string_view authorization) {
   return std::string(credential);
 }
 
+std::optional<protocol::api_error> header_error(const http::request_header<>& header) {
+  using protocol::invalid_request;
+  std::size_t transfer_encodings = 0;
+  std::string last_coding;
+  for (const auto& field : header) {
+    if (protocol::first_invalid_utf8(field.name_string()) != std::string_view::npos ||
+        protocol::first_invalid_utf8(field.value()) != std::string_view::npos) {
+      return invalid_request("header " + protocol::escape_bytes(field.name_string()) +
+                             ": not valid UTF-8 (C-1)");
+    }
+    if (field.name() != http::field::transfer_encoding) continue;
+    ++transfer_encodings;
+    // The final coding is the last element of the last Transfer-Encoding line.
+    std::string_view value = field.value();
+    const auto comma = value.rfind(',');
+    if (comma != std::string_view::npos) value = value.substr(comma + 1);
+    const auto first = value.find_first_not_of(" \t");
+    const auto last = value.find_last_not_of(" \t");
+    last_coding = first == std::string_view::npos
+                      ? std::string()
+                      : std::string(value.substr(first, last - first + 1));
+  }
+  if (transfer_encodings > 0) {
+    if (header.count(http::field::content_length) > 0) {
+      return invalid_request(
+          "Content-Length together with Transfer-Encoding is refused (RFC 9112 section 6.3)");
+    }
+    if (header.version() < 11) {
+      return invalid_request("Transfer-Encoding in an HTTP/1.0 request is refused");
+    }
+    if (!boost::beast::iequals(last_coding, "chunked")) {
+      return invalid_request("the final Transfer-Encoding must be chunked (RFC 9112 section 6.3)");
+    }
+  }
+  if (header.version() >= 11 && header.count(http::field::host) != 1) {
+    return invalid_request(header.count(http::field::host) == 0
+                               ? "an HTTP/1.1 request needs a Host header (RFC 9112 section 3.2)"
+                               : "more than one Host header (RFC 9112 section 3.2)");
+  }
+  const std::string_view target = header.target();
+  if (protocol::first_invalid_utf8(target) != std::string_view::npos) {
+    return invalid_request("request target: not valid UTF-8 (C-1)");
+  }
+  if (const auto question = target.find('?'); question != std::string_view::npos) {
+    for (const auto& [key, value] : parse_query(target.substr(question + 1))) {
+      if (protocol::first_invalid_utf8(key) != std::string_view::npos ||
+          protocol::first_invalid_utf8(value) != std::string_view::npos) {
+        return invalid_request("query: a decoded parameter is not valid UTF-8 (C-1)");
+      }
+    }
+  }
+  return std::nullopt;
+}
+
 protocol::api_request to_api_request(const http_request& request) {
   protocol::api_request out;
   out.method = std::string(request.method_string());
@@ -105,7 +173,7 @@ http_response to_http_response(const protocol::api_response& response, unsigned 
   out.keep_alive(keep_alive);
   if (response.status != 204 && !response.body.is_null()) {
     out.set(http::field::content_type, "application/json");
-    out.body() = response.body.dump();
+    out.body() = protocol::safe_dump(response.body);
   }
   out.prepare_payload();
   return out;

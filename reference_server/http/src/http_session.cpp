@@ -11,6 +11,7 @@
 #include <boost/beast/http/read.hpp>
 #include <boost/beast/http/write.hpp>
 
+#include "toolwire/protocol/safe_json.hpp"
 #include "toolwire/reference_server/http/api_translation.hpp"
 #include "toolwire/reference_server/router.hpp"
 
@@ -40,11 +41,22 @@ std::string or_dash(std::string_view text) {
 }  // namespace
 
 http_session::http_session(tcp::socket socket, request_handler& handler,
-                           std::chrono::milliseconds idle_timeout)
-    : stream_(std::move(socket)), handler_(handler), idle_timeout_(idle_timeout) {}
+                           std::chrono::milliseconds idle_timeout,
+                           std::chrono::milliseconds write_timeout)
+    : stream_(std::move(socket)),
+      handler_(handler),
+      idle_timeout_(idle_timeout),
+      write_timeout_(write_timeout) {}
 
 void http_session::run() {
   do_read();
+}
+
+void http_session::refuse_busy() {
+  protocol::api_error busy{protocol::error_code::unavailable,
+                           "too many connections; try again later"};
+  handler_.log("refused a connection: over the connection cap (503)");
+  do_write(http::message_generator(error_response(busy.code, std::move(busy.message), 11)), false);
 }
 
 void http_session::close() {
@@ -59,7 +71,8 @@ void http_session::do_read() {
   // A fresh parser per request: Beast parsers are single-use.
   parser_.emplace();
   parser_->body_limit(reference::max_body_bytes);
-  stream_.expires_after(idle_timeout_);
+  read_deadline_ = std::chrono::steady_clock::now() + idle_timeout_;
+  stream_.expires_at(read_deadline_);
   http::async_read_header(
       stream_, buffer_, *parser_,
       beast::bind_front_handler(&http_session::on_read_header, shared_from_this()));
@@ -68,8 +81,12 @@ void http_session::do_read() {
 void http_session::on_read_header(beast::error_code ec, std::size_t /*bytes*/) {
   if (ec) return on_read_error(ec);
   const auto& request = parser_->get();
+  // Why before the body: a request with a forbidden framing (smuggling) has no body we
+  // could trust to read, so the connection ends here.
+  if (auto error = header_error(request.base())) return answer_error(std::move(*error));
   // Why: clients such as curl wait for "100 Continue" before sending a large body.
   if (!parser_->is_done() && beast::iequals(request[http::field::expect], "100-continue")) {
+    stream_.expires_after(write_timeout_);
     net::async_write(
         stream_, net::buffer(continue_line.data(), continue_line.size()),
         beast::bind_front_handler(&http_session::on_continue_sent, shared_from_this()));
@@ -84,6 +101,7 @@ void http_session::on_continue_sent(beast::error_code ec, std::size_t /*bytes*/)
 }
 
 void http_session::do_read_body() {
+  stream_.expires_at(read_deadline_);  // the request's deadline, not a fresh one
   http::async_read(stream_, buffer_, *parser_,
                    beast::bind_front_handler(&http_session::on_read, shared_from_this()));
 }
@@ -99,19 +117,37 @@ void http_session::on_read_error(beast::error_code ec) {
       !is_http_error(ec)) {
     return close();  // the client left, timed out or reset: nobody to answer
   }
-  const auto code = ec == http::error::body_limit ? protocol::error_code::payload_too_large
-                                                  : protocol::error_code::invalid_request;
-  std::string message =
-      code == protocol::error_code::payload_too_large
-          ? "request body exceeds " + std::to_string(reference::max_body_bytes) + " bytes"
-          : "malformed HTTP request: " + ec.message();
-  auto response = error_response(code, std::move(message), 11);
+  if (ec == http::error::body_limit) {
+    return answer_error(
+        {protocol::error_code::payload_too_large,
+         "request body exceeds " + std::to_string(reference::max_body_bytes) + " bytes"});
+  }
+  answer_error(protocol::invalid_request("malformed HTTP request: " + ec.message()));
+}
+
+void http_session::answer_error(protocol::api_error error) {
+  const unsigned status = static_cast<unsigned>(protocol::http_status(error.code));
   const auto& request = parser_->get();
-  log_request(request.method_string(), request.target(), response.result_int());
-  do_write(http::message_generator(std::move(response)), false);
+  log_request(request.method_string(), request.target(), status);
+  do_write(http::message_generator(error_response(error.code, std::move(error.message), 11)),
+           false);
 }
 
 void http_session::answer() {
+  try {
+    answer_unguarded();
+  } catch (const std::exception&) {
+    // Why not log what(): it may quote the request. The connection closes: what was
+    // half-done on it is unknown.
+    if (handed_over_) return handler_.log("internal error while opening an event stream");
+    handler_.log("internal error while answering a request");
+    do_write(http::message_generator(error_response(protocol::error_code::internal,
+                                                    "internal error in the reference server", 11)),
+             false);
+  }
+}
+
+void http_session::answer_unguarded() {
   auto request = parser_->release();
   const protocol::api_response response = handler_.handle(to_api_request(request));
   log_request(request.method_string(), request.target(), static_cast<unsigned>(response.status));
@@ -128,6 +164,7 @@ void http_session::answer() {
 }
 
 void http_session::do_write(http::message_generator message, bool keep_alive) {
+  stream_.expires_after(write_timeout_);
   beast::async_write(
       stream_, std::move(message),
       beast::bind_front_handler(&http_session::on_write, shared_from_this(), keep_alive));
@@ -159,7 +196,9 @@ void http_session::on_linger(beast::error_code ec, std::size_t bytes) {
 
 void http_session::log_request(std::string_view method, std::string_view target, unsigned status) {
   if (!handler_.logs_requests()) return;
-  handler_.log(or_dash(method) + " " + or_dash(path_of(target)) + " " + std::to_string(status));
+  // Why escaped: a malformed request's method or path may hold any byte.
+  handler_.log(or_dash(protocol::escape_bytes(method)) + " " +
+               or_dash(protocol::escape_bytes(path_of(target))) + " " + std::to_string(status));
 }
 
 }  // namespace toolwire::reference::web

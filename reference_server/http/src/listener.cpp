@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <string>
+#include <utility>
 
 #include <boost/asio/socket_base.hpp>
 #include <boost/beast/core/bind_handler.hpp>
@@ -19,8 +20,13 @@ constexpr std::chrono::milliseconds accept_retry_delay{100};
 }  // namespace
 
 listener::listener(net::io_context& ioc, const tcp::endpoint& endpoint, request_handler& handler,
-                   std::chrono::milliseconds idle_timeout)
-    : ioc_(ioc), acceptor_(ioc), retry_timer_(ioc), handler_(handler), idle_timeout_(idle_timeout) {
+                   connection_limits limits, std::function<std::size_t()> streams_open)
+    : ioc_(ioc),
+      acceptor_(ioc),
+      retry_timer_(ioc),
+      handler_(handler),
+      limits_(limits),
+      streams_open_(std::move(streams_open)) {
   acceptor_.open(endpoint.protocol());
   acceptor_.set_option(net::socket_base::reuse_address(true));
   acceptor_.bind(endpoint);
@@ -65,9 +71,17 @@ void listener::on_accept(boost::system::error_code ec, tcp::socket socket) {
     return;
   }
   std::erase_if(sessions_, [](const auto& weak) { return weak.expired(); });
-  auto session = std::make_shared<http_session>(std::move(socket), handler_, idle_timeout_);
-  sessions_.push_back(session);
-  session->run();
+  const std::size_t open = sessions_.size() + (streams_open_ ? streams_open_() : 0);
+  auto session = std::make_shared<http_session>(std::move(socket), handler_, limits_.idle_timeout,
+                                                limits_.write_timeout);
+  if (open >= limits_.max_connections) {
+    // Why answer instead of dropping: a client learns it should come back later. The
+    // refused connection lives only for its bounded write and linger.
+    session->refuse_busy();
+  } else {
+    sessions_.push_back(session);
+    session->run();
+  }
   do_accept();
 }
 

@@ -8,6 +8,7 @@
 #include <boost/beast/http/write.hpp>
 
 #include "toolwire/protocol/codec.hpp"
+#include "toolwire/protocol/safe_json.hpp"
 
 namespace toolwire::reference::web {
 namespace {
@@ -97,11 +98,13 @@ reference::model_reply openai_call::interpret() const {
     return {std::nullopt,
             "the model endpoint answered HTTP " + std::to_string(response.result_int())};
   }
-  const json document = json::parse(response.body(), nullptr, /*allow_exceptions=*/false);
-  if (document.is_discarded()) {
-    return {std::nullopt, "the model endpoint answered malformed JSON"};
+  // Why bounded: the model is outside input (UTF-8, depth and numbers as for a body).
+  const auto document = protocol::parse_untrusted_json(response.body(), "answer");
+  if (!document) {
+    return {std::nullopt,
+            "the model endpoint answered malformed JSON: " + document.error().message};
   }
-  auto answer = protocol::parse_chat_completion(document);
+  auto answer = protocol::parse_chat_completion(*document);
   if (!answer) {
     return {std::nullopt,
             "the model endpoint answered a malformed chat completion: " + answer.error().message};

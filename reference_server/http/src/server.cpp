@@ -63,8 +63,10 @@ server::~server() = default;
 
 tcp::endpoint server::start() {
   request_handler& handler = *this;  // the base is private: only the server hands it out
+  const connection_limits limits{config_.idle_timeout, config_.write_timeout,
+                                 config_.max_connections};
   listener_ = std::make_shared<listener>(ioc_, resolve_endpoint(ioc_, config_.host, config_.port),
-                                         handler, config_.idle_timeout);
+                                         handler, limits, [this] { return hub_->count_all(); });
   listener_->run();
   const tcp::endpoint local = listener_->local_endpoint();
   log("reference server: listening on " + local.address().to_string() + ":" +
@@ -99,8 +101,8 @@ protocol::api_response server::handle(const protocol::api_request& request) {
 void server::open_stream(boost::beast::tcp_stream stream,
                          const protocol::stream_directive& directive) {
   if (stopping_) return;  // the stream closes as it goes out of scope
-  auto session =
-      std::make_shared<sse_session>(std::move(stream), core_, directive, config_.keepalive);
+  auto session = std::make_shared<sse_session>(std::move(stream), core_, directive,
+                                               config_.keepalive, config_.write_timeout);
   hub_->join(session);
   session->start();
 }

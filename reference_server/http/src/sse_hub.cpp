@@ -40,6 +40,15 @@ std::size_t sse_hub::count(const std::string& session_id) {
   return it == streams_.end() ? 0 : it->second.size();
 }
 
+std::size_t sse_hub::count_all() {
+  std::size_t total = 0;
+  for (auto it = streams_.begin(); it != streams_.end();) {
+    const std::string session_id = (it++)->first;  // prune may erase the entry
+    total += count(session_id);
+  }
+  return total;
+}
+
 void sse_hub::prune(const std::string& session_id) {
   auto it = streams_.find(session_id);
   if (it == streams_.end()) return;

@@ -7,6 +7,7 @@
 #include <boost/asio/write.hpp>
 #include <boost/beast/core/bind_handler.hpp>
 
+#include "toolwire/protocol/safe_json.hpp"
 #include "toolwire/reference_server/core.hpp"
 
 namespace toolwire::reference::web {
@@ -31,19 +32,33 @@ constexpr std::string_view response_header =
 constexpr std::string_view keepalive_comment = ": keep-alive\n\n";
 
 std::string dump(const json& data) {
-  // Why replace: a frame must go out even if a model handed us invalid UTF-8.
-  return data.dump(-1, ' ', false, json::error_handler_t::replace);
+  // Why safe: a frame must go out even if a model handed us invalid UTF-8.
+  return protocol::safe_dump(data);
+}
+
+//! The whole 500 answer for an events request that failed before its header went out.
+std::string internal_error_response() {
+  const std::string body = dump(protocol::to_json(protocol::api_error{
+      protocol::error_code::internal, "internal error in the reference server"}));
+  return "HTTP/1.1 500 Internal Server Error\r\n"
+         "Content-Type: application/json\r\n"
+         "Connection: close\r\n"
+         "Server: toolwire-reference\r\n"
+         "Content-Length: " +
+         std::to_string(body.size()) + "\r\n\r\n" + body;
 }
 
 }  // namespace
 
 sse_session::sse_session(beast::tcp_stream stream, const reference::core& events,
-                         protocol::stream_directive directive, std::chrono::milliseconds keepalive)
+                         protocol::stream_directive directive, std::chrono::milliseconds keepalive,
+                         std::chrono::milliseconds write_timeout)
     : stream_(std::move(stream)),
       events_(events),
       session_id_(std::move(directive.session_id)),
       last_sent_(directive.after_seq),
       keepalive_(keepalive),
+      write_timeout_(write_timeout),
       keepalive_timer_(stream_.get_executor()) {}
 
 void sse_session::start() {
@@ -65,18 +80,36 @@ void sse_session::close() {
 }
 
 void sse_session::pump() {
+  try {
+    pump_unguarded();
+  } catch (const std::exception&) {
+    // Why: nothing may escape into the io_context. Before the header the request still
+    // gets its 500; after it the stream ends and the reader reconnects (Last-Event-ID).
+    if (closed_ || writing_ || header_sent_) return close();
+    header_sent_ = true;
+    writing_ = true;
+    in_flight_ = internal_error_response();
+    stream_.expires_after(write_timeout_);
+    net::async_write(
+        stream_, net::buffer(in_flight_),
+        [self = shared_from_this()](beast::error_code, std::size_t) { self->close(); });
+  }
+}
+
+void sse_session::pump_unguarded() {
   if (closed_ || writing_) return;
   std::string out;
-  if (!header_sent_) {
-    out = response_header;
-    header_sent_ = true;
-  }
+  if (!header_sent_) out = response_header;
   append_events(out);
+  header_sent_ = true;  // only now: if append_events throws, the header is still unsent
   if (out.empty() && keepalive_due_) out = keepalive_comment;
   keepalive_due_ = false;
   if (out.empty()) return;
   writing_ = true;
   in_flight_ = std::move(out);
+  // Only the write is bounded: the watching read stays pending, so this sets the write's
+  // deadline alone (beast::tcp_stream keeps one per direction).
+  stream_.expires_after(write_timeout_);
   net::async_write(stream_, net::buffer(in_flight_),
                    beast::bind_front_handler(&sse_session::on_write, shared_from_this()));
 }

@@ -8,7 +8,7 @@
 
 namespace toolwire::protocol {
 
-//! The error types of SPEC C-2, plus the two transport-level ones a front end needs.
+//! The error types of SPEC C-2, plus the transport-level ones a front end needs.
 enum class error_code {
   invalid_request,     // 400
   unauthenticated,     // 401
@@ -18,6 +18,7 @@ enum class error_code {
   conflict,            // 409
   payload_too_large,   // 413
   internal,            // 500: never produced by the core; a front end's last resort
+  unavailable,         // 503: a front end over its connection cap
 };
 
 //! The HTTP status that goes with a code ("status hint", as h11 calls it).

@@ -27,7 +27,8 @@ bool is_valid_name(std::string_view name);
 //! Unicode code points in a UTF-8 string; nullopt when it is not valid UTF-8.
 std::optional<std::size_t> count_code_points(std::string_view utf8);
 
-//! Parses a body's text as JSON. Malformed JSON is 400 (C-2).
+//! Parses a body's text as JSON (C-1, C-2): invalid UTF-8, nesting deeper than
+//! `max_json_depth`, numbers beyond a double and malformed JSON are 400 (safe_json.hpp).
 outcome<json> parse_json_body(std::string_view body);
 
 outcome<register_request> parse_register_request(const json& body, const validation_quirks& = {});

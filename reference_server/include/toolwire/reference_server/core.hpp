@@ -10,7 +10,9 @@
 // the same outputs, byte for byte.
 #pragma once
 
+#include <array>
 #include <cstdint>
+#include <functional>
 #include <map>
 #include <memory>
 #include <optional>
@@ -49,7 +51,12 @@ struct core_config {
   time_ms interrupt_timeout_ms = 600'000;
   std::size_t event_retention = 4096;  // SES-3 asks for at least 1024
   std::size_t max_model_steps = 64;    // a turn or task that exceeds it fails
-  std::uint64_t secret_seed = 0;       // session tokens are derived from it
+  //! Where the 128 secret bits of each session token come from (AUTH-3). The core never
+  //! reads the OS itself: `toolwire serve` injects the OS CSPRNG here. When empty, tokens
+  //! are derived from `secret_seed`: reproducible, for tests and the simulator only, and
+  //! unsafe anywhere else (one token reveals the seed, hence every other token).
+  std::function<std::array<std::uint64_t, 2>()> token_entropy;
+  std::uint64_t secret_seed = 0;  // used only without token_entropy
   std::string model_name = "toolwire-reference";
   fault_set faults;
 };

@@ -18,9 +18,14 @@ class clock_source {
   virtual protocol::time_ms advance(core& target, protocol::time_ms ms) = 0;
 };
 
+//! The latest instant a virtual clock reaches: 2^53 - 1 ms (about 285,000 years), the
+//! largest integer every JSON reader keeps exact. An advance beyond it stops there (it
+//! saturates), so `now_ms` never wraps and the core's `now + timeout` never overflows.
+inline constexpr protocol::time_ms max_virtual_ms = (protocol::time_ms{1} << 53) - 1;
+
 //! Starts at a given instant (CLOCK-3: the wall clock at start-up) and then moves only
 //! by `advance`, which fires every timer due on the way at its own time, in time order,
-//! before it returns (CLOCK-2).
+//! before it returns (CLOCK-2). It saturates at `max_virtual_ms`.
 class virtual_clock final : public clock_source {
  public:
   explicit virtual_clock(protocol::time_ms start) : now_(start) {}

@@ -31,8 +31,10 @@ struct server_config {
   std::uint16_t port = 0;          // 0: any free port (see `start`)
   reference::core_config core;
   clock_kind clock = clock_kind::real;
-  std::chrono::milliseconds keepalive{15'000};     // SES-3: a comment after this silence
-  std::chrono::milliseconds idle_timeout{60'000};  // an idle keep-alive connection closes
+  std::chrono::milliseconds keepalive{15'000};      // SES-3: a comment after this silence
+  std::chrono::milliseconds idle_timeout{60'000};   // to receive a whole request, else close
+  std::chrono::milliseconds write_timeout{30'000};  // to write a response or SSE batch, else close
+  std::size_t max_connections = 1024;  // open at once, streams included; beyond: 503, close
   //! Where log lines go; stderr when empty. Lines never hold a credential or a body.
   std::function<void(std::string_view)> log;
   bool log_requests = true;  // one line per request; start-up and failures are always logged

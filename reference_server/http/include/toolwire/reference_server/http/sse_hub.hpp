@@ -27,6 +27,9 @@ class sse_hub {
   //! Live streams of a session, for tests and logs.
   std::size_t count(const std::string& session_id);
 
+  //! Live streams of every session (they count against the connection cap).
+  std::size_t count_all();
+
  private:
   void prune(const std::string& session_id);
 

@@ -24,10 +24,13 @@ namespace toolwire::reference::web {
 //! frame first when the core has dropped events it had not sent). One write in flight;
 //! a write carries a bounded batch. A `: keep-alive` comment goes out after `keepalive`
 //! of silence. Never reads the request again; a read only watches for the peer leaving.
+//! Each write must finish within `write_timeout`, or the stream closes: a reader that
+//! stops reading does not pin a write (the reader reconnects with Last-Event-ID).
 class sse_session : public std::enable_shared_from_this<sse_session> {
  public:
   sse_session(boost::beast::tcp_stream stream, const reference::core& events,
-              protocol::stream_directive directive, std::chrono::milliseconds keepalive);
+              protocol::stream_directive directive, std::chrono::milliseconds keepalive,
+              std::chrono::milliseconds write_timeout = std::chrono::seconds(30));
 
   //! Writes the response header and every retained event after the directive's seq.
   void start();
@@ -43,6 +46,8 @@ class sse_session : public std::enable_shared_from_this<sse_session> {
 
  private:
   void pump();
+  //! `pump` without the guard: may throw.
+  void pump_unguarded();
   //! Appends frames for the events after `last_sent_`, up to a batch bound.
   void append_events(std::string& out);
   void on_write(boost::beast::error_code ec, std::size_t bytes);
@@ -56,6 +61,7 @@ class sse_session : public std::enable_shared_from_this<sse_session> {
   std::string session_id_;
   std::uint64_t last_sent_;
   std::chrono::milliseconds keepalive_;
+  std::chrono::milliseconds write_timeout_;
   boost::asio::steady_timer keepalive_timer_;
   std::string in_flight_;
   std::array<char, 512> watch_buffer_{};

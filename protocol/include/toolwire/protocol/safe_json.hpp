@@ -1,0 +1,42 @@
+// Outside JSON, handled safely: bounded parsing (UTF-8, nesting depth, number range) and
+// serialization that never throws on invalid UTF-8.
+#pragma once
+
+#include <cstddef>
+#include <string>
+#include <string_view>
+
+#include "toolwire/protocol/outcome.hpp"
+#include "toolwire/protocol/types.hpp"
+
+namespace toolwire::protocol {
+
+//! The deepest nesting of arrays and objects accepted in any outside JSON (a body, a
+//! model answer, a tool call's arguments, a model script). Why a limit: copying and
+//! serializing a JSON value recurse once per level, so an unbounded depth overflows the
+//! stack. 128 is far above any real schema or result and far below the stack's reach.
+inline constexpr std::size_t max_json_depth = 128;
+
+//! Serializes `value`; invalid UTF-8 in a string becomes U+FFFD instead of throwing
+//! (nlohmann's type_error.316). Use it for every value that holds outside data.
+std::string safe_dump(const json& value, int indent = -1);
+
+//! The offset of the first byte that is not strict UTF-8 (RFC 3629: no overlong forms,
+//! no surrogates, nothing above U+10FFFF), or npos when all of `text` is valid.
+std::size_t first_invalid_utf8(std::string_view text);
+
+//! `text` with every byte that is not valid UTF-8, and every control character, written
+//! as `\xNN`, so a message can mention outside text without carrying raw bytes.
+std::string escape_bytes(std::string_view text);
+
+//! The nesting depth of JSON text (arrays and objects; strings skipped), counted without
+//! recursion and without building anything. Stops once it exceeds `stop_above`. Text that
+//! is not JSON gets a depth too; the parser rejects it afterwards.
+std::size_t json_nesting_depth(std::string_view text, std::size_t stop_above = max_json_depth);
+
+//! Parses outside JSON text. Rejects, with an invalid_request error whose message starts
+//! with `what` and never quotes a raw byte: invalid UTF-8, nesting deeper than
+//! `max_json_depth`, a number beyond the range of a double (1e400), malformed JSON.
+outcome<json> parse_untrusted_json(std::string_view text, std::string_view what = "body");
+
+}  // namespace toolwire::protocol

@@ -1,0 +1,141 @@
+// Bounded parsing and non-throwing serialization of outside JSON.
+#include "toolwire/protocol/safe_json.hpp"
+
+#include <cstdio>
+
+namespace toolwire::protocol {
+namespace {
+
+//! The length of the valid UTF-8 sequence at `text[i]`, or 0 when it is not one.
+std::size_t utf8_sequence_length(std::string_view text, std::size_t i) {
+  const auto lead = static_cast<unsigned char>(text[i]);
+  std::size_t length = 0;
+  unsigned char second_min = 0x80;
+  unsigned char second_max = 0xBF;
+  if (lead < 0x80) return 1;
+  if (lead >= 0xC2 && lead <= 0xDF) {
+    length = 2;
+  } else if (lead >= 0xE0 && lead <= 0xEF) {
+    length = 3;
+    if (lead == 0xE0) second_min = 0xA0;  // overlong
+    if (lead == 0xED) second_max = 0x9F;  // surrogates
+  } else if (lead >= 0xF0 && lead <= 0xF4) {
+    length = 4;
+    if (lead == 0xF0) second_min = 0x90;  // overlong
+    if (lead == 0xF4) second_max = 0x8F;  // above U+10FFFF
+  } else {
+    return 0;  // 0x80..0xC1 (continuation, overlong lead) and 0xF5..0xFF
+  }
+  if (text.size() - i < length) return 0;
+  for (std::size_t k = 1; k < length; ++k) {
+    const auto byte = static_cast<unsigned char>(text[i + k]);
+    const auto min = k == 1 ? second_min : static_cast<unsigned char>(0x80);
+    const auto max = k == 1 ? second_max : static_cast<unsigned char>(0xBF);
+    if (byte < min || byte > max) return 0;
+  }
+  return length;
+}
+
+std::string hex_byte(unsigned char byte) {
+  char buffer[8];
+  std::snprintf(buffer, sizeof buffer, "\\x%02X", static_cast<unsigned>(byte));
+  return buffer;
+}
+
+//! nlohmann's parse_error message without its "[json.exception.parse_error.N] " prefix.
+std::string parse_error_detail(const json::exception& error) {
+  std::string detail = error.what();
+  const auto bracket = detail.find("] ");
+  if (detail.starts_with("[json.exception.") && bracket != std::string::npos) {
+    detail.erase(0, bracket + 2);
+  }
+  // Why escape again: the message quotes the last token read; the text was checked to be
+  // UTF-8, but control bytes are still better shown as escapes.
+  return escape_bytes(detail);
+}
+
+}  // namespace
+
+std::string safe_dump(const json& value, int indent) {
+  return value.dump(indent, ' ', false, json::error_handler_t::replace);
+}
+
+std::size_t first_invalid_utf8(std::string_view text) {
+  std::size_t i = 0;
+  while (i < text.size()) {
+    const std::size_t length = utf8_sequence_length(text, i);
+    if (length == 0) return i;
+    i += length;
+  }
+  return std::string_view::npos;
+}
+
+std::string escape_bytes(std::string_view text) {
+  std::string out;
+  out.reserve(text.size());
+  std::size_t i = 0;
+  while (i < text.size()) {
+    const std::size_t length = utf8_sequence_length(text, i);
+    const auto byte = static_cast<unsigned char>(text[i]);
+    if (length == 0 || byte < 0x20 || byte == 0x7F) {
+      out += hex_byte(byte);
+      ++i;
+      continue;
+    }
+    out.append(text.substr(i, length));
+    i += length;
+  }
+  return out;
+}
+
+std::size_t json_nesting_depth(std::string_view text, std::size_t stop_above) {
+  std::size_t depth = 0;
+  std::size_t deepest = 0;
+  bool in_string = false;
+  bool escaped = false;
+  for (const char c : text) {
+    if (in_string) {
+      if (escaped) {
+        escaped = false;
+      } else if (c == '\\') {
+        escaped = true;
+      } else if (c == '"') {
+        in_string = false;
+      }
+      continue;
+    }
+    if (c == '"') {
+      in_string = true;
+    } else if (c == '[' || c == '{') {
+      ++depth;
+      if (depth > deepest) deepest = depth;
+      if (deepest > stop_above) return deepest;
+    } else if ((c == ']' || c == '}') && depth > 0) {
+      --depth;
+    }
+  }
+  return deepest;
+}
+
+outcome<json> parse_untrusted_json(std::string_view text, std::string_view what) {
+  const std::string prefix = std::string(what) + ": ";
+  if (const auto bad = first_invalid_utf8(text); bad != std::string_view::npos) {
+    return invalid_request(prefix + "not valid UTF-8 (byte " +
+                           hex_byte(static_cast<unsigned char>(text[bad])) + " at offset " +
+                           std::to_string(bad) + ") (C-1)");
+  }
+  if (json_nesting_depth(text) > max_json_depth) {
+    return invalid_request(prefix + "nested deeper than " + std::to_string(max_json_depth) +
+                           " levels");
+  }
+  try {
+    return json::parse(text.begin(), text.end());
+  } catch (const json::out_of_range&) {
+    // nlohmann reports a number that overflows a double (1e400) as out_of_range.406.
+    return invalid_request(prefix + "a number is out of range");
+  } catch (const json::exception& error) {
+    return invalid_request(prefix + "malformed JSON: " + parse_error_detail(error));
+  }
+}
+
+}  // namespace toolwire::protocol

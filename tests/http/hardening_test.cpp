@@ -1,0 +1,113 @@
+// Hardening of the front end that is not one bad request: absolute-form targets, the
+// connection cap, the virtual clock's saturation, and where session tokens come from.
+#include <catch2/catch.hpp>
+
+#include <array>
+#include <cstdint>
+#include <limits>
+#include <memory>
+#include <set>
+
+#include <boost/asio/connect.hpp>
+
+#include "http_test_client.hpp"
+#include "test_server.hpp"
+#include "toolwire/reference_server/core.hpp"
+#include "toolwire/reference_server/http/api_translation.hpp"
+#include "toolwire/reference_server/http/os_entropy.hpp"
+#include "toolwire/reference_server/virtual_clock.hpp"
+
+using namespace toolwire::test;
+namespace web = toolwire::reference::web;
+
+TEST_CASE("absolute-form targets are routed by their path (RFC 9112 3.2.2)", "[http][hardening]") {
+  SECTION("path_of drops the scheme and the authority") {
+    CHECK(web::path_of("http://h:8/v1/sessions?x=1") == "/v1/sessions");
+    CHECK(web::path_of("HTTPS://h/api/tasks/u") == "/api/tasks/u");
+    CHECK(web::path_of("http://h") == "/");
+    CHECK(web::path_of("http://h?q") == "/");
+    CHECK(web::path_of("/v1/sessions?x") == "/v1/sessions");
+  }
+  SECTION("over the wire") {
+    test_server server;
+    auto reply = raw_request(server.endpoint(),
+                             "GET http://127.0.0.1/v1/_test/clock HTTP/1.1\r\nHost: 127.0.0.1\r\n"
+                             "Authorization: Bearer " +
+                                 admin_key + "\r\nConnection: close\r\n\r\n");
+    CHECK(reply.status == 200);
+    CHECK(reply.json_body().contains("now_ms"));
+  }
+}
+
+TEST_CASE("beyond the connection cap a connection gets 503 and the server goes on",
+          "[http][hardening]") {
+  test_server_options options;
+  options.max_connections = 2;
+  test_server server(options);
+  const auto session = server.create_session();
+
+  boost::asio::io_context ioc;
+  tcp::socket idle(ioc);
+  idle.connect(server.endpoint());
+  // An event stream counts as a connection too. Why several tries: the connection that
+  // created the session may still be closing, and counts until it has.
+  std::unique_ptr<sse_stream> stream;
+  for (int attempt = 0; attempt < 200 && !(stream && stream->reply().status == 200); ++attempt) {
+    stream = std::make_unique<sse_stream>(server.endpoint(),
+                                          "/v1/sessions/" + session.id + "/events", session.token);
+  }
+  REQUIRE(stream->reply().status == 200);
+
+  auto refused = request(server.endpoint(), "GET", "/v1/_test/clock", {}, admin_key);
+  CHECK(refused.status == 503);
+  CHECK(refused.error_type() == "unavailable");
+
+  idle.close();
+  // Why several tries: the server learns of the close asynchronously; it must then accept.
+  int status = 0;
+  for (int attempt = 0; attempt < 200 && status != 200; ++attempt) {
+    status = request(server.endpoint(), "GET", "/v1/_test/clock", {}, admin_key).status;
+  }
+  CHECK(status == 200);
+  CHECK_FALSE(server.thread_done());
+}
+
+TEST_CASE("CLOCK-1 an advance by INT64_MAX saturates instead of wrapping", "[http][hardening]") {
+  test_server server;
+  const std::string huge = std::to_string(std::numeric_limits<std::int64_t>::max());
+  for (int round = 0; round < 2; ++round) {
+    auto reply = request(server.endpoint(), "POST", "/v1/_test/clock/advance",
+                         "{\"ms\": " + huge + "}", admin_key);
+    REQUIRE(reply.status == 200);
+    CHECK(reply.json_body().at("now_ms").get<std::int64_t>() ==
+          toolwire::reference::max_virtual_ms);
+  }
+  // The core still works at the end of time: a client with a TTL registers and expires.
+  const auto session = server.create_session();
+  auto client = request_json(server.endpoint(), "POST", "/v1/sessions/" + session.id + "/clients",
+                             client_body("c", {}, 5), session.token);
+  REQUIRE(client.status == 201);
+  CHECK(client.json_body().at("expires_at_ms").get<std::int64_t>() > 0);
+}
+
+TEST_CASE("AUTH-3 session tokens come from the injected entropy source", "[http][hardening]") {
+  SECTION("the core formats the source's 128 bits") {
+    toolwire::reference::core_config config;
+    config.token_entropy = [] { return std::array<std::uint64_t, 2>{1, 0xabcdefULL}; };
+    toolwire::reference::core core(config);
+    CHECK(core.create_session(0).token == "st_00000000000000010000000000abcdef");
+  }
+  SECTION("without a source, tokens follow the seed (tests and the simulator)") {
+    toolwire::reference::core_config config;
+    config.secret_seed = 7;
+    toolwire::reference::core a(config);
+    toolwire::reference::core b(config);
+    CHECK(a.create_session(0).token == b.create_session(0).token);
+  }
+  SECTION("the OS source does not repeat") {
+    std::set<std::array<std::uint64_t, 2>> seen;
+    for (int i = 0; i < 1000; ++i)
+      seen.insert(web::os_entropy_128());
+    CHECK(seen.size() == 1000);
+  }
+}

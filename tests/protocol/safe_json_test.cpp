@@ -1,0 +1,91 @@
+// Outside JSON: bounded parsing (UTF-8, depth, numbers) and serialization that never throws.
+#include <catch2/catch.hpp>
+
+#include "protocol_test_support.hpp"
+#include "toolwire/protocol/safe_json.hpp"
+#include "toolwire/protocol/validation.hpp"
+
+using namespace toolwire::protocol;
+using toolwire::protocol::testing::rejection;
+
+namespace {
+
+std::string nested(std::size_t depth, char open = '[', char close = ']') {
+  return std::string(depth, open) + std::string(depth, close);
+}
+
+}  // namespace
+
+TEST_CASE("C-1 invalid UTF-8 in a body is 400 and the message carries no raw byte",
+          "[safe_json][C-1]") {
+  const auto [name, body] = GENERATE(table<std::string, std::string>({
+      {"lone 0xFF", "{\"content\": \"a\xFF\"}"},
+      {"C3 28 (bad continuation)", "{\"content\": \"\xC3\x28\"}"},
+      {"overlong C0 AF", "{\"content\": \"\xC0\xAF\"}"},
+      {"surrogate ED A0 80", "{\"content\": \"\xED\xA0\x80\"}"},
+      {"above U+10FFFF F4 90 80 80", "{\"content\": \"\xF4\x90\x80\x80\"}"},
+      {"0xFE", "{\"content\": \"\xFE\"}"},
+      {"truncated E2 82", "{\"content\": \"\xE2\x82\"}"},
+      {"outside a string", "{\"a\": 1}\xFF"},
+  }));
+  CAPTURE(name);
+  const auto parsed = parse_json_body(body);
+  REQUIRE_FALSE(parsed);
+  CHECK(parsed.error().code == error_code::invalid_request);
+  CHECK(parsed.error().message.starts_with("body: not valid UTF-8 (byte \\x"));
+  CHECK(first_invalid_utf8(parsed.error().message) == std::string_view::npos);
+  // The C-2 body can be written out: this is what crashed the server (type_error.316).
+  CHECK_NOTHROW(to_json(parsed.error()).dump());
+}
+
+TEST_CASE("a lone surrogate escape is malformed JSON, not a string", "[safe_json][C-1]") {
+  const auto parsed = parse_json_body(R"({"content": "\ud800"})");
+  REQUIRE_FALSE(parsed);
+  CHECK(parsed.error().message.starts_with("body: malformed JSON: "));
+}
+
+TEST_CASE("nesting is bounded at max_json_depth", "[safe_json]") {
+  SECTION("128 levels parse") {
+    const auto parsed = parse_json_body(nested(max_json_depth));
+    REQUIRE(parsed);
+    CHECK(parsed->is_array());
+  }
+  SECTION("129 levels, and deep bodies that crashed the server, are 400") {
+    const auto depth = GENERATE(max_json_depth + 1, std::size_t{70'000}, std::size_t{200'000});
+    CAPTURE(depth);
+    const auto parsed = parse_json_body(nested(depth, '{', '}'));
+    REQUIRE_FALSE(parsed);
+    CHECK(parsed.error().message == "body: nested deeper than 128 levels");
+    CHECK(rejection(parse_json_body(nested(depth))) == "body: nested deeper than 128 levels");
+  }
+  SECTION("brackets inside strings do not count") {
+    const std::string text = "{\"a\": \"" + std::string(1000, '[') + "\\\"{\"}";
+    CHECK(json_nesting_depth(text) == 1);
+    CHECK(parse_json_body(text));
+  }
+  SECTION("the count stops once over the limit") {
+    CHECK(json_nesting_depth(nested(1'000'000), 10) == 11);
+  }
+}
+
+TEST_CASE("numbers beyond a double are 400, not an exception", "[safe_json][C-2]") {
+  const auto text = GENERATE(as<std::string>{}, R"({"ms": 1e400})", R"({"assistant_id": -1e999})",
+                             R"({"content": 1e400})", "[1E+99999]");
+  CAPTURE(text);
+  CHECK(rejection(parse_json_body(text)) == "body: a number is out of range");
+}
+
+TEST_CASE("safe_dump replaces invalid UTF-8 instead of throwing", "[safe_json]") {
+  const json value = {{"text", std::string("a\xFF"
+                                           "b")}};
+  CHECK_THROWS(value.dump());
+  CHECK(safe_dump(value) ==
+        "{\"text\":\"a\xEF\xBF\xBD"
+        "b\"}");
+}
+
+TEST_CASE("escape_bytes writes invalid and control bytes as \\xNN", "[safe_json]") {
+  CHECK(escape_bytes("plain é") == "plain é");
+  CHECK(escape_bytes(std::string("a\xFF\x01\xC0\xAF", 5)) == "a\\xFF\\x01\\xC0\\xAF");
+  CHECK(first_invalid_utf8(escape_bytes("\xED\xA0\x80")) == std::string_view::npos);
+}
