@@ -71,12 +71,27 @@ void drive(caf::scheduler::test_coordinator& sched, seeded_picker& picker, time_
       continue;
     }
     if (options.host != nullptr && options.host->deliver_arrivals()) continue;
+    const bool real = options.host != nullptr && options.host->real_time();
+    if (real) {
+      // The target's time is the wall clock: once the target is quiet, the actors' clock
+      // catches up with it (firing what fell due meanwhile, in order), never beyond.
+      const time_ms wall = std::min(options.host->wall_elapsed(), limit);
+      if (wall > now_of(sched)) {
+        sched.clock().advance_time(std::chrono::milliseconds(wall - now_of(sched)));
+        continue;
+      }
+    }
     const auto& timers = sched.clock().schedule();
     if (timers.empty()) return;
     const auto due = timers.begin()->first;
     const time_ms due_ms =
         std::chrono::duration_cast<std::chrono::milliseconds>(due.time_since_epoch()).count();
     if (due_ms > limit) return;
+    if (real) {
+      // Every wait is for something: the next due step or timer, or an arrival.
+      options.host->wait_until(due_ms);
+      continue;
+    }
     if (options.host != nullptr) options.host->clock_moves(due_ms - now_of(sched));
     sched.clock().advance_time(due - sched.clock().now());
   }
@@ -130,7 +145,8 @@ protocol::outcome<run_result> simulate(const scenario& plan, const run_options& 
   // model run, so every open call reaches its deadline and is settled (CALL-5).
   const bool settle_out = options.host == nullptr || options.host->settle_out();
   const time_ms settle = settle_out ? plan.result_timeout_ms + plan.interrupt_timeout_ms + 1000 : 0;
-  drive(sched, picker, end_of(plan) + settle, options, result);
+  const bool real = options.host != nullptr && options.host->real_time();
+  drive(sched, picker, real ? end_of_steps(plan) : end_of(plan) + settle, options, result);
   result.simulated_ms = now_of(sched);
   tear_down(sched, {caf::actor_cast<caf::actor>(target), model, director});
   if (options.host != nullptr) options.host->stop();

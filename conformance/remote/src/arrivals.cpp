@@ -66,6 +66,11 @@ std::vector<arrival> arrivals::take_when_quiet(std::chrono::milliseconds settle,
   return taken;
 }
 
+void arrivals::wait_for_item(clock_type::time_point deadline) {
+  std::unique_lock lock(mutex_);
+  changed_.wait_until(lock, deadline, [&] { return !queue_.empty(); });
+}
+
 std::vector<arrival> arrivals::take_all() {
   std::lock_guard lock(mutex_);
   std::vector<arrival> taken(std::make_move_iterator(queue_.begin()),

@@ -69,6 +69,10 @@ class arrivals {
   std::vector<arrival> take_when_quiet(std::chrono::milliseconds settle,
                                        std::chrono::milliseconds bound);
 
+  //! Waits until something is queued or `deadline` passes (a real clock's wait for the
+  //! next due step: anything the target sends cuts it short).
+  void wait_for_item(clock_type::time_point deadline);
+
   //! Takes everything queued without waiting.
   std::vector<arrival> take_all();
 

@@ -71,6 +71,7 @@ actors::target_actor remote_host::spawn(caf::actor_system& system, actors::run_c
       context->trace->add_secret(state_->profile.limited_api_key);
     }
   }
+  state_->started = std::chrono::steady_clock::now();
   return spawn_remote_target(system, state_.get());
 }
 
@@ -97,12 +98,7 @@ bool remote_host::deliver_arrivals() {
 void remote_host::clock_moves(actors::time_ms ms) {
   auto& s = *state_;
   if (ms <= 0 || s.stopped) return;
-  if (!s.profile.virtual_clock) {
-    // Why sleep: the actors' clock is virtual, the target's is not; for their times to
-    // agree the wall clock must pass too (so real-clock profiles use short timeouts).
-    std::this_thread::sleep_for(milliseconds(ms));
-    return;
-  }
+  if (!s.profile.virtual_clock) return;  // real time: the harness waits (wait_until)
   const auto response = s.client->send({"POST",
                                         "/v1/_test/clock/advance",
                                         {},
@@ -114,6 +110,22 @@ void remote_host::clock_moves(actors::time_ms ms) {
     s.record("transport_error", {{"what", "moving the target's clock by " + std::to_string(ms) +
                                               " ms (CLOCK-1): " + describe_answer(response)}});
   }
+}
+
+bool remote_host::real_time() const {
+  return !state_->profile.virtual_clock;
+}
+
+actors::time_ms remote_host::wall_elapsed() const {
+  return std::chrono::duration_cast<milliseconds>(std::chrono::steady_clock::now() -
+                                                  state_->started)
+      .count();
+}
+
+void remote_host::wait_until(actors::time_ms ms) {
+  auto& s = *state_;
+  if (s.stopped) return;
+  s.inbox->wait_for_item(s.started + milliseconds(ms));
 }
 
 std::string remote_host::api_key() const {

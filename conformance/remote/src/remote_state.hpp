@@ -61,6 +61,8 @@ struct remote_host::state {
   std::vector<std::string> sessions;                   // created by this run, in order
   std::vector<std::string> tasks;
   bool stopped = false;
+  //! When the run started (its actors' time 0): a real-clock run's wall time counts from here.
+  std::chrono::steady_clock::time_point started = std::chrono::steady_clock::now();
 
   ~state();
 

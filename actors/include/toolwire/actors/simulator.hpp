@@ -27,7 +27,16 @@ class target_host {
   //! the target has been quiet for its settle time. True when something was delivered.
   virtual bool deliver_arrivals() = 0;
   //! The actors' clock is about to move forward by `ms`: the target's clock moves too.
+  //! (Virtual-clock targets only; a real-clock target is driven by the two below.)
   virtual void clock_moves(time_ms ms) = 0;
+  //! True when the target runs on the wall clock: the actors' clock then follows the wall
+  //! clock (never ahead of it), and the run ends just after its last step.
+  virtual bool real_time() const { return false; }
+  //! Real time: wall milliseconds since the run started.
+  virtual time_ms wall_elapsed() const { return 0; }
+  //! Real time: blocks until `ms` wall milliseconds since the run started, or until
+  //! something arrives from the target, whichever is first.
+  virtual void wait_until(time_ms ms) { (void)ms; }
   //! The workspace API key (scope session.manage) and, when the target has one, a key
   //! without that scope (for "limited_key" cases; empty otherwise).
   virtual std::string api_key() const = 0;

@@ -39,6 +39,9 @@ class remote_host final : public actors::target_host {
   std::string limited_key() const override;
   std::int64_t assistant_id() const override;
   bool settle_out() const override { return false; }
+  bool real_time() const override;
+  actors::time_ms wall_elapsed() const override;
+  void wait_until(actors::time_ms ms) override;
   void stop() override;
 
   const target_profile& profile() const;
