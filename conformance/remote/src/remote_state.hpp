@@ -88,6 +88,8 @@ struct remote_host::state {
   void deliver(detail::stream_arrival& item);
   void deliver(const detail::transport_arrival& item);
   void deliver(detail::model_arrival& item);
+  //! Hands `items` over (events first, then model requests); false when there are none.
+  bool deliver_all(std::vector<detail::arrival> items);
   step_owner owner_of(const json& body) const;
   void shut_down();
 };
