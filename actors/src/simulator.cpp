@@ -1,6 +1,9 @@
 // The deterministic harness on CAF's test coordinator.
 #include "toolwire/actors/simulator.hpp"
 
+#include <algorithm>
+#include <limits>
+
 #include "toolwire/actors/participants.hpp"
 #include "toolwire/actors/session_target.hpp"
 
@@ -50,6 +53,46 @@ reference::core_config target_config(const scenario& plan) {
   return config;
 }
 
+time_ms next_due(caf::scheduler::test_coordinator& sched) {
+  const auto& timers = sched.clock().schedule();
+  if (timers.empty()) return std::numeric_limits<time_ms>::max();
+  return std::chrono::duration_cast<std::chrono::milliseconds>(
+             timers.begin()->first.time_since_epoch())
+      .count();
+}
+
+//! One idle moment of a real-clock run: the target's time is the wall clock. Once the
+//! target is quiet (and owes nothing, as over a virtual clock), what arrived is handed
+//! over first; else the next timer fires at its due time (so a step is recorded at its
+//! time even when the harness was late); else the harness waits for that timer, cut
+//! short by any arrival: every wait is for something.
+void drive_real_time(caf::scheduler::test_coordinator& sched, target_host& host, time_ms limit) {
+  using std::chrono::milliseconds;
+  host.await_quiet();
+  const time_ms now = now_of(sched);
+  const time_ms due = next_due(sched);
+  if (const auto arrived = host.latest_arrival_before(std::numeric_limits<time_ms>::max())) {
+    // What the target sent is handed over before the next timer fires: it is what the
+    // run's own requests caused (a model request, a dispatch), which takes no time in the
+    // script's terms, as on a virtual clock. It is recorded at its arrival, or just before
+    // that timer when the target took longer than the gap to it.
+    const time_ms at = std::max(now, std::min({*arrived, due - 1, limit}));
+    if (at > now) sched.clock().advance_time(milliseconds(at - now));
+    host.deliver_arrived_by(*arrived);
+    return;
+  }
+  if (due > limit) return;
+  if (due <= now) {
+    sched.clock().trigger_timeout();
+    return;
+  }
+  if (host.wall_elapsed() >= due) {
+    sched.clock().advance_time(milliseconds(due - now));
+    return;
+  }
+  host.wait_until(due);
+}
+
 //! Steps the coordinator until nothing is runnable and no timer is due by `limit`. A
 //! remote target's arrivals count as runnable work: time moves only once it is quiet.
 void drive(caf::scheduler::test_coordinator& sched, seeded_picker& picker, time_ms limit,
@@ -68,6 +111,13 @@ void drive(caf::scheduler::test_coordinator& sched, seeded_picker& picker, time_
       }
       sched.run_once();
       ++result.steps;
+      continue;
+    }
+    const bool real = options.host != nullptr && options.host->real_time();
+    if (real) {
+      drive_real_time(sched, *options.host, limit);
+      if (sched.jobs.empty() && !sched.clock().has_pending_timeout()) return;
+      if (sched.jobs.empty() && next_due(sched) > limit) return;
       continue;
     }
     if (options.host != nullptr && options.host->deliver_arrivals()) continue;
@@ -130,7 +180,8 @@ protocol::outcome<run_result> simulate(const scenario& plan, const run_options& 
   // model run, so every open call reaches its deadline and is settled (CALL-5).
   const bool settle_out = options.host == nullptr || options.host->settle_out();
   const time_ms settle = settle_out ? plan.result_timeout_ms + plan.interrupt_timeout_ms + 1000 : 0;
-  drive(sched, picker, end_of(plan) + settle, options, result);
+  const bool real = options.host != nullptr && options.host->real_time();
+  drive(sched, picker, real ? end_of_steps(plan) : end_of(plan) + settle, options, result);
   result.simulated_ms = now_of(sched);
   tear_down(sched, {caf::actor_cast<caf::actor>(target), model, director});
   if (options.host != nullptr) options.host->stop();

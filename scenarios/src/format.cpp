@@ -92,6 +92,7 @@ const std::vector<key>& step_keys() {
   static const std::vector<key> table = {
       {"at", duration, false, "the step's time since the run started"},
       {"after", duration, false, "the step's time after the previous step"},
+      {"label", text, false, "names the step's time, for later times: 'at: posted + ack_timeout'"},
       {"actor", shape::actor, false, "who acts (default: the director)"},
       {"spec", spec_list, false, "SPEC IDs for the step's expectations that cite none"},
       {"expect", shape::expect, false, "what must hold by the step's time"},
@@ -125,6 +126,7 @@ const std::vector<word>& requirements() {
       {"part_b", "tasks (/api/tasks/...)"},
       {"virtual_clock", "the virtual clock (SPEC section 7)"},
       {"limited_key", "an API key without session.manage"},
+      {"exact_timing", "deadlines checked to the millisecond (a virtual clock)"},
   };
   return table;
 }

@@ -8,6 +8,7 @@
 #include <iterator>
 
 #include "reading.hpp"
+#include "timing.hpp"
 #include "toolwire/protocol/spec_rules.hpp"
 #include "toolwire/reference_server/model_script.hpp"
 
@@ -46,6 +47,8 @@ std::vector<actors::requirement> read_needs(const value& v) {
 void read_settings(const value& v, actors::scenario& plan) {
   const mapping m(v);
   m.allow_only(format::names(format::settings_keys()), "setting");
+  // Why as_duration, not as_time: settings are the target's timeouts, what expressions
+  // are resolved against; they are plain durations.
   if (const auto* t = m.find("ack_timeout")) plan.ack_timeout_ms = as_duration(*t);
   if (const auto* t = m.find("result_timeout")) plan.result_timeout_ms = as_duration(*t);
   if (const auto* t = m.find("interrupt_timeout")) plan.interrupt_timeout_ms = as_duration(*t);
@@ -62,7 +65,7 @@ void read_hold(const value& step, json& step_json) {
   const auto* hold = m.find("hold");
   if (!hold) return;
   step_json.erase("hold");
-  step_json["hold_ms"] = as_duration(*hold);
+  step_json["hold_ms"] = as_time(*hold);
 }
 
 //! Walks rules[].steps[] of the YAML beside its JSON, converting holds. Shapes it does not
@@ -116,7 +119,20 @@ cast cast_of(const actors::scenario& plan, const mapping& top) {
   return performers;
 }
 
-actors::scenario read_scenario(const YAML::Node& root, std::string_view source) {
+//! The clients' TTLs, read ahead of the clients themselves so that any time (a `join`, a
+//! step) may name them: `ttl(tab)`.
+void read_ttls(const value& clients, time_context& context) {
+  if (!clients.node.IsMap()) return;
+  for (auto it = clients.node.begin(); it != clients.node.end(); ++it) {
+    const YAML::Node lifetime = it->second.IsMap() ? it->second["lifetime"] : YAML::Node();
+    if (!lifetime || !lifetime.IsMap() || !lifetime["ttl"] || !lifetime["ttl"].IsScalar()) continue;
+    const json ttl = plain_scalar(lifetime["ttl"].Scalar());
+    if (ttl.is_number_integer()) context.ttls[it->first.Scalar()] = ttl.get<time_ms>() * 1000;
+  }
+}
+
+actors::scenario read_scenario(const YAML::Node& root, std::string_view source,
+                               const timing* target) {
   const mapping top(value{"the scenario", root, 1, 1});
   top.allow_only(format::names(format::scenario_keys()));
   actors::scenario plan;
@@ -126,13 +142,33 @@ actors::scenario read_scenario(const YAML::Node& root, std::string_view source) 
   plan.spec_ids = read_spec_ids(required(top, format::scenario_keys(), "spec"));
   if (plan.spec_ids.empty()) fail(top.find("spec")->line, "'spec' must name a SPEC ID");
   if (const auto* v = top.find("needs")) plan.needs = read_needs(*v);
-  if (const auto* v = top.find("duration")) plan.duration = as_duration(*v);
   if (const auto* v = top.find("settings")) read_settings(*v, plan);
+  time_context context;
+  if (target != nullptr) {
+    // Why the target's timeouts win: a case states its deadlines relative to the target
+    // (`ack_timeout - tol`), so one catalog runs against any timeouts.
+    plan.ack_timeout_ms = target->ack_timeout_ms;
+    plan.result_timeout_ms = target->result_timeout_ms;
+    plan.interrupt_timeout_ms = target->interrupt_timeout_ms;
+    context.target = *target;
+    context.pace = pace_of(*target);
+  } else {
+    context.target.ack_timeout_ms = plan.ack_timeout_ms;
+    context.target.result_timeout_ms = plan.result_timeout_ms;
+    context.target.interrupt_timeout_ms = plan.interrupt_timeout_ms;
+  }
+  const time_scope scope(context);
+  if (const auto* v = top.find("clients")) read_ttls(*v, context);
+  if (const auto* v = top.find("duration")) plan.duration = as_time(*v);
   if (const auto* v = top.find("clients")) plan.clients = read_clients(*v);
   if (const auto* v = top.find("task_callers")) plan.task_callers = read_task_callers(*v);
   if (const auto* v = top.find("model")) plan.model_script = read_model(*v, source);
   const cast performers = cast_of(plan, top);
   if (const auto* v = top.find("steps")) plan.steps = read_steps(*v, performers, source);
+  if (!context.precision_at.empty() &&
+      std::find(plan.needs.begin(), plan.needs.end(), exact_timing) == plan.needs.end()) {
+    plan.needs.push_back(exact_timing);
+  }
   return plan;
 }
 
@@ -160,9 +196,21 @@ std::vector<std::string> read_spec_ids(const value& v) {
 
 }  // namespace detail
 
-protocol::outcome<actors::scenario> load_text(std::string_view text, std::string_view source) {
+double pace_of(const timing& target) {
+  double pace = 1.0;
+  pace = std::min(pace, static_cast<double>(target.ack_timeout_ms) / 10'000.0);
+  pace = std::min(pace, static_cast<double>(target.result_timeout_ms) / 30'000.0);
+  pace = std::min(pace, static_cast<double>(target.interrupt_timeout_ms) / 60'000.0);
+  if (target.real_clock) pace = std::min(pace, 0.02);
+  return std::max(pace, 0.0);
+}
+
+namespace {
+
+protocol::outcome<actors::scenario> load(std::string_view text, std::string_view source,
+                                         const timing* target) {
   try {
-    return detail::read_scenario(YAML::Load(std::string(text)), source);
+    return detail::read_scenario(YAML::Load(std::string(text)), source, target);
   } catch (const detail::load_error& error) {
     return detail::located(source, error.line, error.problem);
   } catch (const YAML::ParserException& error) {
@@ -174,7 +222,7 @@ protocol::outcome<actors::scenario> load_text(std::string_view text, std::string
   }
 }
 
-protocol::outcome<actors::scenario> load_file(const std::string& path) {
+protocol::outcome<std::string> read_whole(const std::string& path) {
   std::error_code error;
   if (!std::filesystem::exists(path, error))
     return protocol::invalid_request(path + ": no such file");
@@ -184,7 +232,30 @@ protocol::outcome<actors::scenario> load_file(const std::string& path) {
   std::ifstream in(path, std::ios::binary);
   std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
   if (!in.is_open() || in.bad()) return protocol::invalid_request(path + ": cannot read the file");
-  return load_text(text, path);
+  return text;
+}
+
+}  // namespace
+
+protocol::outcome<actors::scenario> load_text(std::string_view text, std::string_view source) {
+  return load(text, source, nullptr);
+}
+
+protocol::outcome<actors::scenario> load_text(std::string_view text, std::string_view source,
+                                              const timing& target) {
+  return load(text, source, &target);
+}
+
+protocol::outcome<actors::scenario> load_file(const std::string& path) {
+  auto text = read_whole(path);
+  if (!text) return text.error();
+  return load(*text, path, nullptr);
+}
+
+protocol::outcome<actors::scenario> load_file(const std::string& path, const timing& target) {
+  auto text = read_whole(path);
+  if (!text) return text.error();
+  return load(*text, path, &target);
 }
 
 }  // namespace toolwire::scenarios

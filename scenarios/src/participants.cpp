@@ -3,6 +3,7 @@
 #include <utility>
 
 #include "reading.hpp"
+#include "timing.hpp"
 #include "toolwire/actors/scenario_builders.hpp"
 
 namespace toolwire::scenarios::detail {
@@ -28,7 +29,7 @@ std::vector<actors::screen_change> read_screens(const value& v) {
   for (const auto& item : list_items(v)) {
     const mapping m(item);
     m.allow_only(format::names(format::screen_keys()), "key", "of a screen");
-    actors::screen_change screen{as_duration(required(m, format::screen_keys(), "at")), {}};
+    actors::screen_change screen{as_time(required(m, format::screen_keys(), "at")), {}};
     if (const auto* tools = m.find("tools")) screen.tools = read_tools(*tools);
     screens.push_back(std::move(screen));
   }
@@ -54,7 +55,7 @@ client_spec base_client(const std::string& actor, const mapping& m) {
   if (const auto* lifetime = m.find("lifetime")) spec.lifetime = read_lifetime(*lifetime);
   const auto* join = m.find("join");
   const auto* presets = m.find("behaviour");
-  if (join) spec.join_at = as_duration(*join);
+  if (join) spec.join_at = as_time(*join);
   // Why manual unless told otherwise: a client with neither presets nor `join` is one the
   // steps drive (register, ack, result); acting on its own too would spoil the script.
   if (!join && !(presets && presets->node.size() > 0)) {
@@ -93,8 +94,8 @@ client_spec as_slow(client_spec spec, const value& preset, const mapping& m) {
   }
   spec.acks = true;
   spec.answers = true;
-  return actors::slow_client(std::move(spec), ack_delay ? as_duration(*ack_delay) : 0,
-                             result_delay ? as_duration(*result_delay) : 0);
+  return actors::slow_client(std::move(spec), ack_delay ? as_time(*ack_delay) : 0,
+                             result_delay ? as_time(*result_delay) : 0);
 }
 
 client_spec as_navigating_tab(client_spec spec, const value& preset, const mapping& m) {
@@ -130,14 +131,14 @@ void knob(const mapping& m, std::string_view key, Field& field, Reader read) {
 
 //! The knobs written out; they override what the presets set.
 void apply_knobs(client_spec& spec, const mapping& m) {
-  knob(m, "ping_every", spec.ping_every, as_duration);
-  knob(m, "vanish_at", spec.vanish_at, as_duration);
-  knob(m, "leave_at", spec.leave_at, as_duration);
+  knob(m, "ping_every", spec.ping_every, as_time);
+  knob(m, "vanish_at", spec.vanish_at, as_time);
+  knob(m, "leave_at", spec.leave_at, as_time);
   knob(m, "screens", spec.screens, read_screens);
   knob(m, "acks", spec.acks, as_boolean);
-  knob(m, "ack_delay", spec.ack_delay, as_duration);
+  knob(m, "ack_delay", spec.ack_delay, as_time);
   knob(m, "answers", spec.answers, as_boolean);
-  knob(m, "result_delay", spec.result_delay, as_duration);
+  knob(m, "result_delay", spec.result_delay, as_time);
   knob(m, "duplicate_result", spec.duplicate_result, as_boolean);
   knob(m, "error_result", spec.error_result, as_boolean);
   knob(m, "result_content", spec.result_content, json_of);
@@ -162,11 +163,11 @@ actors::task_caller_spec read_task_caller(const value& v) {
   m.allow_only(format::names(format::task_caller_keys()), "key", "of task caller '" + v.name + "'");
   actors::task_caller_spec spec;
   spec.actor = v.name;
-  knob(m, "start", spec.start_at, as_duration);
+  knob(m, "start", spec.start_at, as_time);
   knob(m, "input", spec.input, as_string);
   knob(m, "tools", spec.client_tools, read_tools);
-  knob(m, "poll_every", spec.poll_every, as_duration);
-  knob(m, "answer_delay", spec.answer_delay, as_duration);
+  knob(m, "poll_every", spec.poll_every, as_time);
+  knob(m, "answer_delay", spec.answer_delay, as_time);
   knob(m, "error_results", spec.error_results, as_boolean);
   knob(m, "result_content", spec.result_content, json_of);
   return spec;

@@ -43,7 +43,7 @@ json shape_schema(format::shape shape) {
     case boolean:
       return {{"type", "boolean"}};
     case duration:
-      return ref("duration");
+      return ref("time");
     case json_value:
       return json::object();
     case spec_list:
@@ -109,7 +109,7 @@ json field_schema(const vocabulary::field& f) {
       schema = json::object();
       break;
     case duration:
-      schema = ref("duration");
+      schema = ref("time");
       break;
     case call_ref:
       schema = ref("call_ref");
@@ -235,6 +235,14 @@ json spec_id_schema() {
   return {{"enum", ids}};
 }
 
+//! Settings are the timeouts expressions resolve against: plain durations only.
+json settings_schema() {
+  json schema = keys_schema(format::settings_keys());
+  for (auto& property : schema["properties"].items())
+    property.value()["$ref"] = "#/$defs/duration";
+  return schema;
+}
+
 json definitions() {
   return {
       {"duration",
@@ -242,6 +250,18 @@ json definitions() {
         {"anyOf",
          {{{"type", "integer"}, {"minimum", 0}},
           {{"type", "string"}, {"pattern", "^[0-9]+(ms|s|m|h)?$"}}}}}},
+      {"time",
+       {{"description",
+         "a duration (500ms, 12s, 2m, 1h, integer ms) or an expression over the target's "
+         "timeouts, the clients' TTLs and the tolerance: 'ack_timeout - tol', "
+         "'ttl(tab) + 1s', '2*tol' (docs/scenario-language.md, Time)"},
+        {"anyOf",
+         {{{"type", "integer"}, {"minimum", 0}},
+          {{"type", "string"},
+           {"pattern",
+            "^ *([0-9]+ *\\* *)?([0-9]+(ms|s|m|h)?|ack_timeout|result_timeout|interrupt_timeout|"
+            "tol|ttl(\\([^()]+\\))?)( *[-+] *([0-9]+ *\\* *)?([0-9]+(ms|s|m|h)?|ack_timeout|"
+            "result_timeout|interrupt_timeout|tol|ttl(\\([^()]+\\))?))* *$"}}}}}},
       {"spec_id", spec_id_schema()},
       {"spec_ids", {{"type", "array"}, {"items", ref("spec_id")}}},
       {"call_ref",
@@ -259,7 +279,7 @@ json definitions() {
            {"additionalProperties", false},
            {"properties", {{"ttl", {{"type", "integer"}, {"description", "seconds"}}}}}}}}}},
       {"screen", keys_schema(format::screen_keys())},
-      {"settings", keys_schema(format::settings_keys())},
+      {"settings", settings_schema()},
       {"client", keys_schema(format::client_keys(), true)},
       {"task_caller", keys_schema(format::task_caller_keys(), true)},
       {"model_script", model_script_schema()},

@@ -5,6 +5,7 @@
 #include <utility>
 
 #include "reading.hpp"
+#include "timing.hpp"
 #include "toolwire/actors/vocabulary.hpp"
 
 namespace toolwire::scenarios::detail {
@@ -91,7 +92,7 @@ json read_field(const value& v, const field& f, std::string_view owner) {
     case any:
       return as_json(v.node);
     case duration:
-      return as_duration(v);
+      return as_time(v);
     case call_ref:
       return read_call_ref(v);
     case tool_list:
@@ -167,8 +168,13 @@ class step_reader {
     scripted_step step;
     step.where = where(item.line);
     step.at = resolve_time(m);
+    if (const auto* label = m.find("label")) name_time(*label, step.at);
     step.actor = read_actor(m);
     read_action(m, step);
+    learn_ttl(step);
+    if (step.action == "request" && step.args.contains("body")) {
+      step.args["body"] = with_times(step.args["body"], item.line);
+    }
     step.expect = read_expectations(m, !step.action.empty());
     advanced_ = step.action == "advance";
     now_ = step.at + (advanced_ ? step.args["by"].get<time_ms>() : 0);
@@ -177,6 +183,53 @@ class step_reader {
 
  private:
   std::string where(int line) const { return source_ + ":" + std::to_string(line); }
+
+  //! A step's `label`: later times may name its time (`at: posted + ack_timeout + tol`).
+  static void name_time(const value& label, time_ms at) {
+    const std::string name = as_string(label);
+    static const std::vector<std::string_view> reserved = {"ack_timeout", "result_timeout",
+                                                           "interrupt_timeout", "ttl", "tol"};
+    const bool identifier = !name.empty() && std::all_of(name.begin(), name.end(), [](char c) {
+      return (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '_';
+    });
+    if (!identifier || std::find(reserved.begin(), reserved.end(), name) != reserved.end()) {
+      fail(label.line,
+           "a label is a word of a-z, 0-9 and _ other than ack_timeout, "
+           "result_timeout, interrupt_timeout, ttl and tol, got '" +
+               name + "'");
+    }
+    auto& labels = current_time().labels;
+    if (labels.count(name) != 0) fail(label.line, "the label '" + name + "' is taken");
+    labels[name] = at;
+  }
+
+  //! A `register` with a TTL: later times may name it as ttl(actor).
+  static void learn_ttl(const scripted_step& step) {
+    if (step.action != "register") return;
+    const json lifetime = step.args.value("lifetime", json());
+    if (lifetime.is_object() && lifetime.value("ttl", json()).is_number_integer()) {
+      current_time().ttls[step.actor] = lifetime["ttl"].get<time_ms>() * 1000;
+    }
+  }
+
+  //! A request body with every `{time: EXPR}` replaced by its milliseconds, for bodies that
+  //! carry a time (e.g. the clock routes' `{ms: {time: ack_timeout + 1s}}`).
+  static json with_times(const json& body, int line) {
+    if (body.is_object() && body.size() == 1 && body.contains("time")) {
+      const json& expr = body["time"];
+      if (expr.is_number_integer()) return time_of(std::to_string(expr.get<time_ms>()), line);
+      if (expr.is_string()) return time_of(expr.get<std::string>(), line);
+    }
+    json out = body;
+    if (out.is_object()) {
+      for (auto& item : out.items())
+        item.value() = with_times(item.value(), line);
+    } else if (out.is_array()) {
+      for (auto& item : out)
+        item = with_times(item, line);
+    }
+    return out;
+  }
 
   bool is_client(const std::string& name) const {
     return std::find(cast_.clients.begin(), cast_.clients.end(), name) != cast_.clients.end();
@@ -191,9 +244,9 @@ class step_reader {
     const auto* at = m.find("at");
     const auto* after = m.find("after");
     if (at && after) fail(after->key_line, "a step has 'at' or 'after', not both");
-    if (after) return now_ + as_duration(*after);
+    if (after) return now_ + as_time(*after);
     if (!at) return now_;
-    const time_ms time = as_duration(*at);
+    const time_ms time = as_time(*at);
     if (time < now_) {
       fail(at->line, "time goes backwards: 'at: " + at->node.Scalar() + "' is before " +
                          format_duration(now_) +

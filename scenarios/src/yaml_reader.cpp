@@ -42,10 +42,6 @@ int value_line(const YAML::Node& node, int key_line) {
   return node.IsNull() ? key_line : line_of(node, key_line);
 }
 
-[[noreturn]] void wrong_type(const value& v, std::string_view expected) {
-  fail(v.line, "'" + v.name + "' must be " + std::string(expected) + ", got " + described(v.node));
-}
-
 std::optional<std::int64_t> parse_integer(std::string_view text) {
   if (!text.empty() && text.front() == '+') text.remove_prefix(1);
   std::int64_t number = 0;
@@ -60,6 +56,10 @@ bool is_float(const std::string& text) {
 }
 
 }  // namespace
+
+[[noreturn]] void wrong_type(const value& v, std::string_view expected) {
+  fail(v.line, "'" + v.name + "' must be " + std::string(expected) + ", got " + described(v.node));
+}
 
 std::string described(const YAML::Node& node) {
   if (node.IsScalar()) return "'" + node.Scalar() + "'";

@@ -41,6 +41,9 @@ struct value {
 std::string unknown(std::string_view what, std::string_view word,
                     const std::vector<std::string_view>& known, std::string_view of = "");
 
+//! "'ttl' must be an integer, got 'ten'".
+[[noreturn]] void wrong_type(const value& v, std::string_view expected);
+
 //! How a value reads in a message: "'ten'", "a mapping", "a list", "nothing".
 std::string described(const YAML::Node& node);
 

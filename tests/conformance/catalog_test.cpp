@@ -58,6 +58,34 @@ TEST_CASE("every case passes on the reference core (no false failures)", "[catal
   }
 }
 
+TEST_CASE("one catalog applies to any timeouts: every case passes in-process with short ones",
+          "[catalog][timing]") {
+  struct timeouts {
+    toolwire::protocol::time_ms ack, result, interrupt;
+  };
+  for (const auto t : {timeouts{1000, 3000, 4000}, timeouts{300, 900, 1200}}) {
+    conformance::target_choice target;
+    target.in_process = true;
+    target.ack_timeout_ms = t.ack;
+    target.result_timeout_ms = t.result;
+    target.interrupt_timeout_ms = t.interrupt;
+    conformance::run_settings settings;
+    settings.jobs = 2;
+    auto results = conformance::run_cases(catalog(), target, settings);
+    REQUIRE(results);
+    for (std::size_t i = 0; i < results->size(); ++i) {
+      const auto& r = (*results)[i];
+      INFO(t.ack << "/" << t.result << "/" << t.interrupt << " ms: " << r.id << "\n"
+                 << (r.evidence.empty() ? r.not_applicable_because : r.evidence.front()));
+      if (conformance::uses_clock_routes(catalog()[i].plan)) {
+        CHECK(r.verdict == conformance::verdict::not_applicable);
+      } else {
+        CHECK(r.verdict == conformance::verdict::pass);
+      }
+    }
+  }
+}
+
 TEST_CASE("every case fails against at least one fault of the reference", "[catalog]") {
   std::map<std::string, std::vector<std::string>> breakers;
   for (const auto& info : reference::all_faults()) {

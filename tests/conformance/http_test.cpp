@@ -7,6 +7,7 @@
 #include <chrono>
 #include <map>
 #include <thread>
+#include <tuple>
 
 #include <boost/asio.hpp>
 
@@ -106,6 +107,57 @@ TEST_CASE("every case passes over HTTP against the bundled server", "[catalog][h
     INFO(r.id << "\n" << (r.evidence.empty() ? "" : r.evidence.front()));
     CHECK(r.verdict == conformance::verdict::pass);
   }
+}
+
+TEST_CASE("every case passes over HTTP against the bundled server with short timeouts",
+          "[catalog][http][timing]") {
+  // One catalog for any timeouts: no case is "not applicable" because of them.
+  for (const auto& [ack, result, interrupt] :
+       std::vector<std::tuple<int, int, int>>{{1000, 3000, 4000}, {300, 900, 1200}}) {
+    conformance::target_choice target;
+    target.ack_timeout_ms = ack;
+    target.result_timeout_ms = result;
+    target.interrupt_timeout_ms = interrupt;
+    for (const auto& r : run(cases(), target)) {
+      INFO(ack << "/" << result << "/" << interrupt << " ms: " << r.id << "\n"
+               << (r.evidence.empty() ? r.not_applicable_because : r.evidence.front()));
+      CHECK(r.verdict == conformance::verdict::pass);
+    }
+  }
+}
+
+TEST_CASE("the catalog passes against the bundled server on a real clock, in parallel",
+          "[catalog][http][real-clock]") {
+  // 300/900/1200 ms, as a real-clock target should be started; 16 cases at once.
+  conformance::target_choice target;
+  target.ack_timeout_ms = 300;
+  target.result_timeout_ms = 900;
+  target.interrupt_timeout_ms = 1200;
+  target.bundled_real_clock = true;
+  target.timing_tolerance_ms = 150;
+  const auto chosen = cases();
+  const auto started = std::chrono::steady_clock::now();
+  const auto results = run(chosen, target, 16);
+  const auto seconds =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
+  std::size_t applicable = 0;
+  for (const auto& r : results) {
+    INFO(r.id << "\n" << (r.evidence.empty() ? r.not_applicable_because : r.evidence.front()));
+    if (r.verdict == conformance::verdict::not_applicable) {
+      // Only the clock routes and millisecond boundaries need the virtual clock.
+      const bool clock_reason =
+          r.not_applicable_because.find("virtual_clock") != std::string::npos ||
+          r.not_applicable_because.find("millisecond") != std::string::npos;
+      CHECK(clock_reason);
+      continue;
+    }
+    ++applicable;
+    CHECK(r.verdict == conformance::verdict::pass);
+  }
+  INFO(applicable << " of " << results.size() << " applicable, " << seconds << " s");
+  CHECK(applicable * 10 >= results.size() * 9);
+  WARN("real clock, 300/900/1200 ms: " << applicable << " of " << results.size()
+                                       << " cases applicable, " << seconds << " s wall");
 }
 
 TEST_CASE("the clock-route cases fail over HTTP against a fault of the served reference",

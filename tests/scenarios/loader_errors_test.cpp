@@ -52,6 +52,21 @@ TEST_CASE("format errors name the file, the line and the problem", "[scenarios][
       {preamble + "duration: 12x\n",
        "web-tab.yaml:7: bad duration '12x' (write 500ms, 12s, 2m, 1h or an integer of "
        "milliseconds)"},
+      {preamble + "steps:\n  - {at: ack_timout + 1ms}\n",
+       "web-tab.yaml:8: bad time 'ack_timout + 1ms': unknown name 'ack_timout' (did you mean "
+       "'ack_timeout'?) (write a duration such as 500ms, or e.g. 'ack_timeout - 1ms', "
+       "'ttl(tab) + 1s', '2*tol')"},
+      {preamble + "steps:\n  - {at: ttl + 1s}\n",
+       "web-tab.yaml:8: bad time 'ttl + 1s': no client has a ttl (give one 'lifetime: {ttl: "
+       "N}') (write a duration such as 500ms, or e.g. 'ack_timeout - 1ms', 'ttl(tab) + 1s', "
+       "'2*tol')"},
+      {preamble + "steps:\n  - {at: 1s - ack_timeout}\n",
+       "web-tab.yaml:8: bad time '1s - ack_timeout': it is -9000 ms for ack/result/interrupt "
+       "timeouts of 10000/300000/600000 ms (write a duration such as 500ms, or e.g. "
+       "'ack_timeout - 1ms', 'ttl(tab) + 1s', '2*tol')"},
+      {preamble + "steps:\n  - {at: 1s, label: tol}\n",
+       "web-tab.yaml:8: a label is a word of a-z, 0-9 and _ other than ack_timeout, "
+       "result_timeout, interrupt_timeout, ttl and tol, got 'tol'"},
       {preamble + "needs: [part_c]\n",
        "web-tab.yaml:7: unknown requirement 'part_c' (did you mean 'part_a'?)"},
       {preamble + "settings: {ack_timout: 5s}\n",

@@ -268,3 +268,57 @@ TEST_CASE("load_file reads a file and names it in errors", "[scenarios][loader]"
         path + ":3: bad duration 'soon' (write 500ms, 12s, 2m, 1h or an integer of milliseconds)");
   std::remove(path.c_str());
 }
+
+TEST_CASE("times name the target's timeouts, TTLs, labels and the tolerance",
+          "[scenarios][loader][timing]") {
+  const std::string text =
+      "purpose: p\nspec: [C-1]\nsettings: {ack_timeout: 2s, result_timeout: 6s}\n"
+      "clients:\n  tab: {lifetime: {ttl: 3}}\n"
+      "steps:\n"
+      "  - {at: 1s, label: posted}\n"
+      "  - {at: posted + ack_timeout - tol}\n"     // 1s + 2s - 1ms
+      "  - {at: posted + result_timeout + tol}\n"  // 1s + 6s + 1ms
+      "  - {after: ttl(tab) + 2*tol}\n"            // + 3s + 2ms
+      "  - {after: 500ms}\n";                      // a readability gap, as written
+  std::vector<std::int64_t> times;
+  for (const auto& step : loaded(text).steps)
+    times.push_back(step.at);
+  CHECK(times == std::vector<std::int64_t>{1'000, 2'999, 7'001, 10'003, 10'503});
+
+  SECTION("read for a target, its timeouts replace the settings and gaps follow its pace") {
+    toolwire::scenarios::timing target;
+    target.ack_timeout_ms = 1'000;
+    target.result_timeout_ms = 3'000;
+    target.interrupt_timeout_ms = 4'000;
+    CHECK(toolwire::scenarios::pace_of(target) == Approx(4'000.0 / 60'000.0));
+    const auto plan = load_text(text, "t.yaml", target);
+    REQUIRE(plan);
+    CHECK(plan->ack_timeout_ms == 1'000);
+    times.clear();
+    for (const auto& step : plan->steps)
+      times.push_back(step.at);
+    // 1s and 500ms scale by 1/15; the deadlines do not.
+    CHECK(times == std::vector<std::int64_t>{67, 1'066, 3'068, 6'070, 6'103});
+    CHECK(plan->needs.empty());
+  }
+  SECTION("on a real clock tol is the tolerance, and a millisecond boundary needs exact timing") {
+    toolwire::scenarios::timing target;
+    target.real_clock = true;
+    target.tolerance_ms = 200;
+    auto plan = load_text(text, "t.yaml", target);
+    REQUIRE(plan);
+    CHECK(plan->steps[1].at - plan->steps[0].at == 10'000 - 200);
+    CHECK(plan->needs.empty());
+    plan = load_text(text + "  - {after: ttl(tab) - 1ms}\n", "t.yaml", target);
+    REQUIRE(plan);
+    CHECK(plan->needs == std::vector<std::string>{toolwire::scenarios::exact_timing});
+  }
+}
+
+TEST_CASE("a request body's {time: EXPR} becomes milliseconds", "[scenarios][loader][timing]") {
+  const auto plan = loaded(
+      "purpose: p\nspec: [C-1]\nsettings: {ack_timeout: 2s}\nsteps:\n"
+      "  - request: {method: POST, path: /v1/_test/clock/advance,"
+      " body: {ms: {time: ack_timeout + 1s}}}\n");
+  CHECK(plan.steps.at(0).args["body"] == json{{"ms", 3'000}});
+}

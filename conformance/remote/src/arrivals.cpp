@@ -12,6 +12,7 @@ void arrivals::push(arrival item) {
     if (std::holds_alternative<stream_arrival>(item)) ++events_seen_;
     queue_.push_back(std::move(item));
     last_change_ = clock_type::now();
+    arrived_at_.push_back(last_change_);
   }
   changed_.notify_all();
 }
@@ -42,9 +43,24 @@ void arrivals::await_either(std::uint64_t models, std::uint64_t events) {
   either_events_ = events;
 }
 
+void arrivals::wait_quiet(std::chrono::milliseconds settle, std::chrono::milliseconds bound) {
+  std::unique_lock lock(mutex_);
+  wait_quiet(lock, settle, bound);
+}
+
 std::vector<arrival> arrivals::take_when_quiet(std::chrono::milliseconds settle,
                                                std::chrono::milliseconds bound) {
   std::unique_lock lock(mutex_);
+  wait_quiet(lock, settle, bound);
+  std::vector<arrival> taken(std::make_move_iterator(queue_.begin()),
+                             std::make_move_iterator(queue_.end()));
+  queue_.clear();
+  arrived_at_.clear();
+  return taken;
+}
+
+void arrivals::wait_quiet(std::unique_lock<std::mutex>& lock, std::chrono::milliseconds settle,
+                          std::chrono::milliseconds bound) {
   const auto give_up = clock_type::now() + bound;
   for (;;) {
     const auto now = clock_type::now();
@@ -60,10 +76,32 @@ std::vector<arrival> arrivals::take_when_quiet(std::chrono::milliseconds settle,
     if (!owed && now >= quiet_at) break;
     changed_.wait_until(lock, owed ? give_up : std::min(quiet_at, give_up));
   }
-  std::vector<arrival> taken(std::make_move_iterator(queue_.begin()),
-                             std::make_move_iterator(queue_.end()));
-  queue_.clear();
+}
+
+std::optional<arrivals::clock_type::time_point> arrivals::latest_before(
+    clock_type::time_point before) {
+  std::lock_guard lock(mutex_);
+  std::optional<clock_type::time_point> latest;
+  for (const auto at : arrived_at_) {
+    if (at < before) latest = at;
+  }
+  return latest;
+}
+
+std::vector<arrival> arrivals::take_arrived_by(clock_type::time_point by) {
+  std::lock_guard lock(mutex_);
+  std::vector<arrival> taken;
+  while (!queue_.empty() && arrived_at_.front() <= by) {
+    taken.push_back(std::move(queue_.front()));
+    queue_.pop_front();
+    arrived_at_.pop_front();
+  }
   return taken;
+}
+
+void arrivals::wait_for_item(clock_type::time_point deadline) {
+  std::unique_lock lock(mutex_);
+  changed_.wait_until(lock, deadline, [&] { return !queue_.empty(); });
 }
 
 std::vector<arrival> arrivals::take_all() {
@@ -71,6 +109,7 @@ std::vector<arrival> arrivals::take_all() {
   std::vector<arrival> taken(std::make_move_iterator(queue_.begin()),
                              std::make_move_iterator(queue_.end()));
   queue_.clear();
+  arrived_at_.clear();
   return taken;
 }
 

@@ -8,6 +8,7 @@
 #include <deque>
 #include <functional>
 #include <mutex>
+#include <optional>
 #include <variant>
 #include <vector>
 
@@ -69,13 +70,32 @@ class arrivals {
   std::vector<arrival> take_when_quiet(std::chrono::milliseconds settle,
                                        std::chrono::milliseconds bound);
 
+  //! Waits until something is queued or `deadline` passes (a real clock's wait for the
+  //! next due step: anything the target sends cuts it short).
+  void wait_for_item(clock_type::time_point deadline);
+
+  //! The waiting half of take_when_quiet: takes nothing. (A real clock's harness waits,
+  //! moves its clock to the wall clock, and then takes, so arrivals are recorded at the
+  //! time they were taken, never earlier.)
+  void wait_quiet(std::chrono::milliseconds settle, std::chrono::milliseconds bound);
+
+  //! The latest arrival time before `before` of what is queued (arrival order is time
+  //! order), if anything arrived before then.
+  std::optional<clock_type::time_point> latest_before(clock_type::time_point before);
+  //! Takes, in order, what arrived by `by`, without waiting.
+  std::vector<arrival> take_arrived_by(clock_type::time_point by);
+
   //! Takes everything queued without waiting.
   std::vector<arrival> take_all();
 
  private:
+  void wait_quiet(std::unique_lock<std::mutex>& lock, std::chrono::milliseconds settle,
+                  std::chrono::milliseconds bound);
+
   std::mutex mutex_;
   std::condition_variable changed_;
   std::deque<arrival> queue_;
+  std::deque<clock_type::time_point> arrived_at_;  // when each queued item arrived
   clock_type::time_point last_change_ = clock_type::now();
   std::uint64_t models_seen_ = 0, events_seen_ = 0;
   std::uint64_t models_awaited_ = 0;

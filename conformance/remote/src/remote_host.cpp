@@ -80,14 +80,39 @@ actors::target_actor remote_host::spawn(caf::actor_system& system, actors::run_c
       context->trace->add_secret(state_->profile.limited_api_key);
     }
   }
+  state_->started = std::chrono::steady_clock::now();
   return spawn_remote_target(system, state_.get());
 }
 
 bool remote_host::deliver_arrivals() {
   auto& s = *state_;
   if (s.stopped) return false;
-  auto items = s.inbox->take_when_quiet(milliseconds(s.profile.settle_ms),
-                                        milliseconds(s.profile.request_timeout_ms));
+  return s.deliver_all(s.inbox->take_when_quiet(milliseconds(s.profile.settle_ms),
+                                                milliseconds(s.profile.request_timeout_ms)));
+}
+
+std::optional<actors::time_ms> remote_host::latest_arrival_before(actors::time_ms before) {
+  auto& s = *state_;
+  if (s.stopped) return std::nullopt;
+  // Why the clamp: `before` may be "no bound" (the largest time_ms), which would overflow.
+  const auto bound =
+      before >= std::chrono::duration_cast<milliseconds>(std::chrono::hours(24 * 365)).count()
+          ? std::chrono::steady_clock::time_point::max()
+          : s.started + milliseconds(before);
+  const auto latest = s.inbox->latest_before(bound);
+  if (!latest) return std::nullopt;
+  return std::chrono::duration_cast<milliseconds>(*latest - s.started).count();
+}
+
+bool remote_host::deliver_arrived_by(actors::time_ms by) {
+  auto& s = *state_;
+  if (s.stopped) return false;
+  // Why +1 ms: `by` is a whole millisecond; an item that arrived within it belongs to it.
+  return s.deliver_all(s.inbox->take_arrived_by(s.started + milliseconds(by + 1)));
+}
+
+bool remote_host::state::deliver_all(std::vector<detail::arrival> items) {
+  auto& s = *this;
   if (items.empty()) return false;
   for (auto& item : items) {
     if (auto* event = std::get_if<detail::stream_arrival>(&item)) s.deliver(*event);
@@ -106,12 +131,7 @@ bool remote_host::deliver_arrivals() {
 void remote_host::clock_moves(actors::time_ms ms) {
   auto& s = *state_;
   if (ms <= 0 || s.stopped) return;
-  if (!s.profile.virtual_clock) {
-    // Why sleep: the actors' clock is virtual, the target's is not; for their times to
-    // agree the wall clock must pass too (so real-clock profiles use short timeouts).
-    std::this_thread::sleep_for(milliseconds(ms));
-    return;
-  }
+  if (!s.profile.virtual_clock) return;  // real time: the harness waits (wait_until)
   const auto response = s.client->send({"POST",
                                         "/v1/_test/clock/advance",
                                         {},
@@ -123,6 +143,29 @@ void remote_host::clock_moves(actors::time_ms ms) {
     s.record("transport_error", {{"what", "moving the target's clock by " + std::to_string(ms) +
                                               " ms (CLOCK-1): " + describe_answer(response)}});
   }
+}
+
+bool remote_host::real_time() const {
+  return !state_->profile.virtual_clock;
+}
+
+actors::time_ms remote_host::wall_elapsed() const {
+  return std::chrono::duration_cast<milliseconds>(std::chrono::steady_clock::now() -
+                                                  state_->started)
+      .count();
+}
+
+void remote_host::await_quiet() {
+  auto& s = *state_;
+  if (s.stopped) return;
+  s.inbox->wait_quiet(milliseconds(s.profile.settle_ms),
+                      milliseconds(s.profile.request_timeout_ms));
+}
+
+void remote_host::wait_until(actors::time_ms ms) {
+  auto& s = *state_;
+  if (s.stopped) return;
+  s.inbox->wait_for_item(s.started + milliseconds(ms));
 }
 
 std::string remote_host::api_key() const {

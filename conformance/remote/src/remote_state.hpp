@@ -61,6 +61,8 @@ struct remote_host::state {
   std::vector<std::string> sessions;                   // created by this run, in order
   std::vector<std::string> tasks;
   bool stopped = false;
+  //! When the run started (its actors' time 0): a real-clock run's wall time counts from here.
+  std::chrono::steady_clock::time_point started = std::chrono::steady_clock::now();
 
   ~state();
 
@@ -88,6 +90,8 @@ struct remote_host::state {
   void deliver(detail::stream_arrival& item);
   void deliver(const detail::transport_arrival& item);
   void deliver(detail::model_arrival& item);
+  //! Hands `items` over (events first, then model requests); false when there are none.
+  bool deliver_all(std::vector<detail::arrival> items);
   step_owner owner_of(const json& body) const;
   void shut_down();
 };

@@ -33,6 +33,7 @@ const std::vector<std::string_view> known_fields = {"$schema",
                                                     "interrupt_timeout_ms",
                                                     "settle_ms",
                                                     "request_timeout_ms",
+                                                    "timing_tolerance_ms",
                                                     "overrides"};
 
 const std::vector<std::string_view> required_fields = {"name",  "base_url",       "api_key",
@@ -247,6 +248,7 @@ check read_all(const profile_reader& r, target_profile& p) {
       [&] { return r.millis("interrupt_timeout_ms", p.interrupt_timeout_ms); },
       [&] { return r.millis("settle_ms", p.settle_ms, true); },
       [&] { return r.millis("request_timeout_ms", p.request_timeout_ms); },
+      [&] { return r.millis("timing_tolerance_ms", p.timing_tolerance_ms); },
       [&] { return r.overrides(p.overrides); },
   };
   for (const auto& run : checks) {
@@ -287,6 +289,7 @@ bool target_profile::meets(std::string_view requirement) const {
   if (requirement == "part_a") return part_a;
   if (requirement == "part_b") return part_b;
   if (requirement == "virtual_clock") return virtual_clock;
+  if (requirement == "exact_timing") return virtual_clock;
   if (requirement == "limited_key") return !limited_api_key.empty();
   return false;
 }

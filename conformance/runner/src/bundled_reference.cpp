@@ -25,7 +25,9 @@ struct bundled_reference::server {
   }
 };
 
-bundled_reference::bundled_reference(reference::fault_set faults) : faults_(std::move(faults)) {}
+bundled_reference::bundled_reference(reference::fault_set faults, bool real_clock,
+                                     time_ms tolerance_ms)
+    : faults_(std::move(faults)), real_clock_(real_clock), tolerance_ms_(tolerance_ms) {}
 
 bundled_reference::~bundled_reference() {
   servers_.clear();
@@ -47,7 +49,7 @@ protocol::outcome<target_profile> bundled_reference::profile_for(const timeouts&
     config.core.result_timeout_ms = t.result;
     config.core.interrupt_timeout_ms = t.interrupt;
     config.core.faults = faults_;
-    config.clock = web::clock_kind::virtual_time;
+    config.clock = real_clock_ ? web::clock_kind::real : web::clock_kind::virtual_time;
     config.log_requests = false;
     config.log = [](std::string_view) {};
     auto url = web::parse_http_url("http://" + stand_in_->address().to_string() + "/v1");
@@ -72,7 +74,8 @@ protocol::outcome<target_profile> bundled_reference::profile_for(const timeouts&
   profile.part_a = profile.part_b = true;
   profile.model_stand_in = stand_in_->address();
   profile.assistant_id = 1;
-  profile.virtual_clock = true;
+  profile.virtual_clock = !real_clock_;
+  profile.timing_tolerance_ms = tolerance_ms_;
   profile.ack_timeout_ms = t.ack;
   profile.result_timeout_ms = t.result;
   profile.interrupt_timeout_ms = t.interrupt;

@@ -1,6 +1,6 @@
 // The bundled reference server, started in-process on loopback with the virtual clock
-// when `toolwire check` has no --target: one server per distinct timeout setting of the
-// cases, all calling the one model stand-in.
+// (or the wall clock) when `toolwire check` has no --target, all calling the one model
+// stand-in.
 #pragma once
 
 #include <map>
@@ -24,7 +24,8 @@ struct timeouts {
 
 class bundled_reference {
  public:
-  explicit bundled_reference(reference::fault_set faults);
+  explicit bundled_reference(reference::fault_set faults, bool real_clock = false,
+                             time_ms tolerance_ms = 200);
   ~bundled_reference();
   bundled_reference(const bundled_reference&) = delete;
   bundled_reference& operator=(const bundled_reference&) = delete;
@@ -35,6 +36,8 @@ class bundled_reference {
  private:
   struct server;
   reference::fault_set faults_;
+  bool real_clock_ = false;
+  time_ms tolerance_ms_ = 200;
   std::shared_ptr<model_stand_in> stand_in_;
   std::map<timeouts, std::unique_ptr<server>> servers_;
 };

@@ -105,8 +105,24 @@ bool uses_clock_routes(const actors::scenario& plan) {
 
 namespace {
 
-case_result run_in_process(const catalog_case& c, const target_choice& target, std::uint64_t seed) {
-  auto result = base_result(c, target, seed);
+//! A case that cannot be timed for the target (a time that would be negative): a
+//! failing verdict with the loader's file:line error, so a catalog bug shows.
+case_result untimed(case_result result, const protocol::api_error& error) {
+  result.verdict = verdict::fail;
+  result.evidence = {"the case cannot be timed for this target: " + error.message};
+  return result;
+}
+
+case_result run_in_process(const catalog_case& original, const target_choice& target,
+                           std::uint64_t seed) {
+  auto result = base_result(original, target, seed);
+  scenarios::timing timing;
+  timing.ack_timeout_ms = target.ack_timeout_ms;
+  timing.result_timeout_ms = target.result_timeout_ms;
+  timing.interrupt_timeout_ms = target.interrupt_timeout_ms;
+  auto timed = timed_for(original, timing);
+  if (!timed) return untimed(std::move(result), timed.error());
+  const auto& c = *timed;
   if (uses_clock_routes(c.plan)) {
     // In-process time passes by waiting (exactly, so timing cases run); there are no
     // clock routes to test.
@@ -130,9 +146,12 @@ case_result run_in_process(const catalog_case& c, const target_choice& target, s
   return result;
 }
 
-case_result run_remote(const catalog_case& c, const target_profile& profile,
+case_result run_remote(const catalog_case& original, const target_profile& profile,
                        const target_choice& target, std::uint64_t seed) {
-  auto result = base_result(c, target, seed);
+  auto result = base_result(original, target, seed);
+  auto timed = timed_for(original, timing_of(profile));
+  if (!timed) return untimed(std::move(result), timed.error());
+  const auto& c = *timed;
   if (auto reason = not_applicable_reason(c, profile); !reason.empty()) {
     result.verdict = verdict::not_applicable;
     result.not_applicable_because = reason;
@@ -177,14 +196,12 @@ case_result guarded(const catalog_case& c, const target_choice& target, std::uin
   }
 }
 
-//! The profile a case runs against: the given one, or the bundled server's for the
-//! case's timeouts.
-protocol::outcome<target_profile> profile_for(const catalog_case& c, const target_choice& target,
+//! The profile cases run against: the given one, or the bundled server's.
+protocol::outcome<target_profile> profile_for(const target_choice& target,
                                               detail::bundled_reference* bundled) {
   if (bundled == nullptr) return *target.profile;
-  const auto& plan = c.plan;
   return bundled->profile_for(
-      {plan.ack_timeout_ms, plan.result_timeout_ms, plan.interrupt_timeout_ms});
+      {target.ack_timeout_ms, target.result_timeout_ms, target.interrupt_timeout_ms});
 }
 
 }  // namespace
@@ -205,24 +222,53 @@ std::string to_string(verdict v) {
 
 std::string not_applicable_reason(const catalog_case& c, const target_profile& profile) {
   for (const auto& need : c.plan.needs) {
-    if (!profile.meets(need)) return "the target lacks " + need;
+    if (profile.meets(need)) continue;
+    if (need == scenarios::exact_timing) {
+      return "the case checks a deadline to the millisecond, finer than a real clock's "
+             "tolerance window of " +
+             std::to_string(profile.timing_tolerance_ms) +
+             " ms; it needs a target that serves the test clock (\"clock\": \"virtual\")";
+    }
+    return "the target lacks " + need;
   }
   for (const auto& id : c.plan.spec_ids) {
     if (profile.overrides.is_object() && profile.overrides.contains(id)) {
       return "the target replaces [P] rule " + id;
     }
   }
-  if (c.plan.ack_timeout_ms != profile.ack_timeout_ms ||
-      c.plan.result_timeout_ms != profile.result_timeout_ms ||
-      c.plan.interrupt_timeout_ms != profile.interrupt_timeout_ms) {
-    return "the case is timed for ack/result/interrupt timeouts of " +
-           std::to_string(c.plan.ack_timeout_ms) + "/" + std::to_string(c.plan.result_timeout_ms) +
-           "/" + std::to_string(c.plan.interrupt_timeout_ms) + " ms; the target's are " +
-           std::to_string(profile.ack_timeout_ms) + "/" +
-           std::to_string(profile.result_timeout_ms) + "/" +
-           std::to_string(profile.interrupt_timeout_ms) + " ms";
-  }
   return "";
+}
+
+scenarios::timing timing_of(const target_profile& profile) {
+  scenarios::timing timing;
+  timing.ack_timeout_ms = profile.ack_timeout_ms;
+  timing.result_timeout_ms = profile.result_timeout_ms;
+  timing.interrupt_timeout_ms = profile.interrupt_timeout_ms;
+  timing.real_clock = !profile.virtual_clock;
+  timing.tolerance_ms = profile.virtual_clock ? 1 : profile.timing_tolerance_ms;
+  return timing;
+}
+
+protocol::outcome<catalog_case> timed_for(const catalog_case& c, const scenarios::timing& target) {
+  const bool as_loaded = !target.real_clock && target.tolerance_ms == 1 &&
+                         scenarios::pace_of(target) == 1.0 &&
+                         c.plan.ack_timeout_ms == target.ack_timeout_ms &&
+                         c.plan.result_timeout_ms == target.result_timeout_ms &&
+                         c.plan.interrupt_timeout_ms == target.interrupt_timeout_ms;
+  if (as_loaded) return c;  // the catalog's own reading already is this one
+  catalog_case timed = c;
+  if (c.file.empty()) {
+    timed.plan.ack_timeout_ms = target.ack_timeout_ms;
+    timed.plan.result_timeout_ms = target.result_timeout_ms;
+    timed.plan.interrupt_timeout_ms = target.interrupt_timeout_ms;
+    return timed;
+  }
+  auto plan = scenarios::load_file(c.file, target);
+  if (!plan) return plan.error();
+  // Faults a caller put on the case's plan stay (tests inject them that way).
+  plan->faults = c.plan.faults;
+  timed.plan = std::move(*plan);
+  return timed;
 }
 
 protocol::outcome<std::vector<case_result>> run_cases(const std::vector<catalog_case>& cases,
@@ -241,10 +287,11 @@ protocol::outcome<std::vector<case_result>> run_cases(const std::vector<catalog_
 
   // Workers take the next case until none is left. In-process every case has its own
   // core. The bundled server is started once per worker, so each worker's cases have a
-  // virtual clock of their own. A remote target's clock is shared by all its sessions,
-  // and a case that moves it would shift every other case's deadlines, so remote cases
-  // run one at a time.
-  const bool own_targets = target.in_process || !target.profile;
+  // clock of their own. A remote virtual clock is shared by all its sessions, and a case
+  // that moves it would shift every other case's deadlines, so those cases run one at a
+  // time; on a real clock every case has its own sessions and tasks and nothing to
+  // coordinate, so they run at once.
+  const bool own_targets = target.in_process || !target.profile || !target.profile->virtual_clock;
   const int workers = own_targets ? std::max(1, settings.jobs) : 1;
   std::atomic<std::size_t> next{0};
   std::mutex error_mutex;
@@ -252,7 +299,8 @@ protocol::outcome<std::vector<case_result>> run_cases(const std::vector<catalog_
   auto worker = [&] {
     std::unique_ptr<detail::bundled_reference> bundled;
     if (!target.in_process && !target.profile) {
-      bundled = std::make_unique<detail::bundled_reference>(target.faults);
+      bundled = std::make_unique<detail::bundled_reference>(
+          target.faults, target.bundled_real_clock, target.timing_tolerance_ms);
     }
     for (std::size_t i = next++; i < cases.size(); i = next++) {
       const auto started = clock_type::now();
@@ -263,7 +311,7 @@ protocol::outcome<std::vector<case_result>> run_cases(const std::vector<catalog_
                started);
         continue;
       }
-      auto profile = profile_for(cases[i], target, bundled.get());
+      auto profile = profile_for(target, bundled.get());
       if (!profile) {
         std::lock_guard lock(error_mutex);
         setup_error = profile.error();

@@ -120,4 +120,11 @@ inline time_ms end_of(const scenario& plan) {
   return plan.steps.empty() ? plan.duration : std::max(plan.duration, plan.steps.back().at + 1);
 }
 
+//! When a real-clock run of `plan` ends: just after its last step, whose expectations are
+//! the last to be decided (its duration when it has no steps). Wall time is not spent on
+//! the rest of `duration`.
+inline time_ms end_of_steps(const scenario& plan) {
+  return plan.steps.empty() ? plan.duration : plan.steps.back().at + 1;
+}
+
 }  // namespace toolwire::actors

@@ -5,6 +5,7 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <string>
 
 #include "toolwire/actors/run_context.hpp"
@@ -27,7 +28,31 @@ class target_host {
   //! the target has been quiet for its settle time. True when something was delivered.
   virtual bool deliver_arrivals() = 0;
   //! The actors' clock is about to move forward by `ms`: the target's clock moves too.
+  //! (Virtual-clock targets only; a real-clock target is driven by the two below.)
   virtual void clock_moves(time_ms ms) = 0;
+  //! True when the target runs on the wall clock: the actors' clock then follows the wall
+  //! clock (never ahead of it), and the run ends just after its last step.
+  virtual bool real_time() const { return false; }
+  //! Real time: wall milliseconds since the run started.
+  virtual time_ms wall_elapsed() const { return 0; }
+  //! Real time: blocks until `ms` wall milliseconds since the run started, or until
+  //! something arrives from the target, whichever is first.
+  virtual void wait_until(time_ms ms) { (void)ms; }
+  //! Real time: waits, as deliver_arrivals does, until the target is quiet and owes
+  //! nothing, but hands nothing over: the harness then moves its clock to the wall clock,
+  //! so what arrived is recorded no earlier than it came.
+  virtual void await_quiet() {}
+  //! Real time: of what arrived and was not yet handed over, the latest arrival before
+  //! `before` (wall ms since the run started), if any.
+  virtual std::optional<time_ms> latest_arrival_before(time_ms before) {
+    (void)before;
+    return std::nullopt;
+  }
+  //! Real time: hands over what arrived by `by` (as deliver_arrivals, without waiting).
+  virtual bool deliver_arrived_by(time_ms by) {
+    (void)by;
+    return false;
+  }
   //! The workspace API key (scope session.manage) and, when the target has one, a key
   //! without that scope (for "limited_key" cases; empty otherwise).
   virtual std::string api_key() const = 0;

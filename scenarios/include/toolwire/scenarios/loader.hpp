@@ -11,9 +11,37 @@
 
 namespace toolwire::scenarios {
 
+//! The target a scenario's times are resolved for (docs/scenario-language.md, "Time").
+//! A file read without one takes its timeouts from its own `settings:` and its times as
+//! written; read for a target, the target's timeouts replace `settings:`, readability
+//! gaps (times that name no deadline) scale by pace_of(target), and `tol` is the target's
+//! tolerance window.
+struct timing {
+  protocol::time_ms ack_timeout_ms = 10'000;
+  protocol::time_ms result_timeout_ms = 300'000;
+  protocol::time_ms interrupt_timeout_ms = 600'000;
+  bool real_clock = false;
+  //! What `tol` stands for: 1 ms on a virtual clock, the profile's timing_tolerance_ms
+  //! on a real one.
+  protocol::time_ms tolerance_ms = 1;
+};
+
+//! How much shorter a target's readability gaps are than the written ones: the smallest
+//! of 1, ack/10 s, result/30 s and interrupt/60 s, so a gap written as 1s stays well inside
+//! every deadline; on a real clock at most 1/50 (1s waits 20 ms), because there a gap
+//! costs wall time and only keeps steps in order.
+double pace_of(const timing& target);
+
+//! The requirement a scenario gets when it is read for a real clock and one of its
+//! expressions names a deadline with an offset smaller than the tolerance window (say
+//! `ack_timeout - 1ms`): such a boundary check needs the virtual clock.
+inline constexpr const char* exact_timing = "exact_timing";
+
 //! Reads the scenario file at `path` (the path is the source in messages). An unreadable
 //! file is an error like any other.
 protocol::outcome<actors::scenario> load_file(const std::string& path);
+//! Reads it with its times resolved for `target`.
+protocol::outcome<actors::scenario> load_file(const std::string& path, const timing& target);
 
 //! Reads a scenario from YAML text. Every error is one line, `source:line: problem`, with
 //! a suggestion for a misspelt word. Validates the format against the vocabulary (actions,
@@ -21,6 +49,8 @@ protocol::outcome<actors::scenario> load_file(const std::string& path);
 //! not hold tool names or other wire values to the protocol's rules, because scenarios
 //! send invalid input on purpose. Never throws; never returns part of a scenario.
 protocol::outcome<actors::scenario> load_text(std::string_view text, std::string_view source);
+protocol::outcome<actors::scenario> load_text(std::string_view text, std::string_view source,
+                                              const timing& target);
 
 //! Writes `plan` in the scenario language, so that load_text(to_yaml(plan)) gives `plan`
 //! back for everything the format can express: every step gets an absolute `at`, clients

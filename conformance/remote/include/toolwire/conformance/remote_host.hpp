@@ -39,6 +39,12 @@ class remote_host final : public actors::target_host {
   std::string limited_key() const override;
   std::int64_t assistant_id() const override;
   bool settle_out() const override { return false; }
+  bool real_time() const override;
+  actors::time_ms wall_elapsed() const override;
+  void wait_until(actors::time_ms ms) override;
+  void await_quiet() override;
+  std::optional<actors::time_ms> latest_arrival_before(actors::time_ms before) override;
+  bool deliver_arrived_by(actors::time_ms by) override;
   void stop() override;
 
   const target_profile& profile() const;

@@ -41,10 +41,14 @@ struct target_profile {
   time_ms interrupt_timeout_ms = 600'000;
   time_ms settle_ms = 15;              // quiet time after which arrivals are handed over
   time_ms request_timeout_ms = 2'000;  // the bound on every request and wait
-  json overrides = json::object();     // [P] rules the target replaces, free-form
+  //! A real clock's deadlines are checked this far either side: "still open at D - tol",
+  //! "failed by D + tol" (the `tol` of case times). A virtual clock's tol is 1 ms.
+  time_ms timing_tolerance_ms = 200;
+  json overrides = json::object();  // [P] rules the target replaces, free-form
 
   //! Whether the target meets a scenario requirement: "part_a", "part_b",
-  //! "virtual_clock" or "limited_key". An unknown requirement is never met.
+  //! "virtual_clock", "limited_key" or "exact_timing" (deadlines to the millisecond: a
+  //! virtual clock). An unknown requirement is never met.
   bool meets(std::string_view requirement) const;
 };
 

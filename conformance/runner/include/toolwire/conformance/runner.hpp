@@ -11,6 +11,7 @@
 #include "toolwire/conformance/catalog.hpp"
 #include "toolwire/conformance/target_profile.hpp"
 #include "toolwire/reference_server/faults.hpp"
+#include "toolwire/scenarios/loader.hpp"
 
 namespace toolwire::conformance {
 
@@ -52,11 +53,23 @@ struct target_choice {
   //! Flags that shaped the run beyond the seed and the target (e.g. "--settle-ms 50"),
   //! carried by every reproduce command.
   std::vector<std::string> reproduce_flags;
+  //! In-process and the bundled server: the timeouts they run with (the SPEC's defaults
+  //! unless told). Cases are timed for them (docs/scenario-language.md, "Time").
+  time_ms ack_timeout_ms = 10'000;
+  time_ms result_timeout_ms = 300'000;
+  time_ms interrupt_timeout_ms = 600'000;
+  //! The bundled server on the wall clock instead of the virtual one, its deadlines
+  //! checked within this tolerance.
+  bool bundled_real_clock = false;
+  time_ms timing_tolerance_ms = 200;
 };
 
 struct run_settings {
   std::uint64_t seed = 1;
-  int jobs = 1;  // in-process and bundled: workers at once; a remote target: always 1
+  //! Workers at once: in-process, the bundled server (each worker has its own) and a
+  //! real-clock target (its sessions share nothing but the wall clock). A virtual-clock
+  //! target's clock is shared by every case, so its cases run one at a time.
+  int jobs = 1;
   std::function<void(const case_result&, std::size_t done, std::size_t total)> progress;
 };
 
@@ -83,9 +96,19 @@ std::optional<protocol::api_error> rerun_failures(const std::vector<catalog_case
 //! lacks. (Exact timing alone does not need them: the simulator's time is exact.)
 bool uses_clock_routes(const actors::scenario& plan);
 
-//! Why `c` cannot run against `profile`, or "" when it can: a capability it needs, a [P]
-//! rule the target replaces, or a timeout the case depends on that the target has
-//! otherwise.
+//! Why `c` cannot run against `profile`, or "" when it can: a capability it needs (with
+//! what would make it applicable), or a [P] rule the target replaces. Never the target's
+//! timeouts: cases are timed for whatever they are. `c` must be timed for the profile
+//! (timed_for), so that a boundary check too fine for a real clock shows as exact_timing.
 std::string not_applicable_reason(const catalog_case& c, const target_profile& profile);
+
+//! The timing a profile's cases are resolved for: its timeouts; `tol` 1 ms on a virtual
+//! clock, timing_tolerance_ms on a real one.
+scenarios::timing timing_of(const target_profile& profile);
+
+//! `c` with its times resolved for `target` (read again from its file; a case without a
+//! file keeps its times and takes the target's timeouts). Fails with the loader's
+//! file:line error when a time does not resolve (e.g. it would be negative).
+protocol::outcome<catalog_case> timed_for(const catalog_case& c, const scenarios::timing& target);
 
 }  // namespace toolwire::conformance
