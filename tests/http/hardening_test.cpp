@@ -9,6 +9,7 @@
 #include <set>
 
 #include <boost/asio/connect.hpp>
+#include <boost/asio/write.hpp>
 
 #include "http_test_client.hpp"
 #include "test_server.hpp"
@@ -110,4 +111,64 @@ TEST_CASE("AUTH-3 session tokens come from the injected entropy source", "[http]
       seen.insert(web::os_entropy_128());
     CHECK(seen.size() == 1000);
   }
+}
+
+TEST_CASE("an event stream whose reader stops reading is closed at the write deadline",
+          "[http][hardening]") {
+  test_server_options options;
+  options.write_timeout = 100ms;
+  options.max_connections = 2;  // the stream, plus one connection at a time
+  options.log_requests = false;
+  // Every turn ends with a 1 MB answer, so each turn_completed event is 1 MB.
+  options.script =
+      json{{"rules",
+            json::array({{{"match", ""},
+                          {"steps", json::array({{{"content", std::string(1 << 20, 'a')}}})}}})}};
+  test_server server(options);
+  const auto session = server.create_session();
+  const std::string base = "/v1/sessions/" + session.id;
+
+  // A reader with a tiny window that reads the response header and then nothing. Why
+  // several tries: the connection that created the session may still count (503).
+  boost::asio::io_context ioc;
+  tcp::socket reader(ioc);
+  const std::string get = "GET " + base + "/events HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer " +
+                          session.token + "\r\n\r\n";
+  std::string head;
+  for (int attempt = 0; attempt < 200 && !head.starts_with("HTTP/1.1 200"); ++attempt) {
+    boost::system::error_code ignored;
+    reader.close(ignored);
+    reader.open(server.endpoint().protocol());
+    reader.set_option(boost::asio::socket_base::receive_buffer_size(4096));
+    reader.connect(server.endpoint());
+    boost::asio::write(reader, boost::asio::buffer(get));
+    head.assign(64, '\0');
+    head.resize(reader.read_some(boost::asio::buffer(head)));
+  }
+  REQUIRE(head.starts_with("HTTP/1.1 200"));
+  int status = 0;
+
+  // Far more than the socket buffers hold. Why several tries: the previous connection may
+  // still be closing (503), or the previous turn still running (409).
+  for (int i = 0; i < 16; ++i) {
+    status = 0;
+    for (int attempt = 0; attempt < 2000 && status != 202; ++attempt) {
+      status = request_json(server.endpoint(), "POST", base + "/messages", {{"content", "hi"}},
+                            session.token)
+                   .status;
+    }
+    REQUIRE(status == 202);
+  }
+
+  // One idle connection fills the cap while the stream lives; once the stalled write
+  // times out and the stream closes, a request gets through again.
+  tcp::socket idle(ioc);
+  idle.connect(server.endpoint());
+  status = 0;
+  const auto give_up = std::chrono::steady_clock::now() + 10s;
+  while (status != 200 && std::chrono::steady_clock::now() < give_up) {
+    status = request(server.endpoint(), "GET", "/v1/_test/clock", {}, admin_key).status;
+  }
+  CHECK(status == 200);
+  CHECK_FALSE(server.thread_done());
 }
