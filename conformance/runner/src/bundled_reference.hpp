@@ -14,6 +14,7 @@
 #include "toolwire/conformance/target_profile.hpp"
 #include "toolwire/reference_server/faults.hpp"
 #include "toolwire/reference_server/http/server.hpp"
+#include "toolwire/reference_server/variations/variations.hpp"
 
 namespace toolwire::conformance::detail {
 
@@ -24,7 +25,7 @@ struct timeouts {
 
 class bundled_reference {
  public:
-  explicit bundled_reference(reference::fault_set faults);
+  bundled_reference(reference::fault_set faults, reference::variations::variation_set variations);
   ~bundled_reference();
   bundled_reference(const bundled_reference&) = delete;
   bundled_reference& operator=(const bundled_reference&) = delete;
@@ -35,6 +36,7 @@ class bundled_reference {
  private:
   struct server;
   reference::fault_set faults_;
+  reference::variations::variation_set variations_;
   std::shared_ptr<model_stand_in> stand_in_;
   std::map<timeouts, std::unique_ptr<server>> servers_;
 };

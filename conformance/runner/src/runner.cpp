@@ -62,6 +62,8 @@ std::string reproduce_command(const catalog_case& c, const target_choice& target
   if (!target.profile_path.empty()) command += " --target " + target.profile_path;
   for (auto f : target.faults)
     command += " --fault " + std::string(reference::describe(f).name);
+  for (auto v : target.variations)
+    command += " --variation " + std::string(reference::variations::describe(v).name);
   return command;
 }
 
@@ -226,7 +228,7 @@ protocol::outcome<std::vector<case_result>> run_cases(const std::vector<catalog_
   auto worker = [&] {
     std::unique_ptr<detail::bundled_reference> bundled;
     if (!target.in_process && !target.profile) {
-      bundled = std::make_unique<detail::bundled_reference>(target.faults);
+      bundled = std::make_unique<detail::bundled_reference>(target.faults, target.variations);
     }
     for (std::size_t i = next++; i < cases.size(); i = next++) {
       const auto started = clock_type::now();

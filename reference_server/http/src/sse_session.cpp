@@ -8,6 +8,7 @@
 #include <boost/beast/core/bind_handler.hpp>
 
 #include "toolwire/reference_server/core.hpp"
+#include "toolwire/reference_server/http/wire_policy.hpp"
 
 namespace toolwire::reference::web {
 namespace {
@@ -37,10 +38,11 @@ std::string dump(const json& data) {
 
 }  // namespace
 
-sse_session::sse_session(beast::tcp_stream stream, const reference::core& events,
+sse_session::sse_session(beast::tcp_stream stream, const reference::core& events, wire_policy& wire,
                          protocol::stream_directive directive, std::chrono::milliseconds keepalive)
     : stream_(std::move(stream)),
       events_(events),
+      wire_(wire),
       session_id_(std::move(directive.session_id)),
       last_sent_(directive.after_seq),
       keepalive_(keepalive),
@@ -68,7 +70,7 @@ void sse_session::pump() {
   if (closed_ || writing_) return;
   std::string out;
   if (!header_sent_) {
-    out = response_header;
+    out = std::string(response_header) + wire_.preamble();
     header_sent_ = true;
   }
   append_events(out);
@@ -82,7 +84,7 @@ void sse_session::pump() {
 }
 
 void sse_session::append_events(std::string& out) {
-  const event_window window = events_.events_after(session_id_, last_sent_);
+  const event_window window = wire_.events(events_, session_id_, last_sent_);
   if (window.gap_oldest_seq) {
     // stream_gap is not part of the sequence: no id line (docs/reference-server.md).
     out +=
@@ -91,8 +93,7 @@ void sse_session::append_events(std::string& out) {
   }
   for (const session_event& event : window.events) {
     if (out.size() >= max_batch_bytes) break;
-    out += "id: " + std::to_string(event.seq) + "\nevent: " + event.type +
-           "\ndata: " + dump(event.data) + "\n\n";
+    out += wire_.frame(event);
     last_sent_ = event.seq;
   }
 }
