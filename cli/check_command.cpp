@@ -151,6 +151,9 @@ check_command::check_command(CLI::App& parent) {
   app_->add_option("--fault", faults_,
                    "check a bundled reference server with this fault (repeatable; shows what a "
                    "failing run looks like)");
+  app_->add_option("--variation", variations_,
+                   "check a bundled reference server with this variation, behaviour SPEC "
+                   "allows (repeatable; toolwire serve --list-variations)");
   app_->add_flag("--in-process", in_process_,
                  "run on the simulator's in-process reference core instead of over HTTP");
   app_->add_flag("--list", list_, "list the cases (id, SPEC IDs, grade, purpose) and exit");
@@ -217,6 +220,17 @@ int check_command::run() const {
     auto f = reference::parse_fault(name);
     if (!f) return usage_error("unknown fault '" + name + "' (toolwire serve --list-faults)");
     target.faults.insert(*f);
+  }
+  if (!variations_.empty() && (in_process_ || !target_.empty())) {
+    return usage_error(
+        "--variation checks the bundled server over HTTP; not with --in-process "
+        "or --target");
+  }
+  for (const auto& name : variations_) {
+    auto v = reference::variations::parse_variation(name);
+    if (!v)
+      return usage_error("unknown variation '" + name + "' (toolwire serve --list-variations)");
+    target.variations.insert(*v);
   }
   std::string target_name =
       in_process_ ? "toolwire reference (in-process)" : "toolwire reference (bundled, over HTTP)";

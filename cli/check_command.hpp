@@ -31,6 +31,7 @@ class check_command {
   bool update_baseline_ = false;
   std::string junit_, json_, markdown_;
   std::vector<std::string> faults_;
+  std::vector<std::string> variations_;
   bool in_process_ = false;
   bool list_ = false;
   bool quiet_ = false;

@@ -19,6 +19,7 @@
 #include "toolwire/reference_server/http/scripted_backend.hpp"
 #include "toolwire/reference_server/http/server.hpp"
 #include "toolwire/reference_server/model_script.hpp"
+#include "toolwire/reference_server/variations/variations.hpp"
 
 namespace toolwire::cli {
 namespace {
@@ -115,6 +116,16 @@ reference::fault_set parse_faults(const std::vector<std::string>& names) {
   return faults;
 }
 
+reference::variations::variation_set parse_variations(const std::vector<std::string>& names) {
+  reference::variations::variation_set set;
+  for (const auto& name : names) {
+    auto v = reference::variations::parse_variation(name);
+    if (!v) throw usage_error("unknown variation \"" + name + "\" (see --list-variations)");
+    set.insert(*v);
+  }
+  return set;
+}
+
 void check_timeouts(const serve_options& options) {
   // Why an upper bound: the core adds timeouts to `now`; this keeps every sum in int64
   // (the virtual clock saturates at the same bound).
@@ -172,6 +183,21 @@ std::string fault_table() {
   return out.str();
 }
 
+std::string variation_table() {
+  std::size_t name_width = 0;
+  std::size_t spec_width = 0;
+  for (const auto& info : reference::variations::all_variations()) {
+    name_width = std::max(name_width, info.name.size());
+    spec_width = std::max(spec_width, info.spec_ids.size());
+  }
+  std::ostringstream out;
+  for (const auto& info : reference::variations::all_variations()) {
+    out << info.name << std::string(name_width - info.name.size() + 2, ' ') << info.spec_ids
+        << std::string(spec_width - info.spec_ids.size() + 2, ' ') << info.summary << '\n';
+  }
+  return out.str();
+}
+
 serve_command::serve_command(CLI::App& parent)
     : app_(parent.add_subcommand("serve", "Run the reference server over HTTP")) {
   auto& o = options_;
@@ -214,11 +240,21 @@ serve_command::serve_command(CLI::App& parent)
   app_->add_flag("--quiet", o.quiet,
                  "Do not log one line per request (start-up, shutdown and failures still are)");
   app_->add_flag("--list-faults", o.list_faults, "Print the faults that --fault accepts and exit");
+  app_->add_option("--variation", o.variations,
+                   "Behave in a way SPEC allows but the reference does not by default "
+                   "(repeatable; see --list-variations)");
+  app_->add_flag("--list-variations", o.list_variations,
+                 "Print the variations that --variation accepts, with the SPEC rules that "
+                 "allow them, and exit");
 }
 
 int serve_command::run() const {
   if (options_.list_faults) {
     std::cout << fault_table() << std::flush;
+    return 0;
+  }
+  if (options_.list_variations) {
+    std::cout << variation_table() << std::flush;
     return 0;
   }
   try {
@@ -271,6 +307,8 @@ int serve_command::serve() const {
   plan.server.keepalive = std::chrono::milliseconds(o.keepalive_ms);
   plan.server.log_requests = !o.quiet;
   plan.server.max_connections = o.max_connections;
+  const auto variations = parse_variations(o.variations);
+  reference::variations::apply(variations, plan.server);
 
   net::io_context ioc;
   std::unique_ptr<web::model_backend> backend;
@@ -279,6 +317,7 @@ int serve_command::serve() const {
   } else {
     backend = std::make_unique<web::openai_backend>(ioc, plan.openai);
   }
+  backend = reference::variations::wrap_backend(variations, std::move(backend));
   web::server server(ioc, std::move(plan.server), std::move(backend));
   net::ip::tcp::endpoint endpoint;
   try {
@@ -292,6 +331,9 @@ int serve_command::serve() const {
   signals.async_wait([&server](const boost::system::error_code& ec, int /*signal*/) {
     if (!ec) server.stop();
   });
+  for (const auto v : variations) {
+    std::cerr << "reference server: variation " << reference::variations::describe(v).name << "\n";
+  }
   std::cout << "listening on " << url_of(endpoint) << std::endl;
   // Why a loop: every connection handler catches what it throws; should anything still
   // escape into the io_context, the server logs it and goes on serving.

@@ -25,10 +25,12 @@ struct serve_options {
   std::int64_t result_timeout_ms = 300'000;
   std::int64_t interrupt_timeout_ms = 600'000;
   std::vector<std::string> faults;
+  std::vector<std::string> variations;
   std::uint64_t secret_seed = 0;
   std::int64_t keepalive_ms = 15'000;
   std::size_t max_connections = 1024;
   bool list_faults = false;
+  bool list_variations = false;
   bool quiet = false;
 };
 
@@ -54,5 +56,8 @@ class serve_command {
 
 //! The fault table as `--list-faults` prints it: `name  SPEC-ID  sentence`, aligned.
 std::string fault_table();
+
+//! The variation table as `--list-variations` prints it: `name  SPEC-IDs  sentence`.
+std::string variation_table();
 
 }  // namespace toolwire::cli

@@ -9,14 +9,37 @@ namespace toolwire::actors {
 
 namespace {
 
-//! `expected` is within `actual`: objects key by key (recursively), anything else equal.
-bool subset(const json& expected, const json& actual) {
+//! The key of the one form that asks for exactness: `{"$exactly": VALUE}` anywhere in an
+//! expected value matches only a value equal to VALUE, with no extra field at any depth.
+constexpr const char* exactly_key = "$exactly";
+
+bool exact_form(const json& expected) {
+  return expected.is_object() && expected.size() == 1 && expected.contains(exactly_key);
+}
+
+}  // namespace
+
+bool value_matches(const json& expected, const json& actual) {
+  if (exact_form(expected)) return expected[exactly_key] == actual;
+  if (expected.is_array()) {
+    if (!actual.is_array() || actual.size() != expected.size()) return false;
+    for (std::size_t i = 0; i < expected.size(); ++i) {
+      if (!value_matches(expected[i], actual[i])) return false;
+    }
+    return true;
+  }
   if (!expected.is_object()) return expected == actual;
   if (!actual.is_object()) return false;
   return std::all_of(expected.items().begin(), expected.items().end(), [&](const auto& item) {
     auto it = actual.find(item.key());
-    return it != actual.end() && subset(item.value(), *it);
+    return it != actual.end() && value_matches(item.value(), *it);
   });
+}
+
+namespace {
+
+bool subset(const json& expected, const json& actual) {
+  return value_matches(expected, actual);
 }
 
 struct verdict {
@@ -195,7 +218,11 @@ bool result_matches(const json& args, const json& content) {
   const std::string text = content.is_string() ? content.get<std::string>() : content.dump();
   if (args.contains("content")) {
     const json& want = args["content"];
-    return text == (want.is_string() ? want.get<std::string>() : want.dump());
+    if (want.is_string()) return text == want.get<std::string>();
+    // CALL-8: other JSON arrives as its serialization; any spacing or key order of that
+    // text is the same value.
+    const json parsed = json::parse(text, nullptr, false);
+    return !parsed.is_discarded() && parsed == want;
   }
   if (args.contains("error")) {
     const json parsed = json::parse(text, nullptr, false);

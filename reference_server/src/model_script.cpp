@@ -104,28 +104,40 @@ outcome<script_rule> parse_rule(const json& node, std::string_view source,
   return rule;
 }
 
-//! The content of the conversation's first user message (MODEL-3), or "" when none.
-std::string first_user_message(const json& request_body) {
-  auto messages = request_body.find("messages");
-  if (messages == request_body.end() || !messages->is_array()) return {};
-  for (const auto& message : *messages) {
-    if (message.is_object() && message.value("role", "") == "user") {
-      auto content = message.find("content");
-      if (content == message.end()) return {};
-      return content->is_string() ? content->get<std::string>() : protocol::safe_dump(*content);
+//! Where the current turn opens: the first of the user messages that end the conversation's
+//! last run of user messages (system messages between them aside). Earlier turns, which an
+//! implementation may send as history, lie before it. `messages.size()` when none.
+std::size_t turn_start(const json& messages) {
+  std::size_t open = messages.size();
+  for (std::size_t i = messages.size(); i-- > 0;) {
+    const std::string role = messages[i].is_object() ? messages[i].value("role", "") : "";
+    if (role == "user") {
+      open = i;
+    } else if (open != messages.size() && role != "system") {
+      break;
     }
   }
-  return {};
+  return open;
 }
 
-std::size_t assistant_messages(const json& request_body) {
+//! The current turn's opening user message (MODEL-3) and how many assistant messages
+//! follow it (the step), or {"", 0} when there is no user message.
+std::pair<std::string, std::size_t> current_turn(const json& request_body) {
   auto messages = request_body.find("messages");
-  if (messages == request_body.end() || !messages->is_array()) return 0;
-  std::size_t count = 0;
-  for (const auto& message : *messages) {
-    if (message.is_object() && message.value("role", "") == "assistant") ++count;
+  if (messages == request_body.end() || !messages->is_array()) return {};
+  const std::size_t open = turn_start(*messages);
+  if (open == messages->size()) return {};
+  auto content = (*messages)[open].find("content");
+  std::string user;
+  if (content != (*messages)[open].end()) {
+    user = content->is_string() ? content->get<std::string>() : protocol::safe_dump(*content);
   }
-  return count;
+  std::size_t steps = 0;
+  for (std::size_t i = open + 1; i < messages->size(); ++i) {
+    const auto& message = (*messages)[i];
+    if (message.is_object() && message.value("role", "") == "assistant") ++steps;
+  }
+  return {std::move(user), steps};
 }
 
 protocol::model_answer to_answer(const script_step& step, std::size_t step_index) {
@@ -167,8 +179,7 @@ outcome<model_script> model_script::from_json(const json& document, std::string_
 }
 
 const script_step* model_script::step_for(const json& request_body) const {
-  const std::string user = first_user_message(request_body);
-  const std::size_t step_index = assistant_messages(request_body);
+  const auto [user, step_index] = current_turn(request_body);
   for (const auto& rule : rules_) {
     if (user.find(rule.match) == std::string::npos) continue;
     // Why: the first matching rule owns the conversation even when it has run out of
@@ -180,7 +191,7 @@ const script_step* model_script::step_for(const json& request_body) const {
 }
 
 model_reply model_script::answer(const json& request_body) const {
-  const std::size_t step_index = assistant_messages(request_body);
+  const std::size_t step_index = current_turn(request_body).second;
   if (const auto* step = step_for(request_body))
     return model_reply{to_answer(*step, step_index), {}};
   return model_reply{std::nullopt, "model script has no step " + std::to_string(step_index) +

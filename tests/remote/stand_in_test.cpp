@@ -69,7 +69,7 @@ TEST_CASE("MODEL-3 requests go to the run whose tag they carry", "[remote][stand
     CHECK(response.body["error"]["type"] == "not_found");
     const auto evidence = stand_in->unrouted();
     REQUIRE(evidence.size() == 1);
-    CHECK(evidence[0]["reason"] == "no run's tag in the first user message");
+    CHECK(evidence[0]["reason"] == "no run's tag in the current turn's user messages");
     CHECK(evidence[0]["excerpt"] == "[tw:zz] hello");
   }
   SECTION("malformed JSON is a 400, kept as evidence") {
@@ -86,6 +86,53 @@ TEST_CASE("MODEL-3 requests go to the run whose tag they carry", "[remote][stand
     stand_in->remove_route("[tw:b] ");
     CHECK(post(client, "/chat/completions", chat_body("[tw:b] x").dump()).status == 404);
   }
+}
+
+TEST_CASE("MODEL-1..3 history: the latest user message routes, and the run reads its turn",
+          "[remote][stand_in]") {
+  auto stand_in = fresh_stand_in(deadline);
+  std::mutex mutex;
+  std::vector<std::pair<std::string, json>> seen;
+  for (const std::string tag : {"[tw:a] ", "[tw:b] "}) {
+    stand_in->add_route(tag, [&, tag](json body, model_stand_in::respond_fn respond) {
+      {
+        std::lock_guard lock(mutex);
+        seen.emplace_back(tag, body);
+      }
+      respond(200, "{}");
+    });
+  }
+  http_client client(stand_in->address(), deadline);
+  const json system = {{"role", "system"}, {"content", "be brief"}};
+  const json first_turn =
+      json::array({{{"role", "user"}, {"content", "[tw:a] first turn"}},
+                   {{"role", "assistant"}, {"content", nullptr}, {"tool_calls", json::array()}},
+                   {{"role", "tool"}, {"tool_call_id", "m1"}, {"content", "an earlier result"}},
+                   {{"role", "assistant"}, {"content", "done"}}});
+  json body = {{"model", "m"}, {"messages", json::array({system})}, {"tools", json::array()}};
+  for (const auto& m : first_turn)
+    body["messages"].push_back(m);
+  // The current turn's user message, as text parts, after a repeated system prompt; then
+  // its first step's answer and tool result.
+  body["messages"].push_back(system);
+  body["messages"].push_back(
+      {{"role", "user"}, {"content", {{{"type", "text"}, {"text", "[tw:b] second turn"}}}}});
+  body["messages"].push_back({{"role", "assistant"}, {"content", "checking"}});
+  body["messages"].push_back({{"role", "tool"}, {"tool_call_id", "m2"}, {"content", "new"}});
+  REQUIRE(post(client, "/v1/chat/completions", body.dump()).status == 200);
+  std::lock_guard lock(mutex);
+  REQUIRE(seen.size() == 1);
+  // Routed by the latest user message, not the first (which carries another run's tag).
+  CHECK(seen[0].first == "[tw:b] ");
+  // The run reads the leading system prompt and its own turn only: steps count from the
+  // latest user message, and the earlier turn's tool result is not news to it.
+  const json expected =
+      json::array({system,
+                   {{"role", "user"}, {"content", "[tw:b] second turn"}},
+                   {{"role", "assistant"}, {"content", "checking"}},
+                   {{"role", "tool"}, {"tool_call_id", "m2"}, {"content", "new"}}});
+  CHECK(seen[0].second["messages"] == expected);
+  CHECK(seen[0].second["model"] == "m");
 }
 
 TEST_CASE("The stand-in's wait for a run's answer is bounded", "[remote][stand_in]") {

@@ -28,26 +28,62 @@ std::string excerpt(const std::string& text) {
 
 }  // namespace
 
+namespace {
+
+std::string text_of(const json& content) {
+  if (content.is_string()) return content.get<std::string>();
+  std::string text;
+  if (!content.is_array()) return text;
+  for (const auto& part : content) {
+    if (part.is_object() && part.value("type", "") == "text" &&
+        part.value("text", json()).is_string())
+      text += part["text"].get<std::string>();
+  }
+  return text;
+}
+
+std::string role_of(const json& message) {
+  return message.is_object() ? message.value("role", "") : "";
+}
+
+}  // namespace
+
 std::vector<std::string> user_texts(const json& body) {
   std::vector<std::string> texts;
   if (!body.is_object() || !body.contains("messages") || !body["messages"].is_array()) return texts;
   for (const auto& message : body["messages"]) {
-    if (!message.is_object() || message.value("role", "") != "user") continue;
-    const json content = message.value("content", json());
-    std::string text = content.is_string() ? content.get<std::string>() : "";
-    if (content.is_array()) {
-      for (const auto& part : content) {
-        if (part.is_object() && part.value("type", "") == "text") text += part.value("text", "");
-      }
-    }
-    texts.push_back(std::move(text));
+    if (role_of(message) == "user") texts.push_back(text_of(message.value("content", json())));
   }
   return texts;
 }
 
-std::string first_user_text(const json& body) {
-  auto texts = user_texts(body);
-  return texts.empty() ? "" : std::move(texts.front());
+json current_turn(const json& body) {
+  if (!body.is_object() || !body.contains("messages") || !body["messages"].is_array()) return body;
+  const json& messages = body["messages"];
+  // The opening block: the latest user message and the user messages just before it.
+  std::size_t open = messages.size();
+  for (std::size_t i = messages.size(); i-- > 0;) {
+    const std::string role = role_of(messages[i]);
+    if (role == "user") {
+      open = i;
+    } else if (open != messages.size() && role != "system") {
+      break;
+    }
+  }
+  if (open == messages.size()) return body;  // no user message: nothing to route by
+  json turn = json::array();
+  for (std::size_t i = 0; i < open && role_of(messages[i]) == "system"; ++i)
+    turn.push_back(messages[i]);  // the leading system prompt stays
+  for (std::size_t i = open; i < messages.size(); ++i) {
+    json message = messages[i];
+    if (role_of(message) == "user" && message.value("content", json()).is_array()) {
+      message["content"] = text_of(message["content"]);
+    }
+    turn.push_back(std::move(message));
+  }
+  json out = body;
+  out["messages"] = std::move(turn);
+  return out;
 }
 
 std::string error_answer(std::string_view type, std::string_view message) {
@@ -76,28 +112,32 @@ stand_in_decision stand_in_routes::decide(std::string_view method, std::string_v
   if (parsed.is_discarded()) {
     return refuse(400, "invalid_request", "malformed JSON", method, target, body);
   }
-  const std::string text = first_user_text(parsed);
+  json turn = current_turn(parsed);
+  const auto texts = user_texts(turn);
   std::lock_guard lock(mutex_);
   const std::string* best = nullptr;
-  for (const auto& [tag, to] : routes_) {
-    if (text.find(tag) != std::string::npos && (best == nullptr || tag.size() > best->size())) {
-      best = &tag;
+  // The latest user message that carries a run's tag decides; within it the longest tag.
+  for (auto text = texts.rbegin(); text != texts.rend() && best == nullptr; ++text) {
+    for (const auto& [tag, to] : routes_) {
+      if (text->find(tag) != std::string::npos && (best == nullptr || tag.size() > best->size())) {
+        best = &tag;
+      }
     }
   }
-  if (best != nullptr) return {routes_.at(*best), std::move(parsed), 0, {}};
+  if (best != nullptr) return {routes_.at(*best), std::move(turn), 0, {}};
   // Why refuse inline: the lock is held, and refuse takes it too.
   stand_in_decision decision{{},
                              {},
                              404,
                              error_answer("not_found",
                                           "no run of this suite is waiting for a "
-                                          "model request with this first user "
-                                          "message (MODEL-3)")};
+                                          "model request with these user messages "
+                                          "(MODEL-3)")};
   if (evidence_.size() < max_evidence) {
-    evidence_.push_back({{"reason", "no run's tag in the first user message"},
+    evidence_.push_back({{"reason", "no run's tag in the current turn's user messages"},
                          {"method", method},
                          {"target", target},
-                         {"excerpt", excerpt(text)}});
+                         {"excerpt", excerpt(texts.empty() ? "" : texts.back())}});
   }
   return decision;
 }

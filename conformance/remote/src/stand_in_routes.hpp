@@ -24,8 +24,12 @@ struct stand_in_decision {
 //! the text parts of an array content joined.
 std::vector<std::string> user_texts(const json& body);
 
-//! The first of user_texts, or "" when there is none.
-std::string first_user_text(const json& body);
+//! The conversation as a run's model script reads it (MODEL-1..3 leave the rest to the
+//! implementation): the leading system messages, then the current turn from the user
+//! messages that open it (the latest user message and those directly before it) on.
+//! Earlier turns sent as history are dropped, so steps count from the latest user
+//! message, and a user content of text parts becomes one string. Other keys are kept.
+json current_turn(const json& body);
 
 //! `{"error": {"type", "message"}}`, as the stand-in's own error answers.
 std::string error_answer(std::string_view type, std::string_view message);

@@ -25,9 +25,13 @@ struct bundled_reference::server {
   }
 };
 
-bundled_reference::bundled_reference(reference::fault_set faults, bool real_clock,
-                                     time_ms tolerance_ms)
-    : faults_(std::move(faults)), real_clock_(real_clock), tolerance_ms_(tolerance_ms) {}
+bundled_reference::bundled_reference(reference::fault_set faults,
+                                     reference::variations::variation_set variations,
+                                     bool real_clock, time_ms tolerance_ms)
+    : faults_(std::move(faults)),
+      variations_(std::move(variations)),
+      real_clock_(real_clock),
+      tolerance_ms_(tolerance_ms) {}
 
 bundled_reference::~bundled_reference() {
   servers_.clear();
@@ -52,11 +56,14 @@ protocol::outcome<target_profile> bundled_reference::profile_for(const timeouts&
     config.clock = real_clock_ ? web::clock_kind::real : web::clock_kind::virtual_time;
     config.log_requests = false;
     config.log = [](std::string_view) {};
+    reference::variations::apply(variations_, config);
     auto url = web::parse_http_url("http://" + stand_in_->address().to_string() + "/v1");
     if (!url) return url.error();
     auto backend = std::make_unique<web::openai_backend>(
         s->ioc, web::openai_config{*url, std::nullopt, std::chrono::milliseconds(10'000)});
-    s->http = std::make_unique<web::server>(s->ioc, std::move(config), std::move(backend));
+    s->http = std::make_unique<web::server>(
+        s->ioc, std::move(config),
+        reference::variations::wrap_backend(variations_, std::move(backend)));
     try {
       s->endpoint = s->http->start();
     } catch (const std::exception& e) {

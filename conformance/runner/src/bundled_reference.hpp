@@ -14,6 +14,7 @@
 #include "toolwire/conformance/target_profile.hpp"
 #include "toolwire/reference_server/faults.hpp"
 #include "toolwire/reference_server/http/server.hpp"
+#include "toolwire/reference_server/variations/variations.hpp"
 
 namespace toolwire::conformance::detail {
 
@@ -24,8 +25,8 @@ struct timeouts {
 
 class bundled_reference {
  public:
-  explicit bundled_reference(reference::fault_set faults, bool real_clock = false,
-                             time_ms tolerance_ms = 200);
+  bundled_reference(reference::fault_set faults, reference::variations::variation_set variations,
+                    bool real_clock = false, time_ms tolerance_ms = 200);
   ~bundled_reference();
   bundled_reference(const bundled_reference&) = delete;
   bundled_reference& operator=(const bundled_reference&) = delete;
@@ -36,6 +37,7 @@ class bundled_reference {
  private:
   struct server;
   reference::fault_set faults_;
+  reference::variations::variation_set variations_;
   bool real_clock_ = false;
   time_ms tolerance_ms_ = 200;
   std::shared_ptr<model_stand_in> stand_in_;

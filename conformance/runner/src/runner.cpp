@@ -63,6 +63,8 @@ std::string reproduce_command(const catalog_case& c, const target_choice& target
   if (!target.profile_path.empty()) command += " --target " + target.profile_path;
   for (auto f : target.faults)
     command += " --fault " + std::string(reference::describe(f).name);
+  for (auto v : target.variations)
+    command += " --variation " + std::string(reference::variations::describe(v).name);
   for (const auto& flag : target.reproduce_flags)
     command += " " + flag;
   return command;
@@ -300,7 +302,7 @@ protocol::outcome<std::vector<case_result>> run_cases(const std::vector<catalog_
     std::unique_ptr<detail::bundled_reference> bundled;
     if (!target.in_process && !target.profile) {
       bundled = std::make_unique<detail::bundled_reference>(
-          target.faults, target.bundled_real_clock, target.timing_tolerance_ms);
+          target.faults, target.variations, target.bundled_real_clock, target.timing_tolerance_ms);
     }
     for (std::size_t i = next++; i < cases.size(); i = next++) {
       const auto started = clock_type::now();

@@ -158,9 +158,10 @@ void http_session::answer_unguarded() {
     handler_.open_stream(std::move(stream_), *response.stream);
     return;
   }
-  const bool keep_alive = request.keep_alive();
-  do_write(http::message_generator(to_http_response(response, request.version(), keep_alive)),
-           keep_alive);
+  auto message = to_http_response(response, request.version(), request.keep_alive());
+  handler_.finish(message);
+  const bool keep_alive = message.keep_alive();
+  do_write(http::message_generator(std::move(message)), keep_alive);
 }
 
 void http_session::do_write(http::message_generator message, bool keep_alive) {

@@ -52,6 +52,7 @@ protocol::api_response internal_error() {
 server::server(net::io_context& ioc, server_config config, std::unique_ptr<model_backend> backend)
     : ioc_(ioc),
       config_(std::move(config)),
+      wire_(config_.wire ? config_.wire : std::make_shared<wire_policy>()),
       clock_(make_clock(config_.clock)),
       core_(config_.core),
       router_(core_, *clock_),
@@ -87,8 +88,11 @@ void server::stop() {
 
 protocol::api_response server::handle(const protocol::api_request& request) {
   try {
-    protocol::api_response response = router_.handle(request);
+    protocol::api_request seen = request;
+    wire_->inbound(seen);
+    protocol::api_response response = router_.handle(seen);
     drain();
+    wire_->outbound(seen, response);
     return response;
   } catch (const std::exception&) {
     // Why not log what(): a parser's message can quote the body, which must not be logged.
@@ -101,10 +105,14 @@ protocol::api_response server::handle(const protocol::api_request& request) {
 void server::open_stream(boost::beast::tcp_stream stream,
                          const protocol::stream_directive& directive) {
   if (stopping_) return;  // the stream closes as it goes out of scope
-  auto session = std::make_shared<sse_session>(std::move(stream), core_, directive,
+  auto session = std::make_shared<sse_session>(std::move(stream), core_, *wire_, directive,
                                                config_.keepalive, config_.write_timeout);
   hub_->join(session);
   session->start();
+}
+
+void server::finish(http_response& message) {
+  wire_->message(message);
 }
 
 void server::log(std::string_view line) {

@@ -9,6 +9,7 @@
 
 #include "toolwire/protocol/safe_json.hpp"
 #include "toolwire/reference_server/core.hpp"
+#include "toolwire/reference_server/http/wire_policy.hpp"
 
 namespace toolwire::reference::web {
 namespace {
@@ -50,11 +51,12 @@ std::string internal_error_response() {
 
 }  // namespace
 
-sse_session::sse_session(beast::tcp_stream stream, const reference::core& events,
+sse_session::sse_session(beast::tcp_stream stream, const reference::core& events, wire_policy& wire,
                          protocol::stream_directive directive, std::chrono::milliseconds keepalive,
                          std::chrono::milliseconds write_timeout)
     : stream_(std::move(stream)),
       events_(events),
+      wire_(wire),
       session_id_(std::move(directive.session_id)),
       last_sent_(directive.after_seq),
       keepalive_(keepalive),
@@ -99,7 +101,7 @@ void sse_session::pump() {
 void sse_session::pump_unguarded() {
   if (closed_ || writing_) return;
   std::string out;
-  if (!header_sent_) out = response_header;
+  if (!header_sent_) out = std::string(response_header) + wire_.preamble();
   append_events(out);
   header_sent_ = true;  // only now: if append_events throws, the header is still unsent
   if (out.empty() && keepalive_due_) out = keepalive_comment;
@@ -115,7 +117,7 @@ void sse_session::pump_unguarded() {
 }
 
 void sse_session::append_events(std::string& out) {
-  const event_window window = events_.events_after(session_id_, last_sent_);
+  const event_window window = wire_.events(events_, session_id_, last_sent_);
   if (window.gap_oldest_seq) {
     // stream_gap is not part of the sequence: no id line (docs/reference-server.md).
     out +=
@@ -124,8 +126,7 @@ void sse_session::append_events(std::string& out) {
   }
   for (const session_event& event : window.events) {
     if (out.size() >= max_batch_bytes) break;
-    out += "id: " + std::to_string(event.seq) + "\nevent: " + event.type +
-           "\ndata: " + dump(event.data) + "\n\n";
+    out += wire_.frame(event);
     last_sent_ = event.seq;
   }
 }

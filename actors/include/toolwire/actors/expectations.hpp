@@ -27,6 +27,13 @@ struct expectation_report {
   std::size_t failures() const;
 };
 
+//! Whether an actual JSON value satisfies an expected one. Legitimate variation never
+//! fails it (C-6: fields beyond those expected are ignored, at every depth): objects match
+//! key by key, arrays item by item at the same index with equal lengths, both
+//! recursively; other values must be equal. `{"$exactly": VALUE}`, anywhere in `expected`,
+//! matches only a value equal to VALUE, for a SPEC rule that demands exactness.
+bool value_matches(const json& expected, const json& actual);
+
 //! Checks every expectation of `plan` against `run` (which must have been recorded).
 expectation_report check_expectations(const scenario& plan, const trace& run);
 

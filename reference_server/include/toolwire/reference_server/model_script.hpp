@@ -28,7 +28,7 @@ struct script_step {
   std::int64_t hold_ms = 0;
 };
 
-//! The answers for conversations whose first user message contains `match`.
+//! The answers for turns whose opening user message contains `match`.
 struct script_rule {
   std::string match;  // empty matches every conversation
   std::vector<script_step> steps;
@@ -52,9 +52,11 @@ class model_script {
   //! As `parse`, from a JSON document already read.
   static outcome<model_script> from_json(const json& document, std::string_view source);
 
-  //! Answers a chat-completions request body (MODEL-1). The first rule whose `match` is a
-  //! substring of the first user message applies; the step is the number of assistant
-  //! messages already in `messages`. Tool call ids are `call_<step>_<i>`. No rule or no
+  //! Answers a chat-completions request body (MODEL-1). The current turn opens with the
+  //! first of the user messages that end the conversation's last run of user messages
+  //! (earlier turns an implementation sends as history lie before it). The first rule
+  //! whose `match` is a substring of that opening message applies; the step is the number
+  //! of assistant messages after it. Tool call ids are `call_<step>_<i>`. No rule or no
   //! such step gives a failure, never an exception.
   model_reply answer(const json& request_body) const;
 

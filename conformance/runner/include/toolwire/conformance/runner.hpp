@@ -12,6 +12,7 @@
 #include "toolwire/conformance/target_profile.hpp"
 #include "toolwire/reference_server/faults.hpp"
 #include "toolwire/scenarios/loader.hpp"
+#include "toolwire/reference_server/variations/variations.hpp"
 
 namespace toolwire::conformance {
 
@@ -46,6 +47,8 @@ struct target_choice {
   //! In-process: the reference core on the simulator, with these faults.
   bool in_process = false;
   reference::fault_set faults;
+  //! The bundled server only: behaviour SPEC allows that the reference does not show.
+  reference::variations::variation_set variations;
   //! Over HTTP: the target the profile describes. For the bundled reference server the
   //! runner starts one per distinct timeout setting of the cases.
   std::optional<target_profile> profile;

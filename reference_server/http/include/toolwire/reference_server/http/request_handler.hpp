@@ -6,6 +6,7 @@
 #include <boost/beast/core/tcp_stream.hpp>
 
 #include "toolwire/protocol/api.hpp"
+#include "toolwire/reference_server/http/api_translation.hpp"
 
 namespace toolwire::reference::web {
 
@@ -21,6 +22,10 @@ class request_handler {
   //! Takes over a connection whose request was answered with a stream directive (SES-3).
   virtual void open_stream(boost::beast::tcp_stream stream,
                            const protocol::stream_directive& directive) = 0;
+
+  //! The last look at an answer's HTTP message before it is written; its `keep_alive()`
+  //! then decides whether the connection stays open.
+  virtual void finish(http_response& message) = 0;
 
   //! Writes one log line. Callers never pass a credential, a query or a body.
   virtual void log(std::string_view line) = 0;

@@ -16,6 +16,7 @@
 #include "toolwire/reference_server/core.hpp"
 #include "toolwire/reference_server/http/model_backend.hpp"
 #include "toolwire/reference_server/http/request_handler.hpp"
+#include "toolwire/reference_server/http/wire_policy.hpp"
 #include "toolwire/reference_server/router.hpp"
 #include "toolwire/reference_server/virtual_clock.hpp"
 
@@ -38,6 +39,9 @@ struct server_config {
   //! Where log lines go; stderr when empty. Lines never hold a credential or a body.
   std::function<void(std::string_view)> log;
   bool log_requests = true;  // one line per request; start-up and failures are always logged
+  //! How ids, fields, texts, headers and frames look on the wire where SPEC leaves it free;
+  //! the reference's own presentation when empty.
+  std::shared_ptr<wire_policy> wire;
 };
 
 //! Drives the core the way every driver must: after each call into it (a request, a model
@@ -71,6 +75,7 @@ class server final : private request_handler {
   protocol::api_response handle(const protocol::api_request& request) override;
   void open_stream(boost::beast::tcp_stream stream,
                    const protocol::stream_directive& directive) override;
+  void finish(http_response& message) override;
   void log(std::string_view line) override;
   bool logs_requests() const override { return config_.log_requests; }
 
@@ -82,6 +87,7 @@ class server final : private request_handler {
 
   boost::asio::io_context& ioc_;
   server_config config_;
+  std::shared_ptr<wire_policy> wire_;
   std::unique_ptr<reference::clock_source> clock_;
   reference::core core_;
   reference::router router_;

@@ -18,6 +18,8 @@ class core;
 
 namespace toolwire::reference::web {
 
+class wire_policy;
+
 //! Writes `id: <seq>` / `event: <type>` / `data: <json>` frames for every event after
 //! the last one it sent, reading them from the core's retained log, so a slow reader
 //! needs no queue of its own: it simply catches up on its next write (a `stream_gap`
@@ -28,7 +30,8 @@ namespace toolwire::reference::web {
 //! stops reading does not pin a write (the reader reconnects with Last-Event-ID).
 class sse_session : public std::enable_shared_from_this<sse_session> {
  public:
-  sse_session(boost::beast::tcp_stream stream, const reference::core& events,
+  //! `wire` (which outlives the stream) picks and frames the events it sends.
+  sse_session(boost::beast::tcp_stream stream, const reference::core& events, wire_policy& wire,
               protocol::stream_directive directive, std::chrono::milliseconds keepalive,
               std::chrono::milliseconds write_timeout = std::chrono::seconds(30));
 
@@ -58,6 +61,7 @@ class sse_session : public std::enable_shared_from_this<sse_session> {
 
   boost::beast::tcp_stream stream_;
   const reference::core& events_;
+  wire_policy& wire_;
   std::string session_id_;
   std::uint64_t last_sent_;
   std::chrono::milliseconds keepalive_;

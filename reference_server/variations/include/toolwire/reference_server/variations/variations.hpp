@@ -1,0 +1,62 @@
+// Variations: behaviour that SPEC allows but the reference does not show by default, so
+// that `toolwire serve --variation NAME` can prove the suite never fails a legitimate
+// implementation (the mirror of the faults, which prove it fails a wrong one).
+#pragma once
+
+#include <memory>
+#include <optional>
+#include <set>
+#include <span>
+#include <string_view>
+
+#include "toolwire/reference_server/http/model_backend.hpp"
+#include "toolwire/reference_server/http/server.hpp"
+
+namespace toolwire::reference::variations {
+
+enum class variation {
+  extra_fields,          // C-6
+  uuid_ids,              // SES-1, REG-9, CALL-1, TASK-1: ids are opaque
+  other_texts,           // C-2, SES-4, MODEL-4, CALL-8: free texts
+  json_charset,          // C-1
+  pretty_json,           // C-1
+  extra_headers,         // C-6
+  connection_close,      // C-1 (HTTP/1.1)
+  chunked_bodies,        // C-1 (HTTP/1.1)
+  sse_keepalive_1s,      // SES-3
+  sse_preamble,          // SES-3
+  sse_compact_frames,    // SES-3
+  departure_reordered,   // LIFE-5
+  model_history,         // MODEL-1, MODEL-3
+  model_system_prompt,   // MODEL-1
+  model_request_extras,  // MODEL-1
+  model_text_parts,      // MODEL-3
+};
+
+struct variation_info {
+  variation id;
+  std::string_view name;      // as given to --variation
+  std::string_view spec_ids;  // the SPEC rules that allow it, e.g. "C-6"
+  std::string_view summary;   // one sentence: what the server does differently
+};
+
+//! Every variation, in declaration order.
+std::span<const variation_info> all_variations();
+
+const variation_info& describe(variation id);
+
+std::optional<variation> parse_variation(std::string_view name);
+
+using variation_set = std::set<variation>;
+
+//! Makes a server configuration present the core as `set` says: its wire policy and,
+//! for sse_keepalive_1s, its keep-alive interval. An empty set changes nothing.
+void apply(const variation_set& set, web::server_config& config);
+
+//! Wraps a model backend so that the requests it sends vary as `set` says (the model_*
+//! variations, and other_texts for the error texts the model reads). Returns `inner`
+//! itself when `set` asks for nothing on the model side.
+std::unique_ptr<web::model_backend> wrap_backend(const variation_set& set,
+                                                 std::unique_ptr<web::model_backend> inner);
+
+}  // namespace toolwire::reference::variations

@@ -1,0 +1,104 @@
+// The model-side variations, applied to each model step's request before it is sent.
+#include "varied_backend.hpp"
+
+#include "toolwire/protocol/codec.hpp"
+
+namespace toolwire::reference::variations::detail {
+
+namespace {
+
+constexpr const char* system_prompt =
+    "You are an agent. Use the tools offered when they help; answer briefly.";
+
+//! CALL-8 [P]: the error a tool message carries is `{"error": {"reason", "message"}}`;
+//! the message is free text.
+void other_error_texts(json& messages) {
+  for (auto& message : messages) {
+    if (!message.is_object() || message.value("role", "") != "tool" ||
+        !message.value("content", json()).is_string()) {
+      continue;
+    }
+    json content = json::parse(message["content"].get<std::string>(), nullptr, false);
+    if (!content.is_object() || !content.contains("error") || !content["error"].is_object() ||
+        !content["error"].contains("message")) {
+      continue;
+    }
+    content["error"]["message"] = "The tool could not give an answer.";
+    message["content"] = content.dump();
+  }
+}
+
+}  // namespace
+
+json varied_backend::vary(json body, const json& history) const {
+  if (!body.is_object() || !body.contains("messages") || !body["messages"].is_array()) return body;
+  json& messages = body["messages"];
+  if (has(variation::other_texts)) other_error_texts(messages);
+  if (has(variation::model_text_parts)) {
+    // MODEL-3: the user's text reaches the model unchanged, here as one text part.
+    for (auto& message : messages) {
+      if (message.is_object() && message.value("role", "") == "user" &&
+          message.value("content", json()).is_string()) {
+        message["content"] = json::array({{{"type", "text"}, {"text", message["content"]}}});
+      }
+    }
+  }
+  if (has(variation::model_system_prompt)) {
+    // A system prompt first, and repeated just before the turn's user message.
+    json with_prompt = json::array();
+    with_prompt.push_back({{"role", "system"}, {"content", system_prompt}});
+    for (auto& message : messages) {
+      if (message.is_object() && message.value("role", "") == "user") {
+        with_prompt.push_back({{"role", "system"}, {"content", system_prompt}});
+      }
+      with_prompt.push_back(std::move(message));
+    }
+    messages = std::move(with_prompt);
+  }
+  if (!history.empty()) messages.insert(messages.begin(), history.begin(), history.end());
+  if (has(variation::model_request_extras)) {
+    body["temperature"] = 0;
+    body["tool_choice"] = "auto";
+    body["parallel_tool_calls"] = true;
+    body["stream"] = false;
+    body["user"] = "toolwire-variation";
+    if (body.contains("tools") && body["tools"].is_array()) {
+      for (auto& tool : body["tools"]) {
+        if (tool.is_object() && tool.contains("function") && tool["function"].is_object())
+          tool["function"]["strict"] = false;
+      }
+    }
+  }
+  return body;
+}
+
+void varied_backend::start(const reference::model_step_request& request,
+                           std::function<void(reference::model_reply)> done) {
+  const bool keeps_history = has(variation::model_history) &&
+                             request.owner == reference::model_step_request::owner_kind::turn;
+  if (!keeps_history) {
+    reference::model_step_request varied = request;
+    varied.body = vary(request.body, json::array());
+    return inner_->start(varied, std::move(done));
+  }
+  // MODEL-1 leaves the conversation to the implementation: this one sends the session's
+  // earlier turns (their messages, answers and every tool result) before the current one.
+  reference::model_step_request varied = request;
+  varied.body = vary(request.body, (*histories_)[request.owner_id]);
+  // The turn's own messages, as the core built them, join the history once it completes.
+  json turn = request.body.is_object() ? request.body.value("messages", json::array()) : json();
+  if (has(variation::other_texts) && turn.is_array()) other_error_texts(turn);
+  inner_->start(varied, [histories = histories_, owner = request.owner_id, turn = std::move(turn),
+                         done = std::move(done)](reference::model_reply reply) {
+    if (reply.answer && reply.answer->tool_calls.empty() && turn.is_array()) {
+      json& history = (*histories)[owner];
+      if (!history.is_array()) history = json::array();
+      for (const auto& message : turn)
+        history.push_back(message);
+      history.push_back(protocol::to_assistant_message(*reply.answer));
+    }
+    done(std::move(reply));
+  });
+}
+
+}  // namespace toolwire::reference::variations::detail

@@ -1,0 +1,130 @@
+// How expected values match what a target sent (C-6): legitimate variation never fails
+// a case, and `$exactly` keeps the rules that demand exactness strict. Each relaxation is
+// shown needed: the first section of each test case is what the old whole-array
+// comparison failed.
+#include <catch2/catch.hpp>
+
+#include "toolwire/actors/expectations.hpp"
+
+using toolwire::actors::value_matches;
+using json = nlohmann::json;
+
+TEST_CASE("C-6 extra fields are ignored at every depth, array items included",
+          "[expectations][matching]") {
+  const json expected = json::parse(R"({"status": "completed", "output": [
+      {"type": "tool_call", "tool_call": {"name": "locate", "input": {},
+                                          "output": {"type": "content"}}},
+      {"type": "text", "text": "done"}]})");
+  SECTION("an extra field inside an array item passes (TASK-6 output with tool_call.id)") {
+    json actual = expected;
+    actual["output"][0]["tool_call"]["id"] = "call-17";
+    actual["output"][1]["x_extra"] = {{"note", 1}};
+    actual["assistant_id"] = 1;
+    CHECK(value_matches(expected, actual));
+  }
+  SECTION("a missing field inside an array item fails") {
+    json actual = expected;
+    actual["output"][0]["tool_call"].erase("name");
+    CHECK_FALSE(value_matches(expected, actual));
+  }
+  SECTION("a different value inside an array item fails") {
+    json actual = expected;
+    actual["output"][1]["text"] = "not done";
+    CHECK_FALSE(value_matches(expected, actual));
+  }
+  SECTION("an extra or a missing item fails: lengths are equal") {
+    json longer = expected;
+    longer["output"].push_back({{"type", "text"}, {"text", "more"}});
+    CHECK_FALSE(value_matches(expected, longer));
+    json shorter = expected;
+    shorter["output"].erase(1);
+    CHECK_FALSE(value_matches(expected, shorter));
+  }
+  SECTION("items match at their own index, not anywhere") {
+    json swapped = expected;
+    std::swap(swapped["output"][0], swapped["output"][1]);
+    CHECK_FALSE(value_matches(expected, swapped));
+  }
+  SECTION("a scalar never matches a container, nor the other way round") {
+    CHECK_FALSE(value_matches(json::array({1}), 1));
+    CHECK_FALSE(value_matches(json{{"a", 1}}, json::array()));
+    CHECK_FALSE(value_matches("1", 1));
+    CHECK(value_matches(nullptr, nullptr));
+  }
+}
+
+TEST_CASE("$exactly asks for equality where a SPEC rule demands it (CALL-1)",
+          "[expectations][matching]") {
+  const json expected = json::parse(R"({"type": "client_tool_dispatched",
+      "arguments": {"$exactly": {"cell": "C1", "lines": [1, 2]}}})");
+  const json actual = json::parse(R"({"type": "client_tool_dispatched", "call_id": "x",
+      "arguments": {"cell": "C1", "lines": [1, 2]}})");
+  SECTION("equal arguments pass, with extra fields around them") {
+    CHECK(value_matches(expected, actual));
+  }
+  SECTION("an extra field in the arguments fails") {
+    json extra = actual;
+    extra["arguments"]["sheet"] = "A";
+    CHECK_FALSE(value_matches(expected, extra));
+    // ...which the ordinary subset form would have let through.
+    CHECK(value_matches(json{{"arguments", {{"cell", "C1"}, {"lines", {1, 2}}}}}, extra));
+  }
+  SECTION("an extra item fails") {
+    json extra = actual;
+    extra["arguments"]["lines"].push_back(3);
+    CHECK_FALSE(value_matches(expected, extra));
+  }
+  SECTION("empty arguments are exactly empty") {
+    const json empty = json::parse(R"({"arguments": {"$exactly": {}}})");
+    CHECK(value_matches(empty, json{{"arguments", json::object()}}));
+    CHECK_FALSE(value_matches(empty, json{{"arguments", {{"a", 1}}}}));
+    CHECK(value_matches(json{{"arguments", json::object()}}, json{{"arguments", {{"a", 1}}}}));
+  }
+  SECTION("an object that merely has a $exactly key beside others is an ordinary object") {
+    const json both = json::parse(R"({"$exactly": 1, "b": 2})");
+    CHECK(value_matches(both, json::parse(R"({"$exactly": 1, "b": 2, "c": 3})")));
+  }
+}
+
+namespace {
+
+//! A one-step plan expecting `model_received {tool: web__list_ids, content: <want>}`, and a
+//! trace in which the model got `got` as that call's tool message content.
+toolwire::actors::expectation_report received(const json& want, const json& got) {
+  toolwire::actors::scenario plan;
+  toolwire::actors::scripted_step step;
+  step.at = 10;
+  step.expect.push_back(
+      {"model_received", {{"tool", "web__list_ids"}, {"content", want}}, {"CALL-8"}, ""});
+  plan.steps.push_back(step);
+  toolwire::actors::trace run;
+  run.add(
+      1, "model", "model_reply",
+      {{"step_id", 1}, {"reply", {{"tool_calls", {{{"id", "m1"}, {"name", "web__list_ids"}}}}}}});
+  run.add(5, "target", "model_step",
+          {{"step_id", 2}, {"tool_results", {{{"tool_call_id", "m1"}, {"content", got}}}}});
+  run.add(10, "director", "expect",
+          {{"step", 0}, {"session", "s"}, {"args", json::array({step.expect[0].args})}});
+  return toolwire::actors::check_expectations(plan, run);
+}
+
+}  // namespace
+
+TEST_CASE("CALL-8 JSON content is compared as a value, a string as that string",
+          "[expectations][matching]") {
+  SECTION("JSON content serialized with other spacing or key order passes") {
+    CHECK(received(json::parse(R"({"ids": [7], "more": true})"),
+                   "{\n  \"more\": true,\n  \"ids\": [ 7 ]\n}")
+              .passed());
+    CHECK(received(json::parse(R"({"ids": [7], "more": true})"), R"({"ids":[7],"more":true})")
+              .passed());
+  }
+  SECTION("other JSON fails") {
+    CHECK_FALSE(received(json::array({7}), "[7, 8]").passed());
+    CHECK_FALSE(received(json::array({7}), "not json").passed());
+  }
+  SECTION("a string must be the very string") {
+    CHECK(received("[7]", "[7]").passed());
+    CHECK_FALSE(received("[7]", "[ 7 ]").passed());
+  }
+}
