@@ -9,6 +9,7 @@
 
 #include "reading.hpp"
 #include "timing.hpp"
+#include "toolwire/protocol/safe_json.hpp"
 #include "toolwire/protocol/spec_rules.hpp"
 #include "toolwire/reference_server/model_script.hpp"
 
@@ -209,6 +210,15 @@ namespace {
 
 protocol::outcome<actors::scenario> load(std::string_view text, std::string_view source,
                                          const timing* target) {
+  // Why before YAML: yaml-cpp passes invalid UTF-8 through into strings, and a value that
+  // holds it cannot be written back (to_yaml, traces, reports) without losing bytes.
+  if (const auto bad = protocol::first_invalid_utf8(text); bad != std::string_view::npos) {
+    const auto line =
+        1 + std::count(text.begin(), text.begin() + static_cast<std::ptrdiff_t>(bad), '\n');
+    return detail::located(
+        source, static_cast<int>(line),
+        "not valid UTF-8 (byte " + protocol::escape_bytes(text.substr(bad, 1)) + ")");
+  }
   try {
     return detail::read_scenario(YAML::Load(std::string(text)), source, target);
   } catch (const detail::load_error& error) {

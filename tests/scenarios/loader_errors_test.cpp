@@ -171,3 +171,10 @@ TEST_CASE("load_text never throws, whatever the text", "[scenarios][errors]") {
     RC_ASSERT(loaded.ok() || loaded.error().message.rfind("any.yaml:", 0) == 0);
   });
 }
+
+// Regression: the fuzzer's scenario_loader finding (fuzz/regressions/scenario_loader/): a
+// file with invalid UTF-8 loaded, and writing it back (to_yaml, traces) threw.
+TEST_CASE("invalid UTF-8 is refused at its line, shown escaped", "[scenarios][errors]") {
+  const std::string text = preamble + "steps:\n  - at: 1s\n    post_message: {content: \"a\xC3\x28\"}\n";
+  CHECK(error_of(text) == "web-tab.yaml:9: not valid UTF-8 (byte \\xC3)");
+}
