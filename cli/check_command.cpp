@@ -116,7 +116,9 @@ std::string probe(const conformance::target_profile& profile) {
 //! there are CPUs.
 int default_jobs(const conformance::target_choice& target) {
   if (target.in_process) return static_cast<int>(std::max(1U, std::thread::hardware_concurrency()));
-  return target.profile ? 1 : 16;
+  // A virtual-clock target's clock is shared by its cases; a real clock needs no care.
+  if (target.profile) return target.profile->virtual_clock ? 1 : 16;
+  return 16;
 }
 
 }  // namespace
@@ -132,10 +134,11 @@ check_command::check_command(CLI::App& parent) {
       ->default_str(conformance::default_catalog_dir());
   app_->add_option("--filter", filter_, "only cases whose id matches this glob, e.g. 'reg.*'");
   app_->add_option("--jobs", jobs_,
-                   "cases run at once: in-process and against the bundled server (each job "
-                   "gets a server of its own); a --target runs one case at a time, because "
-                   "its clock is shared. Default: the CPUs in-process, 16 for the bundled "
-                   "server")
+                   "cases run at once: in-process, against the bundled server (each job "
+                   "gets a server of its own) and against a real-clock --target; a "
+                   "virtual-clock --target runs one case at a time, because its clock is "
+                   "shared. Default: the CPUs in-process, 16 for the bundled server and a "
+                   "real-clock target")
       ->check(CLI::Range(1, 256));
   app_->add_option("--seed", seed_, "the seed of every case's run")->default_val(1);
   app_->add_option("--shard", shard_, "run shard I of N (I/N, 1-based), e.g. 2/4");
