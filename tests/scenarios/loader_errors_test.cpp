@@ -175,6 +175,7 @@ TEST_CASE("load_text never throws, whatever the text", "[scenarios][errors]") {
 // Regression: the fuzzer's scenario_loader finding (fuzz/regressions/scenario_loader/): a
 // file with invalid UTF-8 loaded, and writing it back (to_yaml, traces) threw.
 TEST_CASE("invalid UTF-8 is refused at its line, shown escaped", "[scenarios][errors]") {
-  const std::string text = preamble + "steps:\n  - at: 1s\n    post_message: {content: \"a\xC3\x28\"}\n";
+  const std::string text =
+      preamble + "steps:\n  - at: 1s\n    post_message: {content: \"a\xC3\x28\"}\n";
   CHECK(error_of(text) == "web-tab.yaml:9: not valid UTF-8 (byte \\xC3)");
 }
