@@ -1,6 +1,8 @@
 // The inside of a remote host: requests and event streams, what responses teach, and the
 // hand-over of arrivals to the actors and the trace.
+#include <algorithm>
 #include <future>
+#include <thread>
 
 #include <boost/asio/post.hpp>
 
@@ -19,7 +21,23 @@ bool starts_model_work(const protocol::api_request& request,
                        const protocol::api_response& response) {
   if (request.method != "POST") return false;
   return (request.path.ends_with("/messages") && response.status == 202) ||
-         (request.path == "/api/tasks" && response.status == 201);
+         (request.path == "/api/tasks" && response.status == 201) ||
+         (request.path.starts_with("/api/tasks/") && request.path.ends_with("/tool-results") &&
+          response.status == 200);  // TASK-4: accepted results send the task back to the model
+}
+
+//! `{uuid}` of `GET /api/tasks/{uuid}`, if the request is that route.
+std::optional<std::string> task_poll(const protocol::api_request& request) {
+  constexpr std::string_view prefix = "/api/tasks/";
+  if (request.method != "GET" || !request.path.starts_with(prefix)) return std::nullopt;
+  std::string id = request.path.substr(prefix.size());
+  if (id.empty() || id.find('/') != std::string::npos) return std::nullopt;
+  return id;
+}
+
+bool reads_processing(const protocol::api_response& response) {
+  return response.status == 200 && response.body.is_object() &&
+         response.body.value("status", json()) == json("processing");
 }
 
 namespace net = boost::asio;
@@ -97,7 +115,16 @@ void learn_task(remote_host::state& s, const json& request_body, const json& res
   }
   const std::string uuid = response_body["uuid"];
   s.tasks.push_back(uuid);
-  if (!request_body.is_object() || !request_body.contains("input")) return;
+  if (!request_body.is_object()) return;
+  auto& declared = s.task_tools[uuid];
+  if (request_body.contains("client_tools") && request_body["client_tools"].is_array()) {
+    for (const auto& tool : request_body["client_tools"]) {
+      if (tool.is_object() && tool.contains("name") && tool["name"].is_string()) {
+        declared.insert(tool["name"].get<std::string>());
+      }
+    }
+  }
+  if (!request_body.contains("input") || !request_body["input"].is_array()) return;
   for (const auto& item : request_body["input"]) {
     if (item.is_object() && item.contains("text") && item["text"].is_string()) {
       s.owners[item["text"].get<std::string>()] = {true, uuid};
@@ -146,6 +173,19 @@ protocol::api_response remote_host::state::request_unguarded(const caf::actor& s
     response = open(request, *sid, sender, /*monitor=*/false);
   } else {
     response = client->send(request);
+  }
+  // Why poll again: once the stand-in has answered a task's model step, the task leaves
+  // `processing` without any further input, but a poll may overtake the target applying
+  // the answer (nothing on the wire tells when it has). A poller keeps polling (Part B's
+  // source says so); a target that stays in processing is still seen, after the bound.
+  if (const auto task_id = task_poll(request)) {
+    const auto give_up =
+        std::chrono::steady_clock::now() + milliseconds(profile.request_timeout_ms);
+    while (reads_processing(response) && !task_waits_for_model(*task_id) &&
+           std::chrono::steady_clock::now() < give_up) {
+      std::this_thread::sleep_for(milliseconds(std::max<std::int64_t>(1, profile.settle_ms)));
+      response = client->send(request);
+    }
   }
   inbox->note_activity();
   if (starts_model_work(request, response)) inbox->await_models(models_before + 1);
@@ -271,6 +311,7 @@ void remote_host::state::deliver(detail::model_arrival& item) {
   }
   pending_steps[step_id] = std::move(item.respond);
   if (!owner.task) turn_steps.insert(step_id);
+  if (owner.task) task_steps[step_id] = owner.id;
   using kind = reference::model_step_request::owner_kind;
   caf::anon_send(model, actors::model_step_atom::value,
                  reference::model_step_request{step_id, owner.task ? kind::task : kind::turn,
@@ -282,6 +323,17 @@ void remote_host::state::model_replied(std::uint64_t step_id, const reference::m
   if (it == pending_steps.end()) return;
   auto respond = std::move(it->second);
   pending_steps.erase(it);
+  if (auto task = task_steps.find(step_id); task != task_steps.end()) {
+    // TASK-8: calls that name none of the task's client tools get error results at once
+    // and the model is asked again; any declared one interrupts the task instead.
+    const auto& declared = task_tools[task->second];
+    if (reply.answer && !reply.answer->tool_calls.empty() &&
+        std::none_of(reply.answer->tool_calls.begin(), reply.answer->tool_calls.end(),
+                     [&](const auto& call) { return declared.contains(call.name); })) {
+      inbox->await_models(inbox->models_seen() + 1);
+    }
+    task_steps.erase(task);
+  }
   // A turn goes on visibly: calls dispatched or failed, or the turn completes or fails.
   if (turn_steps.erase(step_id) > 0) {
     inbox->await_either(inbox->models_seen() + 1, inbox->events_seen() + 1);
@@ -292,6 +344,11 @@ void remote_host::state::model_replied(std::uint64_t step_id, const reference::m
     respond(500, detail::error_answer("model_failure", reply.failure));
   }
   inbox->note_activity();  // the target goes on from here: wait for what follows
+}
+
+bool remote_host::state::task_waits_for_model(const std::string& task_id) const {
+  return std::any_of(task_steps.begin(), task_steps.end(),
+                     [&](const auto& step) { return step.second == task_id; });
 }
 
 std::optional<actors::time_ms> remote_host::state::target_now() {

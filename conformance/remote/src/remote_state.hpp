@@ -54,7 +54,9 @@ struct remote_host::state {
   std::map<std::uint64_t, open_stream> streams;
   std::uint64_t next_stream = 1;
   std::map<std::uint64_t, detail::model_responder> pending_steps;
-  std::set<std::uint64_t> turn_steps;  // pending steps of session turns (not tasks)
+  std::set<std::uint64_t> turn_steps;               // pending steps of session turns (not tasks)
+  std::map<std::uint64_t, std::string> task_steps;  // pending steps of tasks -> task id
+  std::map<std::string, std::set<std::string>> task_tools;  // task id -> client tools declared
   std::uint64_t next_step = 1;
   std::map<std::string, std::uint64_t> monitored_seq;  // session -> last event recorded
   std::map<std::string, step_owner> owners;            // user message text -> owner
@@ -65,6 +67,9 @@ struct remote_host::state {
   std::chrono::steady_clock::time_point started = std::chrono::steady_clock::now();
 
   ~state();
+
+  //! Whether a model step of `task_id` waits for the stand-in's answer.
+  bool task_waits_for_model(const std::string& task_id) const;
 
   //! The actor clock's milliseconds since the run started.
   actors::time_ms elapsed() const;
