@@ -153,6 +153,23 @@ void hostile_target::hold(int fd) {
   }
 }
 
+namespace {
+
+enum class read_result { appended, nothing_yet, closed };
+
+//! Appends what `fd` has within 20 ms to `in`.
+read_result read_some(int fd, std::string& in) {
+  pollfd p{fd, POLLIN, 0};
+  if (::poll(&p, 1, 20) <= 0) return read_result::nothing_yet;
+  char buffer[4096];
+  const auto n = ::recv(fd, buffer, sizeof buffer, 0);
+  if (n <= 0) return read_result::closed;
+  in.append(buffer, static_cast<std::size_t>(n));
+  return read_result::appended;
+}
+
+}  // namespace
+
 void hostile_target::serve(int fd) {
   std::string in;
   for (;;) {
@@ -160,12 +177,9 @@ void hostile_target::serve(int fd) {
     std::size_t end = std::string::npos;
     while ((end = in.find("\r\n\r\n")) == std::string::npos) {
       if (stopping_ || in.size() > (1u << 20)) return;
-      pollfd p{fd, POLLIN, 0};
-      if (::poll(&p, 1, 20) <= 0) continue;
-      char buffer[4096];
-      const auto n = ::recv(fd, buffer, sizeof buffer, 0);
-      if (n <= 0) return;
-      in.append(buffer, static_cast<std::size_t>(n));
+      const auto read = read_some(fd, in);
+      if (read == read_result::closed) return;
+      if (read == read_result::nothing_yet) continue;
     }
     const std::string head = in.substr(0, end);
     std::size_t body_length = 0;
@@ -174,12 +188,9 @@ void hostile_target::serve(int fd) {
     }
     while (in.size() < end + 4 + body_length) {
       if (stopping_) return;
-      pollfd p{fd, POLLIN, 0};
-      if (::poll(&p, 1, 20) <= 0) continue;
-      char buffer[4096];
-      const auto n = ::recv(fd, buffer, sizeof buffer, 0);
-      if (n <= 0) return;
-      in.append(buffer, static_cast<std::size_t>(n));
+      const auto read = read_some(fd, in);
+      if (read == read_result::closed) return;
+      if (read == read_result::nothing_yet) continue;
     }
     in.erase(0, end + 4 + body_length);
     const auto space = head.find(' ');

@@ -56,6 +56,19 @@ std::vector<conformance::catalog_case> few_cases() {
   return picked;
 }
 
+//! The profile of a hostile target whose model calls go to `stand_in`.
+protocol::outcome<conformance::target_profile> hostile_profile(
+    const hostile_target& target, const conformance::model_stand_in& stand_in) {
+  const json doc = {{"name", "hostile"},
+                    {"base_url", "http://" + target.address().to_string()},
+                    {"api_key", "hostile-key-31f4"},
+                    {"parts", {"A"}},
+                    {"model_stand_in", stand_in.address().to_string()},
+                    {"clock", "virtual"},
+                    {"request_timeout_ms", request_timeout_ms}};
+  return conformance::parse_profile(doc.dump(), "hostile.json");
+}
+
 }  // namespace
 
 TEST_CASE("A hostile target gets verdicts, reports and a failed run", "[remote][hostile]") {
@@ -64,14 +77,7 @@ TEST_CASE("A hostile target gets verdicts, reports and a failed run", "[remote][
   hostile_target target(how);
   auto stand_in = conformance::model_stand_in::at({"127.0.0.1", 0});
   REQUIRE(stand_in.ok());
-  const json doc = {{"name", "hostile"},
-                    {"base_url", "http://" + target.address().to_string()},
-                    {"api_key", "hostile-key-31f4"},
-                    {"parts", {"A"}},
-                    {"model_stand_in", (*stand_in)->address().to_string()},
-                    {"clock", "virtual"},
-                    {"request_timeout_ms", request_timeout_ms}};
-  auto profile = conformance::parse_profile(doc.dump(), "hostile.json");
+  auto profile = hostile_profile(target, **stand_in);
   REQUIRE(profile.ok());
   conformance::target_choice choice;
   choice.profile = *profile;
@@ -147,14 +153,7 @@ TEST_CASE("What a hostile target did shows in the evidence", "[remote][hostile]"
   hostile_target target(e.how);
   auto stand_in = conformance::model_stand_in::at({"127.0.0.1", 0});
   REQUIRE(stand_in.ok());
-  const json doc = {{"name", "hostile"},
-                    {"base_url", "http://" + target.address().to_string()},
-                    {"api_key", "hostile-key-31f4"},
-                    {"parts", {"A"}},
-                    {"model_stand_in", (*stand_in)->address().to_string()},
-                    {"clock", "virtual"},
-                    {"request_timeout_ms", request_timeout_ms}};
-  auto profile = conformance::parse_profile(doc.dump(), "hostile.json");
+  auto profile = hostile_profile(target, **stand_in);
   REQUIRE(profile.ok());
   conformance::target_choice choice;
   choice.profile = *profile;
