@@ -137,7 +137,27 @@ TEST_CASE("the catalog passes against the bundled server on a real clock, in par
   target.timing_tolerance_ms = 150;
   const auto chosen = cases();
   const auto started = std::chrono::steady_clock::now();
-  const auto results = run(chosen, target, 16);
+  auto results = run(chosen, target, 16);
+  // Why reruns: on a wall clock a loaded CI machine can make a case fail once (the flake
+  // triage of `check --repeat`); a case that fails in all three runs is a false failure
+  // of the suite, and fails this test. Intermittent ones are reported as warnings.
+  for (int rerun = 0; rerun < 2; ++rerun) {
+    std::vector<conformance::catalog_case> again;
+    for (std::size_t i = 0; i < results.size(); ++i) {
+      if (results[i].verdict == conformance::verdict::fail) again.push_back(chosen[i]);
+    }
+    if (again.empty()) break;
+    const auto rerun_results = run(again, target, 16);
+    for (const auto& r : rerun_results) {
+      for (auto& first : results) {
+        if (first.id != r.id) continue;
+        WARN("intermittent on a real clock: "
+             << first.id << "\n"
+             << (first.evidence.empty() ? "" : first.evidence.front()));
+        if (r.verdict != conformance::verdict::fail) first = r;
+      }
+    }
+  }
   const auto seconds =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
   std::size_t applicable = 0;
