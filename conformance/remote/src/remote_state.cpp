@@ -26,12 +26,13 @@ bool starts_model_work(const protocol::api_request& request,
           response.status == 200);  // TASK-4: accepted results send the task back to the model
 }
 
-//! `{uuid}` of `GET /api/tasks/{uuid}`, if the request is that route.
-std::optional<std::string> task_poll(const protocol::api_request& request) {
+//! `{uuid}` of `/api/tasks/{uuid}` and the routes below it, if the request is one.
+std::optional<std::string> task_route(const protocol::api_request& request) {
   constexpr std::string_view prefix = "/api/tasks/";
-  if (request.method != "GET" || !request.path.starts_with(prefix)) return std::nullopt;
+  if (!request.path.starts_with(prefix)) return std::nullopt;
   std::string id = request.path.substr(prefix.size());
-  if (id.empty() || id.find('/') != std::string::npos) return std::nullopt;
+  id = id.substr(0, id.find('/'));
+  if (id.empty()) return std::nullopt;
   return id;
 }
 
@@ -172,20 +173,8 @@ protocol::api_response remote_host::state::request_unguarded(const caf::actor& s
     close_streams(sender, *sid);  // a stream opened again replaces the old one
     response = open(request, *sid, sender, /*monitor=*/false);
   } else {
+    if (const auto task_id = task_route(request)) await_answer_applied(*task_id);
     response = client->send(request);
-  }
-  // Why poll again: once the stand-in has answered a task's model step, the task leaves
-  // `processing` without any further input, but a poll may overtake the target applying
-  // the answer (nothing on the wire tells when it has). A poller keeps polling (Part B's
-  // source says so); a target that stays in processing is still seen, after the bound.
-  if (const auto task_id = task_poll(request)) {
-    const auto give_up =
-        std::chrono::steady_clock::now() + milliseconds(profile.request_timeout_ms);
-    while (reads_processing(response) && !task_waits_for_model(*task_id) &&
-           std::chrono::steady_clock::now() < give_up) {
-      std::this_thread::sleep_for(milliseconds(std::max<std::int64_t>(1, profile.settle_ms)));
-      response = client->send(request);
-    }
   }
   inbox->note_activity();
   if (starts_model_work(request, response)) inbox->await_models(models_before + 1);
@@ -332,6 +321,7 @@ void remote_host::state::model_replied(std::uint64_t step_id, const reference::m
                      [&](const auto& call) { return declared.contains(call.name); })) {
       inbox->await_models(inbox->models_seen() + 1);
     }
+    answered_tasks.insert(task->second);
     task_steps.erase(task);
   }
   // A turn goes on visibly: calls dispatched or failed, or the turn completes or fails.
@@ -344,6 +334,24 @@ void remote_host::state::model_replied(std::uint64_t step_id, const reference::m
     respond(500, detail::error_answer("model_failure", reply.failure));
   }
   inbox->note_activity();  // the target goes on from here: wait for what follows
+}
+
+void remote_host::state::await_answer_applied(const std::string& task_id) {
+  // Why: once the stand-in has answered a task's model step, the task leaves `processing`
+  // without further input, but the suite's next request could overtake the target applying
+  // the answer (nothing on the wire tells when it has). So the suite polls, as a Part B
+  // caller does, before it acts on the task; these polls are not part of the case's trace.
+  // A target that stays in processing is still seen: the wait is bounded.
+  if (answered_tasks.erase(task_id) == 0) return;
+  protocol::api_request poll;
+  poll.method = "GET";
+  poll.path = "/api/tasks/" + task_id;
+  poll.credential = profile.api_key;
+  const auto give_up = std::chrono::steady_clock::now() + milliseconds(profile.request_timeout_ms);
+  while (!task_waits_for_model(task_id) && std::chrono::steady_clock::now() < give_up &&
+         reads_processing(client->send(poll))) {
+    std::this_thread::sleep_for(milliseconds(std::max<std::int64_t>(1, profile.settle_ms)));
+  }
 }
 
 bool remote_host::state::task_waits_for_model(const std::string& task_id) const {

@@ -57,6 +57,7 @@ struct remote_host::state {
   std::set<std::uint64_t> turn_steps;               // pending steps of session turns (not tasks)
   std::map<std::uint64_t, std::string> task_steps;  // pending steps of tasks -> task id
   std::map<std::string, std::set<std::string>> task_tools;  // task id -> client tools declared
+  std::set<std::string> answered_tasks;  // a model step answered since the suite last acted
   std::uint64_t next_step = 1;
   std::map<std::string, std::uint64_t> monitored_seq;  // session -> last event recorded
   std::map<std::string, step_owner> owners;            // user message text -> owner
@@ -68,6 +69,9 @@ struct remote_host::state {
 
   ~state();
 
+  //! Before the suite acts on a task whose model step was answered: polls until the task
+  //! has left `processing` (bounded by request_timeout_ms).
+  void await_answer_applied(const std::string& task_id);
   //! Whether a model step of `task_id` waits for the stand-in's answer.
   bool task_waits_for_model(const std::string& task_id) const;
 
