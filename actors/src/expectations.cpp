@@ -328,6 +328,20 @@ expectation_report check_expectations(const scenario& plan, const trace& run) {
   return report;
 }
 
+bool reached_expectations_hold(const scenario& plan, const trace& run) {
+  const trace_view view(run);
+  for (std::size_t i = 0; i < plan.steps.size(); ++i) {
+    const auto* marker = view.marker(i);
+    if (marker == nullptr) continue;
+    const auto& expect = plan.steps[i].expect;
+    for (std::size_t e = 0; e < expect.size(); ++e) {
+      if (expect[e].kind == "response") continue;
+      if (!check_on_trace(expect[e], marker->data["args"][e], view, *marker).passed) return false;
+    }
+  }
+  return true;
+}
+
 std::string describe_expected(const expectation& expected) {
   if (expected.kind != "response") return expected.kind + " " + brief(expected.args);
   std::string text;

@@ -6,7 +6,9 @@
 #include "actors/actor_test_support.hpp"
 #include "remote/remote_fixture.hpp"
 #include "toolwire/actors/builtin_scenarios.hpp"
+#include "toolwire/actors/expectations.hpp"
 #include "toolwire/conformance/remote_host.hpp"
+#include "toolwire/scenarios/loader.hpp"
 
 using namespace toolwire;
 using namespace toolwire::actor_test;
@@ -185,4 +187,25 @@ TEST_CASE("A remote host needs a tag of its own", "[remote][e2e]") {
   CHECK(second.error().message == "the message tag '[tw:mine] ' is already in use by another run");
   (*first)->stop();
   CHECK(conformance::remote_host::start(server.profile(), "[tw:mine] ").ok());
+}
+
+TEST_CASE("On a virtual clock, a target's reaction that lags behind the settle time still counts",
+          "[remote][e2e]") {
+  // Each model request leaves the server 300 ms late, twenty times the settle time: the
+  // model_received expectations of these cases are due at the instant a deadline fires,
+  // and are met only if the harness waits for what they miss before the clock moves on.
+  fixture_options options;
+  options.model_lag_ms = 300;
+  reference_target server(options);
+  const std::string name = GENERATE(as<std::string>{}, "common/rejected-result-keeps-deadline",
+                                    "call/failure-reaches-model-as-error");
+  auto plan = scenarios::load_file(std::string(TOOLWIRE_CATALOG_DIR) + "/" + name + ".yaml",
+                                   scenarios::timing{});
+  REQUIRE(plan.ok());
+  const auto result = run_remote(server, *plan, "[tw:lag] ");
+  const auto report = actors::check_expectations(*plan, result.trace);
+  for (const auto& r : report.results) {
+    if (!r.passed) FAIL_CHECK(actors::describe(r, *plan));
+  }
+  CHECK(report.passed());
 }

@@ -4,6 +4,7 @@
 #include <stdexcept>
 
 #include <boost/asio/post.hpp>
+#include <boost/asio/steady_timer.hpp>
 
 #include "toolwire/reference_server/http/openai_backend.hpp"
 
@@ -21,6 +22,33 @@ std::shared_ptr<conformance::model_stand_in> start_stand_in() {
   return *stand_in;
 }
 
+//! Sends each model request `lag` late, as a loaded machine might; answers unchanged.
+class lagging_backend final : public web::model_backend {
+ public:
+  lagging_backend(net::io_context& ioc, std::chrono::milliseconds lag,
+                  std::unique_ptr<web::model_backend> inner)
+      : ioc_(ioc), lag_(lag), inner_(std::move(inner)) {}
+
+  void start(const reference::model_step_request& request,
+             std::function<void(reference::model_reply)> done) override {
+    auto timer = std::make_shared<net::steady_timer>(ioc_, lag_);
+    timer->async_wait([this, timer, request, done = std::move(done)](
+                          const boost::system::error_code& error) mutable {
+      if (!error && !closed_) inner_->start(request, std::move(done));
+    });
+  }
+  void close() override {
+    closed_ = true;
+    inner_->close();
+  }
+
+ private:
+  net::io_context& ioc_;
+  std::chrono::milliseconds lag_;
+  std::unique_ptr<web::model_backend> inner_;
+  bool closed_ = false;
+};
+
 }  // namespace
 
 reference_target::reference_target(fixture_options options)
@@ -37,8 +65,12 @@ reference_target::reference_target(fixture_options options)
   auto url =
       web::parse_http_url("http://127.0.0.1:" + std::to_string(stand_in_->address().port) + "/v1");
   if (!url) throw std::runtime_error(url.error().message);
-  auto backend = std::make_unique<web::openai_backend>(
+  std::unique_ptr<web::model_backend> backend = std::make_unique<web::openai_backend>(
       ioc_, web::openai_config{*url, std::nullopt, std::chrono::milliseconds(5'000)});
+  if (options.model_lag_ms > 0) {
+    backend = std::make_unique<lagging_backend>(
+        ioc_, std::chrono::milliseconds(options.model_lag_ms), std::move(backend));
+  }
   server_ = std::make_unique<web::server>(ioc_, std::move(config), std::move(backend));
   endpoint_ = server_->start();
   thread_ = std::thread([this] { ioc_.run(); });

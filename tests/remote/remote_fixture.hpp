@@ -28,6 +28,9 @@ struct fixture_options {
   time_ms ack_timeout_ms = 10'000;
   time_ms result_timeout_ms = 300'000;
   time_ms interrupt_timeout_ms = 600'000;
+  //! Wall milliseconds the server waits before each model request goes out: a loaded
+  //! machine's lag, which a virtual-clock verdict must not depend on.
+  int model_lag_ms = 0;
 };
 
 //! Starts a stand-in on a free port, then the server (virtual clock) calling it; both

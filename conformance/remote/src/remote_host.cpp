@@ -91,6 +91,14 @@ bool remote_host::deliver_arrivals() {
                                                 milliseconds(s.profile.request_timeout_ms)));
 }
 
+bool remote_host::await_arrival() {
+  auto& s = *state_;
+  if (s.stopped) return false;
+  s.inbox->wait_for_item(std::chrono::steady_clock::now() +
+                         milliseconds(s.profile.request_timeout_ms));
+  return deliver_arrivals();
+}
+
 std::optional<actors::time_ms> remote_host::latest_arrival_before(actors::time_ms before) {
   auto& s = *state_;
   if (s.stopped) return std::nullopt;

@@ -37,6 +37,10 @@ bool value_matches(const json& expected, const json& actual);
 //! Checks every expectation of `plan` against `run` (which must have been recorded).
 expectation_report check_expectations(const scenario& plan, const trace& run);
 
+//! Whether every trace-level expectation of a step the run has reached (its `expect`
+//! marker is recorded) holds on `run` as recorded so far.
+bool reached_expectations_hold(const scenario& plan, const trace& run);
+
 //! "web-tab.yaml:14 [LIFE-5] expected event client_tool_failed {"reason":"client_expired"}
 //! by 40000 ms; observed: no such event".
 std::string describe(const expectation_result& result, const scenario& plan);

@@ -53,6 +53,12 @@ class target_host {
     (void)by;
     return false;
   }
+  //! Virtual clock: waits, while the clock stands still, until something arrives or the
+  //! host's request bound passes, and hands it over as deliver_arrivals does. The harness
+  //! calls it when an expectation already due still misses something: a loaded machine
+  //! may delay the target's reaction beyond any settle time, and on a virtual clock that
+  //! delay is not the target's behaviour. True when something was delivered.
+  virtual bool await_arrival() { return false; }
   //! The workspace API key (scope session.manage) and, when the target has one, a key
   //! without that scope (for "limited_key" cases; empty otherwise).
   virtual std::string api_key() const = 0;

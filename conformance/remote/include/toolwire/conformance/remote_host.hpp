@@ -34,6 +34,7 @@ class remote_host final : public actors::target_host {
 
   actors::target_actor spawn(caf::actor_system& system, actors::run_context* context) override;
   bool deliver_arrivals() override;
+  bool await_arrival() override;
   void clock_moves(actors::time_ms ms) override;
   std::string api_key() const override;
   std::string limited_key() const override;
