@@ -17,10 +17,39 @@ bool exact_form(const json& expected) {
   return expected.is_object() && expected.size() == 1 && expected.contains(exactly_key);
 }
 
+//! The key of the form for lists whose order SPEC leaves open: `{"$any_order": [A, B]}`
+//! matches an array of as many items that can be paired one to one with A and B.
+constexpr const char* any_order_key = "$any_order";
+
+bool any_order_form(const json& expected) {
+  return expected.is_object() && expected.size() == 1 && expected.contains(any_order_key) &&
+         expected[any_order_key].is_array();
+}
+
+//! Pairs expected[from..] with unused actual items, trying each candidate in turn: lists
+//! in cases are short, so the search is small.
+bool pair_up(const json& expected, std::size_t from, const json& actual, std::vector<bool>& used) {
+  if (from == expected.size()) return true;
+  for (std::size_t i = 0; i < actual.size(); ++i) {
+    if (used[i] || !value_matches(expected[from], actual[i])) continue;
+    used[i] = true;
+    if (pair_up(expected, from + 1, actual, used)) return true;
+    used[i] = false;
+  }
+  return false;
+}
+
+bool matches_in_any_order(const json& expected, const json& actual) {
+  if (!actual.is_array() || actual.size() != expected.size()) return false;
+  std::vector<bool> used(actual.size(), false);
+  return pair_up(expected, 0, actual, used);
+}
+
 }  // namespace
 
 bool value_matches(const json& expected, const json& actual) {
   if (exact_form(expected)) return expected[exactly_key] == actual;
+  if (any_order_form(expected)) return matches_in_any_order(expected[any_order_key], actual);
   if (expected.is_array()) {
     if (!actual.is_array() || actual.size() != expected.size()) return false;
     for (std::size_t i = 0; i < expected.size(); ++i) {

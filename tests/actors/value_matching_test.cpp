@@ -86,6 +86,32 @@ TEST_CASE("$exactly asks for equality where a SPEC rule demands it (CALL-1)",
   }
 }
 
+TEST_CASE("$any_order pairs the items of a list whose order SPEC leaves open",
+          "[expectations][matching]") {
+  // client_tools_updated.tools (SES-4) lists names; SPEC does not order them.
+  const json expected = json::parse(R"({"type": "client_tools_updated",
+      "tools": {"$any_order": ["highlight_row", "pick_date"]}})");
+  SECTION("either order passes") {
+    CHECK(value_matches(expected, json::parse(R"({"type": "client_tools_updated",
+        "tools": ["pick_date", "highlight_row"]})")));
+    CHECK(value_matches(expected, json::parse(R"({"type": "client_tools_updated",
+        "tools": ["highlight_row", "pick_date"]})")));
+  }
+  SECTION("a missing, extra, repeated or other item fails") {
+    CHECK_FALSE(value_matches(expected, json::parse(R"({"tools": ["pick_date"]})")));
+    CHECK_FALSE(value_matches(
+        expected, json::parse(R"({"tools": ["pick_date", "highlight_row", "sum"]})")));
+    CHECK_FALSE(value_matches(expected, json::parse(R"({"tools": ["pick_date", "pick_date"]})")));
+    CHECK_FALSE(value_matches(expected, json::parse(R"({"tools": ["pick_date", "sum"]})")));
+    CHECK_FALSE(value_matches(expected, json::parse(R"({"tools": "pick_date"})")));
+  }
+  SECTION("items are subsets, paired one to one even when one item could take two") {
+    const json items = json::parse(R"({"$any_order": [{"name": "a"}, {"name": "a", "n": 1}]})");
+    CHECK(value_matches(items, json::parse(R"([{"name": "a", "n": 1, "x": 0}, {"name": "a"}])")));
+    CHECK_FALSE(value_matches(items, json::parse(R"([{"name": "a"}, {"name": "a"}])")));
+  }
+}
+
 namespace {
 
 //! A one-step plan expecting `model_received {tool: web__list_ids, content: <want>}`, and a

@@ -13,6 +13,7 @@
 
 #include "toolwire/conformance/catalog.hpp"
 #include "toolwire/conformance/runner.hpp"
+#include "conformance/real_clock_runs.hpp"
 
 namespace conformance = toolwire::conformance;
 namespace reference = toolwire::reference;
@@ -128,54 +129,13 @@ TEST_CASE("every case passes over HTTP against the bundled server with short tim
 
 TEST_CASE("the catalog passes against the bundled server on a real clock, in parallel",
           "[catalog][http][real-clock]") {
-  // 300/900/1200 ms, as a real-clock target should be started; 16 cases at once.
-  conformance::target_choice target;
-  target.ack_timeout_ms = 300;
-  target.result_timeout_ms = 900;
-  target.interrupt_timeout_ms = 1200;
-  target.bundled_real_clock = true;
-  target.timing_tolerance_ms = 150;
-  const auto chosen = cases();
   const auto started = std::chrono::steady_clock::now();
-  auto results = run(chosen, target, 16);
-  // Why reruns: on a wall clock a loaded CI machine can make a case fail once (the flake
-  // triage of `check --repeat`); a case that fails in all three runs is a false failure
-  // of the suite, and fails this test. Intermittent ones are reported as warnings.
-  for (int rerun = 0; rerun < 2; ++rerun) {
-    std::vector<conformance::catalog_case> again;
-    for (std::size_t i = 0; i < results.size(); ++i) {
-      if (results[i].verdict == conformance::verdict::fail) again.push_back(chosen[i]);
-    }
-    if (again.empty()) break;
-    const auto rerun_results = run(again, target, 16);
-    for (const auto& r : rerun_results) {
-      for (auto& first : results) {
-        if (first.id != r.id) continue;
-        WARN("intermittent on a real clock: "
-             << first.id << "\n"
-             << (first.evidence.empty() ? "" : first.evidence.front()));
-        if (r.verdict != conformance::verdict::fail) first = r;
-      }
-    }
-  }
+  const auto results = toolwire::conformance_test::run_with_reruns(
+      cases(), toolwire::conformance_test::bundled_real_clock(), "real clock");
   const auto seconds =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
-  std::size_t applicable = 0;
-  for (const auto& r : results) {
-    INFO(r.id << "\n" << (r.evidence.empty() ? r.not_applicable_because : r.evidence.front()));
-    if (r.verdict == conformance::verdict::not_applicable) {
-      // Only the clock routes and millisecond boundaries need the virtual clock.
-      const bool clock_reason =
-          r.not_applicable_because.find("virtual_clock") != std::string::npos ||
-          r.not_applicable_because.find("millisecond") != std::string::npos;
-      CHECK(clock_reason);
-      continue;
-    }
-    ++applicable;
-    CHECK(r.verdict == conformance::verdict::pass);
-  }
-  INFO(applicable << " of " << results.size() << " applicable, " << seconds << " s");
-  CHECK(applicable * 10 >= results.size() * 9);
+  const auto applicable =
+      toolwire::conformance_test::check_real_clock_results(results, "real clock");
   WARN("real clock, 300/900/1200 ms: " << applicable << " of " << results.size()
                                        << " cases applicable, " << seconds << " s wall");
 }

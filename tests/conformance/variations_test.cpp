@@ -10,6 +10,7 @@
 
 #include "toolwire/conformance/catalog.hpp"
 #include "toolwire/conformance/runner.hpp"
+#include "conformance/real_clock_runs.hpp"
 #include "toolwire/protocol/spec_rules.hpp"
 #include "toolwire/reference_server/core.hpp"
 #include "toolwire/reference_server/model_script.hpp"
@@ -52,6 +53,8 @@ struct recording_backend final : web::model_backend {
   void close() override {}
 };
 
+//! `messages` must be an array: write json::array({...}), since a one-item braced list of
+//! json is an array under g++ and a copy of the item under clang.
 reference::model_step_request turn_step(std::uint64_t id, json messages) {
   return {id, reference::model_step_request::owner_kind::turn, "ses_1", 0,
           json{{"model", "m"},
@@ -240,6 +243,33 @@ TEST_CASE("departure_reordered: LIFE-5's events in the other order, seqs in plac
   CHECK(resumed[1].type == "client_unregistered");
 }
 
+TEST_CASE("tool_lists_reversed: client_tools_updated names the tools in reverse order",
+          "[variations]") {
+  reference::core_config config;
+  config.api_keys = {{"k", {reference::scope_session_manage}}};
+  reference::core core(config);
+  const auto session = core.create_session(1'000);
+  auto client = core.register_client(
+      session.id, {{"name", "web"}, {"lifetime", {{"type", "never"}}}, {"tools", json::array()}},
+      1'000);
+  REQUIRE(client);
+  auto tool = [](const char* name) {
+    return json{{"name", name}, {"description", "d"}, {"parameters", {{"type", "object"}}}};
+  };
+  REQUIRE(core.put_tools(session.id, (*client)["client_id"],
+                         {{"tools", {tool("highlight_row"), tool("pick_date")}}}, 1'001));
+  auto updated = [](const std::vector<reference::session_event>& events) {
+    for (const auto& e : events) {
+      if (e.type == "client_tools_updated") return e.data["tools"];
+    }
+    return json();
+  };
+  CHECK(updated(core.events_after(session.id, 0).events) ==
+        json::array({"highlight_row", "pick_date"}));
+  CHECK(updated(wire_of({variation::tool_lists_reversed})->events(core, session.id, 0).events) ==
+        json::array({"pick_date", "highlight_row"}));
+}
+
 TEST_CASE("each model variation changes the model's requests within MODEL-1..3", "[variations]") {
   auto recorder = std::make_unique<recording_backend>();
   auto* seen = recorder.get();
@@ -248,9 +278,9 @@ TEST_CASE("each model variation changes the model's requests within MODEL-1..3",
   }
   SECTION("model_history: a turn's requests carry the session's earlier turns") {
     auto backend = variations::wrap_backend({variation::model_history}, std::move(recorder));
-    backend->start(turn_step(1, {user("first")}), [](reference::model_reply) {});
+    backend->start(turn_step(1, json::array({user("first")})), [](reference::model_reply) {});
     seen->pending[0](text_reply("one"));
-    backend->start(turn_step(2, {user("second")}), [](reference::model_reply) {});
+    backend->start(turn_step(2, json::array({user("second")})), [](reference::model_reply) {});
     const json expected =
         json::array({user("first"), {{"role", "assistant"}, {"content", "one"}}, user("second")});
     CHECK(seen->requests[1].body["messages"] == expected);
@@ -368,6 +398,26 @@ TEST_CASE("the catalog passes over HTTP against each variation", "[.variations][
     DYNAMIC_SECTION(info.name) {
       check_all_pass(run_catalog({info.id}), info.name);
     }
+  }
+}
+
+TEST_CASE("the catalog passes on a real clock against each variation and all at once",
+          "[.variations][catalog][http][real-clock]") {
+  auto loaded = conformance::load_catalog(conformance::default_catalog_dir());
+  if (!loaded) FAIL(loaded.error().message);
+  namespace real = toolwire::conformance_test;
+  variations::variation_set all;
+  for (const auto& info : variations::all_variations()) {
+    all.insert(info.id);
+    DYNAMIC_SECTION(info.name) {
+      const auto results = real::run_with_reruns(*loaded, real::bundled_real_clock({info.id}),
+                                                 info.name);
+      real::check_real_clock_results(results, info.name);
+    }
+  }
+  SECTION("all variations") {
+    const auto results = real::run_with_reruns(*loaded, real::bundled_real_clock(all), "all");
+    real::check_real_clock_results(results, "all variations");
   }
 }
 

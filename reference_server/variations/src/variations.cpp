@@ -13,7 +13,7 @@ namespace {
 
 using enum variation;
 
-constexpr std::array<variation_info, 16> table = {{
+constexpr std::array<variation_info, 17> table = {{
     {extra_fields, "extra_fields", "C-6",
      "Every object of every response body and event, array items included, carries a field "
      "SPEC does not list; task output tool calls carry an `id`."},
@@ -52,6 +52,9 @@ constexpr std::array<variation_info, 16> table = {{
      "parallel_tool_calls, stream, user, and `strict` in each tool."},
     {model_text_parts, "model_text_parts", "MODEL-3",
      "The user's text reaches the model as a content array of one text part."},
+    {tool_lists_reversed, "tool_lists_reversed", "SES-4,TOOLS-1",
+     "client_tools_updated lists the tool names in reverse order (SPEC does not order "
+     "them)."},
 }};
 
 bool on_the_wire(variation v) {

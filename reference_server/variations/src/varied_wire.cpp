@@ -231,6 +231,11 @@ event_window varied_wire::events(const core& log, const std::string& session_id,
     if (has(variation::other_texts) && event.type == "turn_failed") {
       event.data["reason"] = "the model step did not succeed";  // SES-4 names no reason
     }
+    if (has(variation::tool_lists_reversed) && event.type == "client_tools_updated" &&
+        event.data.contains("tools") && event.data["tools"].is_array()) {
+      auto& tools = event.data["tools"];
+      std::reverse(tools.begin(), tools.end());
+    }
     if (has(variation::uuid_ids)) ids_.to_variant(event.data);
     if (has(variation::extra_fields)) add_extra_fields(event.data);
   }

@@ -31,7 +31,9 @@ struct expectation_report {
 //! fails it (C-6: fields beyond those expected are ignored, at every depth): objects match
 //! key by key, arrays item by item at the same index with equal lengths, both
 //! recursively; other values must be equal. `{"$exactly": VALUE}`, anywhere in `expected`,
-//! matches only a value equal to VALUE, for a SPEC rule that demands exactness.
+//! matches only a value equal to VALUE, for a SPEC rule that demands exactness;
+//! `{"$any_order": [ITEMS]}` matches an array of as many items, paired one to one with
+//! ITEMS in any order, for a list whose order SPEC leaves open.
 bool value_matches(const json& expected, const json& actual);
 
 //! Checks every expectation of `plan` against `run` (which must have been recorded).

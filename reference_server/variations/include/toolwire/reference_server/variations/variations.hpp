@@ -31,6 +31,7 @@ enum class variation {
   model_system_prompt,   // MODEL-1
   model_request_extras,  // MODEL-1
   model_text_parts,      // MODEL-3
+  tool_lists_reversed,   // SES-4, TOOLS-1
 };
 
 struct variation_info {
