@@ -62,6 +62,10 @@ TEST_CASE("explore finds each fault, shrinks it, and the scenario it writes repr
   INFO("found after " << result.programs_run << " programs, " << failure.shrink_runs
                       << " shrink runs");
   CHECK(result.programs_run <= 4'000);
+  // A seed names the same programs under every compiler: CI runs this test in a g++ and a
+  // clang build, and an argument evaluated in the compiler's order would part them. (A
+  // change to the generators moves this figure on purpose: update it then.)
+  if (fault == "results_matched_by_position") CHECK(result.programs_run == 2'702);
 
   // Written out and read back, it still fails against the fault and passes without it.
   const std::string yaml = scenarios::to_yaml(failure.program);
