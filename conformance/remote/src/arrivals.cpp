@@ -9,7 +9,16 @@ void arrivals::push(arrival item) {
   {
     std::lock_guard lock(mutex_);
     if (std::holds_alternative<model_arrival>(item)) ++models_seen_;
-    if (std::holds_alternative<stream_arrival>(item)) ++events_seen_;
+    if (auto* event = std::get_if<stream_arrival>(&item)) {
+      ++events_seen_;
+      if (auto* e = std::get_if<reference::session_event>(&event->item)) {
+        auto& latest = latest_seq_[event->stream_id];
+        latest = std::max(latest, e->seq);
+      }
+    }
+    if (auto* trouble = std::get_if<transport_arrival>(&item); trouble && trouble->ended) {
+      followed_.erase(trouble->stream_id);
+    }
     queue_.push_back(std::move(item));
     last_change_ = clock_type::now();
     arrived_at_.push_back(last_change_);
@@ -43,6 +52,44 @@ void arrivals::await_either(std::uint64_t models, std::uint64_t events) {
   either_events_ = events;
 }
 
+void arrivals::follow_stream(std::uint64_t stream_id, const std::string& session) {
+  std::lock_guard lock(mutex_);
+  followed_[stream_id] = {session, latest_of(session)};
+}
+
+void arrivals::forget_stream(std::uint64_t stream_id) {
+  {
+    std::lock_guard lock(mutex_);
+    followed_.erase(stream_id);
+  }
+  changed_.notify_all();
+}
+
+std::uint64_t arrivals::latest_of(const std::string& session) const {
+  std::uint64_t latest = 0;
+  for (const auto& [id, stream] : followed_) {
+    if (stream.session != session) continue;
+    if (auto seen = latest_seq_.find(id); seen != latest_seq_.end())
+      latest = std::max(latest, seen->second);
+  }
+  return latest;
+}
+
+bool arrivals::a_stream_lags() const {
+  for (const auto& [id, stream] : followed_) {
+    const auto seen = latest_seq_.find(id);
+    const std::uint64_t delivered =
+        std::max(stream.from_seq, seen == latest_seq_.end() ? 0 : seen->second);
+    if (latest_of(stream.session) > delivered) return true;
+  }
+  return false;
+}
+
+void arrivals::stop_awaiting_streams() {
+  for (auto& [id, stream] : followed_)
+    stream.from_seq = latest_of(stream.session);
+}
+
 void arrivals::wait_quiet(std::chrono::milliseconds settle, std::chrono::milliseconds bound) {
   std::unique_lock lock(mutex_);
   wait_quiet(lock, settle, bound);
@@ -68,10 +115,12 @@ void arrivals::wait_quiet(std::unique_lock<std::mutex>& lock, std::chrono::milli
       // What was awaited did not come in time: stop awaiting it, the checks will tell.
       models_awaited_ = models_seen_;
       either_models_ = either_events_ = 0;
+      stop_awaiting_streams();
       break;
     }
     const bool owed = models_seen_ < models_awaited_ ||
-                      (models_seen_ < either_models_ && events_seen_ < either_events_);
+                      (models_seen_ < either_models_ && events_seen_ < either_events_) ||
+                      a_stream_lags();
     const auto quiet_at = last_change_ + settle;
     if (!owed && now >= quiet_at) break;
     changed_.wait_until(lock, owed ? give_up : std::min(quiet_at, give_up));

@@ -6,6 +6,8 @@
 #include <condition_variable>
 #include <cstdint>
 #include <deque>
+#include <map>
+#include <string>
 #include <functional>
 #include <mutex>
 #include <optional>
@@ -65,6 +67,14 @@ class arrivals {
   //! next model step comes at once).
   void await_either(std::uint64_t models, std::uint64_t events);
 
+  //! Stream `stream_id` follows the events of `session` from now on. Every stream of a
+  //! session gets every event after it opened (SES-3), but each on its own socket: quiet is
+  //! not reached while one of them lags behind the session's latest event seen on another,
+  //! since the participant reading it may act on that event next.
+  void follow_stream(std::uint64_t stream_id, const std::string& session);
+  //! The stream was closed or ended: nothing more is owed on it.
+  void forget_stream(std::uint64_t stream_id);
+
   //! Waits until nothing arrived and nothing was sent for `settle` and nothing awaited is
   //! missing, or `bound` passed, then takes everything queued, in arrival order.
   std::vector<arrival> take_when_quiet(std::chrono::milliseconds settle,
@@ -91,6 +101,19 @@ class arrivals {
  private:
   void wait_quiet(std::unique_lock<std::mutex>& lock, std::chrono::milliseconds settle,
                   std::chrono::milliseconds bound);
+  //! The latest seq seen on any followed stream of `session`.
+  std::uint64_t latest_of(const std::string& session) const;
+  //! Whether a followed stream owes events another stream of its session already got.
+  bool a_stream_lags() const;
+  //! Stops awaiting what lagging streams owe (the wait's bound passed).
+  void stop_awaiting_streams();
+
+  struct followed {
+    std::string session;
+    std::uint64_t from_seq = 0;  // the session's latest seq when the stream was followed
+  };
+  std::map<std::uint64_t, followed> followed_;
+  std::map<std::uint64_t, std::uint64_t> latest_seq_;  // per stream, of what it delivered
 
   std::mutex mutex_;
   std::condition_variable changed_;

@@ -204,6 +204,7 @@ protocol::api_response remote_host::state::open(const protocol::api_request& req
   auto response = answered.get();
   if (response.status == 200 && response.stream) {
     streams[id] = {std::move(subscriber), monitor, session_id, std::move(stream)};
+    inbox->follow_stream(id, session_id);
   }
   return response;
 }
@@ -213,7 +214,10 @@ void remote_host::state::close_streams(const caf::actor& subscriber,
   std::erase_if(streams, [&](const auto& entry) {
     const auto& s = entry.second;
     const bool match = !s.monitor && s.subscriber == subscriber && s.session_id == session_id;
-    if (match) s.stream->close();
+    if (match) {
+      s.stream->close();
+      inbox->forget_stream(entry.first);
+    }
     return match;
   });
 }
@@ -299,7 +303,7 @@ void remote_host::state::deliver(detail::model_arrival& item) {
     return;
   }
   pending_steps[step_id] = std::move(item.respond);
-  if (!owner.task) turn_steps[step_id] = owner.id;
+  if (!owner.task) turn_steps.insert(step_id);
   if (owner.task) task_steps[step_id] = owner.id;
   using kind = reference::model_step_request::owner_kind;
   caf::anon_send(model, actors::model_step_atom::value,
@@ -325,13 +329,9 @@ void remote_host::state::model_replied(std::uint64_t step_id, const reference::m
     task_steps.erase(task);
   }
   // A turn goes on visibly: calls dispatched or failed, or the turn completes or fails.
-  // Why one event per stream: every stream of the session gets it, and the participant
-  // that acts on it next (a client answering its call, the director naming "call 1")
-  // reads its own stream, which may be the slowest.
-  if (auto turn = turn_steps.find(step_id); turn != turn_steps.end()) {
-    const auto streams = std::max<std::uint64_t>(1, streams_of(turn->second));
-    inbox->await_either(inbox->models_seen() + 1, inbox->events_seen() + streams);
-    turn_steps.erase(turn);
+  // (Once one stream has the event, the others are awaited too: arrivals::follow_stream.)
+  if (turn_steps.erase(step_id) > 0) {
+    inbox->await_either(inbox->models_seen() + 1, inbox->events_seen() + 1);
   }
   if (reply.answer) {
     respond(200, dump_safely(protocol::to_chat_completion(*reply.answer)));
@@ -339,12 +339,6 @@ void remote_host::state::model_replied(std::uint64_t step_id, const reference::m
     respond(500, detail::error_answer("model_failure", reply.failure));
   }
   inbox->note_activity();  // the target goes on from here: wait for what follows
-}
-
-std::uint64_t remote_host::state::streams_of(const std::string& session_id) const {
-  return static_cast<std::uint64_t>(
-      std::count_if(streams.begin(), streams.end(),
-                    [&](const auto& entry) { return entry.second.session_id == session_id; }));
 }
 
 void remote_host::state::await_answer_applied(const std::string& task_id) {

@@ -54,7 +54,7 @@ struct remote_host::state {
   std::map<std::uint64_t, open_stream> streams;
   std::uint64_t next_stream = 1;
   std::map<std::uint64_t, detail::model_responder> pending_steps;
-  std::map<std::uint64_t, std::string> turn_steps;  // pending steps of session turns -> session
+  std::set<std::uint64_t> turn_steps;               // pending steps of session turns (not tasks)
   std::map<std::uint64_t, std::string> task_steps;  // pending steps of tasks -> task id
   std::map<std::string, std::set<std::string>> task_tools;  // task id -> client tools declared
   std::set<std::string> answered_tasks;  // a model step answered since the suite last acted
@@ -72,8 +72,6 @@ struct remote_host::state {
   //! Before the suite acts on a task whose model step was answered: polls until the task
   //! has left `processing` (bounded by request_timeout_ms).
   void await_answer_applied(const std::string& task_id);
-  //! How many open event streams follow `session_id`: each gets every event of it (SES-3).
-  std::uint64_t streams_of(const std::string& session_id) const;
   //! Whether a model step of `task_id` waits for the stand-in's answer.
   bool task_waits_for_model(const std::string& task_id) const;
 
