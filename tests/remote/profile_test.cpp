@@ -104,6 +104,10 @@ TEST_CASE("Profile errors name the file and the field", "[remote][profile]") {
         error_of(example_with("model_stand_in", "localhost")) ==
         R"(acme.json: field 'model_stand_in': must be host:port with a port from 1 to 65535, got "localhost")");
   }
+  SECTION("a number too large for a double is an error at its line (fuzz finding)") {
+    CHECK(error_of("{\n  \"name\": \"x\",\n  \"settle_ms\": 2000e555552\n}") ==
+          "acme.json:3: invalid JSON: the number 2000e555552 is out of range");
+  }
   SECTION("an unknown field, with a suggestion") {
     CHECK(error_of(example_with("clok", "virtual")) ==
           "acme.json: unknown field 'clok' (did you mean 'clock'?)");

@@ -263,6 +263,27 @@ check read_all(const profile_reader& r, target_profile& p) {
 }
 
 //! "source:LINE: invalid JSON: <what nlohmann says after its position prefix>".
+//! A number too large for a double (say 2000e555552) is no syntax error to nlohmann, but an
+//! out_of_range that quotes the number: found again in the text, it gives the line.
+protocol::api_error number_out_of_range(std::string_view text, std::string_view source,
+                                        const json::out_of_range& e) {
+  const std::string what = e.what();
+  const auto open = what.find('\'');
+  const auto close = what.rfind('\'');
+  std::string where(source);
+  if (open != std::string::npos && close > open) {
+    const std::string number = what.substr(open + 1, close - open - 1);
+    if (const auto at = text.find(number); !number.empty() && at != std::string_view::npos) {
+      where += ":" + std::to_string(1 + std::count(text.begin(),
+                                                   text.begin() + static_cast<std::ptrdiff_t>(at),
+                                                   '\n'));
+      return protocol::invalid_request(where + ": invalid JSON: the number " + number +
+                                       " is out of range");
+    }
+  }
+  return protocol::invalid_request(where + ": invalid JSON: a number is out of range");
+}
+
 protocol::api_error syntax_error(std::string_view text, std::string_view source,
                                  const json::parse_error& e) {
   const std::size_t end = std::min<std::size_t>(e.byte > 0 ? e.byte - 1 : 0, text.size());
@@ -311,6 +332,10 @@ protocol::outcome<target_profile> parse_profile(std::string_view text, std::stri
     doc = json::parse(text);
   } catch (const json::parse_error& e) {
     return syntax_error(text, source, e);
+  } catch (const json::out_of_range& e) {
+    return number_out_of_range(text, source, e);
+  } catch (const json::exception& e) {
+    return protocol::invalid_request(std::string(source) + ": invalid JSON: " + e.what());
   }
   if (!doc.is_object()) {
     return protocol::invalid_request(std::string(source) +
