@@ -99,8 +99,8 @@ TEST_CASE("$any_order pairs the items of a list whose order SPEC leaves open",
   }
   SECTION("a missing, extra, repeated or other item fails") {
     CHECK_FALSE(value_matches(expected, json::parse(R"({"tools": ["pick_date"]})")));
-    CHECK_FALSE(value_matches(
-        expected, json::parse(R"({"tools": ["pick_date", "highlight_row", "sum"]})")));
+    CHECK_FALSE(value_matches(expected,
+                              json::parse(R"({"tools": ["pick_date", "highlight_row", "sum"]})")));
     CHECK_FALSE(value_matches(expected, json::parse(R"({"tools": ["pick_date", "pick_date"]})")));
     CHECK_FALSE(value_matches(expected, json::parse(R"({"tools": ["pick_date", "sum"]})")));
     CHECK_FALSE(value_matches(expected, json::parse(R"({"tools": "pick_date"})")));

@@ -11,9 +11,9 @@
 
 #include <boost/asio.hpp>
 
+#include "conformance/real_clock_runs.hpp"
 #include "toolwire/conformance/catalog.hpp"
 #include "toolwire/conformance/runner.hpp"
-#include "conformance/real_clock_runs.hpp"
 
 namespace conformance = toolwire::conformance;
 namespace reference = toolwire::reference;

@@ -8,9 +8,9 @@
 #include <algorithm>
 #include <regex>
 
+#include "conformance/real_clock_runs.hpp"
 #include "toolwire/conformance/catalog.hpp"
 #include "toolwire/conformance/runner.hpp"
-#include "conformance/real_clock_runs.hpp"
 #include "toolwire/protocol/spec_rules.hpp"
 #include "toolwire/reference_server/core.hpp"
 #include "toolwire/reference_server/model_script.hpp"
@@ -410,8 +410,8 @@ TEST_CASE("the catalog passes on a real clock against each variation and all at 
   for (const auto& info : variations::all_variations()) {
     all.insert(info.id);
     DYNAMIC_SECTION(info.name) {
-      const auto results = real::run_with_reruns(*loaded, real::bundled_real_clock({info.id}),
-                                                 info.name);
+      const auto results =
+          real::run_with_reruns(*loaded, real::bundled_real_clock({info.id}), info.name);
       real::check_real_clock_results(results, info.name);
     }
   }

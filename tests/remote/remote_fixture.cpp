@@ -32,8 +32,8 @@ class lagging_backend final : public web::model_backend {
   void start(const reference::model_step_request& request,
              std::function<void(reference::model_reply)> done) override {
     auto timer = std::make_shared<net::steady_timer>(ioc_, lag_);
-    timer->async_wait([this, timer, request, done = std::move(done)](
-                          const boost::system::error_code& error) mutable {
+    timer->async_wait([this, timer, request,
+                       done = std::move(done)](const boost::system::error_code& error) mutable {
       if (!error && !closed_) inner_->start(request, std::move(done));
     });
   }

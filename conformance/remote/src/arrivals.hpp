@@ -6,11 +6,11 @@
 #include <condition_variable>
 #include <cstdint>
 #include <deque>
-#include <map>
-#include <string>
 #include <functional>
+#include <map>
 #include <mutex>
 #include <optional>
+#include <string>
 #include <variant>
 #include <vector>
 

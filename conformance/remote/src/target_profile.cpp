@@ -274,9 +274,9 @@ protocol::api_error number_out_of_range(std::string_view text, std::string_view 
   if (open != std::string::npos && close > open) {
     const std::string number = what.substr(open + 1, close - open - 1);
     if (const auto at = text.find(number); !number.empty() && at != std::string_view::npos) {
-      where += ":" + std::to_string(1 + std::count(text.begin(),
-                                                   text.begin() + static_cast<std::ptrdiff_t>(at),
-                                                   '\n'));
+      where += ":" +
+               std::to_string(1 + std::count(text.begin(),
+                                             text.begin() + static_cast<std::ptrdiff_t>(at), '\n'));
       return protocol::invalid_request(where + ": invalid JSON: the number " + number +
                                        " is out of range");
     }
