@@ -25,11 +25,14 @@
 
 #include <unistd.h>
 
+#include "bench_args.hpp"
 #include "toolwire/protocol/api.hpp"
 #include "toolwire/protocol/types.hpp"
 #include "toolwire/reference_server/core.hpp"
 #include "toolwire/reference_server/router.hpp"
 #include "toolwire/reference_server/virtual_clock.hpp"
+
+namespace bench = toolwire::bench;
 
 namespace {
 
@@ -61,28 +64,16 @@ void usage(std::ostream& out) {
          "  --quick       1000 clients, 10 sessions, 10 virtual minutes (a self-check)\n";
 }
 
+//! A positive flag value; the soak's counts stay below ten million.
 long positive(const std::string& flag, const std::string& text) {
-  char* end = nullptr;
-  const long value = std::strtol(text.c_str(), &end, 10);
-  if (end == text.c_str() || *end != '\0' || value <= 0 || value > 10'000'000) {
-    std::cerr << "bench_churn_soak: " << flag << " needs a positive integer, got '" << text
-              << "'\n";
-    std::exit(2);
-  }
-  return value;
+  return static_cast<long>(bench::positive_arg("bench_churn_soak", flag, text, 10'000'000));
 }
 
 options parse_options(int argc, char** argv) {
   options o;
   for (int i = 1; i < argc; ++i) {
     const std::string arg = argv[i];
-    auto value = [&]() -> std::string {
-      if (i + 1 >= argc) {
-        std::cerr << "bench_churn_soak: " << arg << " needs a value\n";
-        std::exit(2);
-      }
-      return argv[++i];
-    };
+    auto value = [&] { return bench::flag_value(argc, argv, i, "bench_churn_soak"); };
     if (arg == "--clients") {
       o.clients = static_cast<int>(positive(arg, value()));
     } else if (arg == "--sessions") {

@@ -26,7 +26,10 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "bench_args.hpp"
+
 namespace asio = boost::asio;
+namespace bench = toolwire::bench;
 namespace beast = boost::beast;
 namespace http = beast::http;
 using tcp = asio::ip::tcp;
@@ -45,19 +48,14 @@ options parse_options(int argc, char** argv) {
   options o;
   for (int i = 1; i < argc; ++i) {
     const std::string arg = argv[i];
-    auto value = [&]() -> std::string {
-      if (i + 1 >= argc) {
-        std::cerr << "dispatch_latency: " << arg << " needs a value\n";
-        std::exit(2);
-      }
-      return argv[++i];
-    };
+    auto value = [&] { return bench::flag_value(argc, argv, i, "dispatch_latency"); };
     if (arg == "--toolwire") {
       o.toolwire = value();
     } else if (arg == "--clients") {
-      o.clients = std::stoi(value());
+      o.clients =
+          static_cast<int>(bench::positive_arg("dispatch_latency", arg, value(), 1'000'000));
     } else if (arg == "--turns") {
-      o.turns = std::stoi(value());
+      o.turns = static_cast<int>(bench::positive_arg("dispatch_latency", arg, value(), 1'000'000));
     } else if (arg == "--quick") {  // a self-check for CI: seconds, not a figure
       o.clients = 50;
       o.turns = 20;

@@ -24,10 +24,13 @@
 
 #include <time.h>
 
+#include "bench_args.hpp"
 #include "toolwire/actors/invariants.hpp"
 #include "toolwire/actors/scenario.hpp"
 #include "toolwire/actors/scenario_builders.hpp"
 #include "toolwire/actors/simulator.hpp"
+
+namespace bench = toolwire::bench;
 
 namespace {
 
@@ -54,17 +57,6 @@ void usage(std::ostream& out) {
          "  --quick        500 seeds and 2 hour runs (a smoke run, noisier figures)\n";
 }
 
-std::uint64_t positive(const std::string& flag, const std::string& text) {
-  try {
-    std::size_t used = 0;
-    const auto value = std::stoull(text, &used);
-    if (used == text.size() && value > 0) return value;
-  } catch (const std::exception&) {
-  }
-  std::cerr << "bench_simulator: " << flag << " needs a positive integer, got '" << text << "'\n";
-  std::exit(2);
-}
-
 options parse_options(int argc, char** argv) {
   options o;
   bool seeds_set = false;
@@ -72,18 +64,12 @@ options parse_options(int argc, char** argv) {
   bool quick = false;
   for (int i = 1; i < argc; ++i) {
     const std::string arg = argv[i];
-    auto value = [&]() -> std::string {
-      if (i + 1 >= argc) {
-        std::cerr << "bench_simulator: " << arg << " needs a value\n";
-        std::exit(2);
-      }
-      return argv[++i];
-    };
+    auto value = [&] { return bench::flag_value(argc, argv, i, "bench_simulator"); };
     if (arg == "--seeds") {
-      o.seeds = positive(arg, value());
+      o.seeds = bench::positive_arg("bench_simulator", arg, value());
       seeds_set = true;
     } else if (arg == "--hour-runs") {
-      o.hour_runs = positive(arg, value());
+      o.hour_runs = bench::positive_arg("bench_simulator", arg, value());
       hour_runs_set = true;
     } else if (arg == "--quick") {
       quick = true;
