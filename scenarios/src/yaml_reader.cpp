@@ -3,12 +3,13 @@
 
 #include <algorithm>
 #include <charconv>
+#include <cmath>
 #include <cstdlib>
 #include <limits>
-#include <regex>
 #include <utility>
 
 #include "toolwire/actors/vocabulary.hpp"
+#include "toolwire/protocol/safe_json.hpp"
 
 namespace toolwire::scenarios::detail {
 
@@ -50,9 +51,67 @@ std::optional<std::int64_t> parse_integer(std::string_view text) {
   return number;
 }
 
-bool is_float(const std::string& text) {
-  static const std::regex pattern(R"([-+]?(\.[0-9]+|[0-9]+(\.[0-9]*)?)([eE][-+]?[0-9]+)?)");
-  return std::regex_match(text, pattern);
+//! Whether `text` is a YAML 1.2 core-schema float: [-+]?(.d+|d+(.d*)?)([eE][-+]?d+)?.
+//! Why no std::regex: libstdc++'s matcher recurses once per character, so a long scalar
+//! of digits overflows the stack (a scenario file is outside input).
+bool is_float(std::string_view text) {
+  std::size_t at = 0;
+  const auto digits = [&] {
+    const std::size_t start = at;
+    while (at < text.size() && text[at] >= '0' && text[at] <= '9') ++at;
+    return at - start;
+  };
+  if (at < text.size() && (text[at] == '-' || text[at] == '+')) ++at;
+  const std::size_t whole = digits();
+  std::size_t fraction = 0;
+  if (at < text.size() && text[at] == '.') {
+    ++at;
+    fraction = digits();
+  }
+  if (whole == 0 && fraction == 0) return false;
+  if (at < text.size() && (text[at] == 'e' || text[at] == 'E')) {
+    ++at;
+    if (at < text.size() && (text[at] == '-' || text[at] == '+')) ++at;
+    if (digits() == 0) return false;
+  }
+  return at == text.size();
+}
+
+//! How many YAML values one `as_json` may visit. Why: an alias repeats its anchor's whole
+//! value, so ten aliases of ten aliases ("billion laughs") expand far past anything a
+//! scenario holds; a budget turns that into an error instead of hours and gigabytes.
+constexpr std::size_t max_json_values = 100'000;
+
+json as_json_bounded(const YAML::Node& node, std::size_t depth, std::size_t& budget,
+                     int outer_line) {
+  const int line = line_of(node, outer_line);
+  // Why a depth limit here too: an alias inside its own anchor (`&a [*a]`) makes a
+  // cycle, and nesting is otherwise only bounded by yaml-cpp's own limit of 2000.
+  if (depth > protocol::max_json_depth) {
+    fail(line, "nested deeper than " + std::to_string(protocol::max_json_depth) +
+                               " levels (or an alias that contains itself)");
+  }
+  if (budget == 0) {
+    fail(line, "more than " + std::to_string(max_json_values) +
+                               " values once aliases are expanded");
+  }
+  --budget;
+  if (node.IsMap()) {
+    json object = json::object();
+    for (auto it = node.begin(); it != node.end(); ++it)
+      object[it->first.Scalar()] = as_json_bounded(it->second, depth + 1, budget, line);
+    return object;
+  }
+  if (node.IsSequence()) {
+    json array = json::array();
+    for (const auto& item : node)
+      array.push_back(as_json_bounded(item, depth + 1, budget, line));
+    return array;
+  }
+  if (!node.IsScalar()) return nullptr;
+  // Why the tag: yaml-cpp tags a quoted or block scalar "!", a plain one "?"; only a plain
+  // scalar may be a number, a boolean or null, so `'12'` stays the string "12".
+  return node.Tag() == "!" ? json(node.Scalar()) : plain_scalar(node.Scalar());
 }
 
 }  // namespace
@@ -140,22 +199,8 @@ time_ms as_duration(const value& v) {
 }
 
 json as_json(const YAML::Node& node) {
-  if (node.IsMap()) {
-    json object = json::object();
-    for (auto it = node.begin(); it != node.end(); ++it)
-      object[it->first.Scalar()] = as_json(it->second);
-    return object;
-  }
-  if (node.IsSequence()) {
-    json array = json::array();
-    for (const auto& item : node)
-      array.push_back(as_json(item));
-    return array;
-  }
-  if (!node.IsScalar()) return nullptr;
-  // Why the tag: yaml-cpp tags a quoted or block scalar "!", a plain one "?"; only a plain
-  // scalar may be a number, a boolean or null, so `'12'` stays the string "12".
-  return node.Tag() == "!" ? json(node.Scalar()) : plain_scalar(node.Scalar());
+  std::size_t budget = max_json_values;
+  return as_json_bounded(node, 0, budget, 1);
 }
 
 json as_object(const value& v) {
@@ -177,7 +222,12 @@ json plain_scalar(const std::string& text) {
   if (text == "true" || text == "True" || text == "TRUE") return true;
   if (text == "false" || text == "False" || text == "FALSE") return false;
   if (const auto integer = parse_integer(text)) return *integer;
-  if (is_float(text)) return std::strtod(text.c_str(), nullptr);
+  if (is_float(text)) {
+    // Why finite only: 1e400 would read as infinity, which JSON cannot hold (it would be
+    // written back as null); such a scalar stays the text it is.
+    const double number = std::strtod(text.c_str(), nullptr);
+    if (std::isfinite(number)) return number;
+  }
   return text;
 }
 

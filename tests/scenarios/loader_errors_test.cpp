@@ -179,3 +179,35 @@ TEST_CASE("invalid UTF-8 is refused at its line, shown escaped", "[scenarios][er
       preamble + "steps:\n  - at: 1s\n    post_message: {content: \"a\xC3\x28\"}\n";
   CHECK(error_of(text) == "web-tab.yaml:9: not valid UTF-8 (byte \\xC3)");
 }
+
+// Regression: the sanitize stage's scenario_loader finding (CI, 2026-12-01): an alias inside
+// its own anchor makes a cycle, and reading it as JSON recursed until the stack ran out.
+TEST_CASE("an alias that contains itself is refused at its line", "[scenarios][errors]") {
+  CHECK(error_of(preamble + "model: &loop {rules: [*loop]}\n") ==
+        "web-tab.yaml:7: nested deeper than 128 levels (or an alias that contains itself)");
+}
+
+TEST_CASE("aliases that expand past any scenario's size are refused", "[scenarios][errors]") {
+  std::string text = preamble + "model:\n  l0: &l0 [x, x, x, x, x, x, x, x, x, x]\n";
+  for (int level = 1; level <= 6; ++level) {
+    const std::string below = "*l" + std::to_string(level - 1);
+    text += "  l" + std::to_string(level) + ": &l" + std::to_string(level) + " [";
+    for (int i = 0; i < 10; ++i)
+      text += (i ? ", " : "") + below;
+    text += "]\n";
+  }
+  const auto message = error_of(text);
+  CHECK(message.rfind("web-tab.yaml:", 0) == 0);
+  CHECK(message.find("more than 100000 values once aliases are expanded") != std::string::npos);
+}
+
+// Why 200,000 digits: a scalar that looks like a number was matched with std::regex, whose
+// libstdc++ matcher recurses once per character and overflowed the stack.
+TEST_CASE("a very long number-like scalar loads as text or number, never crashes",
+          "[scenarios][errors]") {
+  const auto digits = std::string(200'000, '7');
+  for (const auto& scalar : {digits, "." + digits, digits + "e5", digits + "x"}) {
+    const auto loaded = load_text(preamble + "model: {x: " + scalar + "}\n", "web-tab.yaml");
+    CHECK((loaded.ok() || loaded.error().message.rfind("web-tab.yaml:", 0) == 0));
+  }
+}
