@@ -3,6 +3,7 @@
 #include "requests.hpp"
 #include "script_actions.hpp"
 #include "toolwire/actors/participants.hpp"
+#include "toolwire/protocol/safe_json.hpp"
 #include "toolwire/protocol/codec.hpp"
 
 namespace toolwire::actors {
@@ -51,8 +52,8 @@ void after(self_pointer self, time_ms delay, const std::string& what) {
 //! Registered: from now on the client behaves as its knobs say.
 void on_registered(self_pointer self, const protocol::api_response& response) {
   auto& st = self->state;
-  st.client_id = response.body.value("client_id", "");
-  st.assigned_name = response.body.value("name", "");
+  st.client_id = protocol::string_at(response.body, "client_id");
+  st.assigned_name = protocol::string_at(response.body, "name");
   st.context->script.client_ids[st.spec.actor] = st.client_id;
   st.registered = true;
   st.gone = false;
@@ -126,8 +127,8 @@ void answer_call(self_pointer self, const std::string& call_id) {
 
 void on_dispatched(self_pointer self, const json& data) {
   auto& st = self->state;
-  if (data.value("client_id", "") != st.client_id) return;  // addressed to someone else
-  const std::string call_id = data.value("call_id", "");
+  if (protocol::string_at(data, "client_id") != st.client_id) return;  // addressed to someone else
+  const std::string call_id = protocol::string_at(data, "call_id");
   if (st.spec.acks) after(self, st.spec.ack_delay, "ack:" + call_id);
   if (st.spec.answers) after(self, st.spec.result_delay, "result:" + call_id);
 }
@@ -262,7 +263,7 @@ caf::behavior client(self_pointer self, client_spec spec, target_actor target,
         if (st.gone) return;
         if (event.type == "client_tool_dispatched") on_dispatched(self, event.data);
         if (event.type == "client_unregistered" &&
-            event.data.value("client_id", "") == st.client_id) {
+            protocol::string_at(event.data, "client_id") == st.client_id) {
           st.gone = true;
         }
       },

@@ -6,6 +6,7 @@
 #include "requests.hpp"
 #include "script_actions.hpp"
 #include "toolwire/actors/participants.hpp"
+#include "toolwire/protocol/safe_json.hpp"
 
 namespace toolwire::actors {
 
@@ -161,8 +162,8 @@ void create_other_session(self_pointer self) {
   request(self, with_key("POST", "/v1/sessions", json::object(), self->state.access.api_key),
           [self](const protocol::api_response& response) {
             auto& script = self->state.context->script;
-            script.other_session_id = response.body.value("id", "");
-            script.other_token = response.body.value("token", "");
+            script.other_session_id = protocol::string_at(response.body, "id");
+            script.other_token = protocol::string_at(response.body, "token");
             if (self->state.context->trace != nullptr) {
               self->state.context->trace->add_secret(script.other_token);
             }
@@ -173,8 +174,8 @@ void create_other_session(self_pointer self) {
 void on_session(self_pointer self, const protocol::api_response& response) {
   auto& st = self->state;
   if (response.status != 201) return;
-  st.access.session_id = response.body.value("id", "");
-  st.access.token = response.body.value("token", "");
+  st.access.session_id = protocol::string_at(response.body, "id");
+  st.access.token = protocol::string_at(response.body, "token");
   st.context->script.session_id = st.access.session_id;
   st.context->script.token = st.access.token;
   if (st.context->trace != nullptr) st.context->trace->add_secret(st.access.token);

@@ -5,6 +5,8 @@
 #include <limits>
 #include <map>
 
+#include "toolwire/protocol/safe_json.hpp"
+
 namespace toolwire::actors {
 
 namespace {
@@ -210,7 +212,7 @@ verdict check_settled(const json& args, const trace_view& view, const std::strin
   for (const auto* r : view.events(session, by)) {
     const auto type = r->data.value("type", "");
     if ((type == "client_tool_completed" || type == "client_tool_failed") &&
-        r->data["data"].value("call_id", "") == call_id) {
+        protocol::string_at(r->data["data"], "call_id") == call_id) {
       settlements.push_back({{"type", type}, {"data", r->data["data"]}});
     }
   }
@@ -223,7 +225,8 @@ verdict check_settled(const json& args, const trace_view& view, const std::strin
       settled.value("type", "") == "client_tool_completed" ? "completed" : "failed";
   const std::string observed = call_id + " " + outcome + " " + brief(settled["data"]);
   if (args.value("outcome", "") != outcome) return {false, observed};
-  if (args.contains("reason") && settled["data"].value("reason", "") != args.value("reason", "")) {
+  if (args.contains("reason") &&
+      protocol::string_at(settled["data"], "reason") != args.value("reason", "")) {
     return {false, observed};
   }
   return {true, observed};
@@ -273,7 +276,7 @@ verdict check_received(const json& args, const trace_view& view, time_ms by) {
     }
     if (r.kind != "model_step" || !r.data.contains("tool_results")) continue;
     for (const auto& result : r.data["tool_results"]) {
-      if (names[result.value("tool_call_id", "")] != tool) continue;
+      if (names[protocol::string_at(result, "tool_call_id")] != tool) continue;
       received.push_back(brief(result["content"], 160));
       if (result_matches(args, result["content"])) return {true, "received " + received.back()};
     }
@@ -297,8 +300,9 @@ verdict check_task(const json& args, const trace_view& view, time_ms by) {
   }
   if (latest == nullptr) return {false, "the task was never polled"};
   const json& body = latest->data["body"];
-  const std::string status = body.value("status", "");
-  const auto pending = body.value("pending_tool_calls", json::array()).size();
+  const std::string status = protocol::string_at(body, "status");
+  const json& listed = protocol::member_at(body, "pending_tool_calls");
+  const auto pending = listed.is_array() ? listed.size() : 0;
   const std::string observed =
       "status " + status + ", " + std::to_string(pending) + " pending call(s)";
   if (status != args.value("status", "")) return {false, observed};

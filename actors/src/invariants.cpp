@@ -5,6 +5,8 @@
 #include <map>
 #include <set>
 
+#include "toolwire/protocol/safe_json.hpp"
+
 namespace toolwire::actors {
 
 namespace {
@@ -58,9 +60,10 @@ class live_clients_check {
       if (r.kind == "response" && r.data.value("status", 0) == 201 &&
           r.data.value("method", "") == "POST" && r.data.contains("body") &&
           r.data["body"].contains("client_id") && r.data["body"].contains("tools")) {
-        json names = json::array();
-        for (const auto& tool : r.data["body"]["tools"])
-          names.push_back(tool.value("name", ""));
+        std::vector<std::string> names;
+        for (const auto& tool : protocol::member_at(r.data["body"], "tools")) {
+          names.push_back(protocol::string_at(tool, "name"));
+        }
         registered_tools_[str(r.data["body"], "client_id")] = names;
       }
     }
@@ -84,7 +87,7 @@ class live_clients_check {
       clients[str(data, "client_id")] = {name, registered_tools_[str(data, "client_id")], order_++};
     } else if (type == "client_tools_updated") {
       auto it = clients.find(str(data, "client_id"));
-      if (it != clients.end()) it->second.tools = data.value("tools", json::array());
+      if (it != clients.end()) it->second.tools = protocol::strings_in(protocol::member_at(data, "tools"));
     } else if (type == "client_unregistered") {
       clients.erase(str(data, "client_id"));
     }
@@ -95,11 +98,9 @@ class live_clients_check {
     std::vector<std::string> expected;
     for (const auto& [id, c] : sessions_[str(r.data, "owner_id")]) {
       for (const auto& tool : c.tools)
-        expected.push_back(c.name + "__" + tool.get<std::string>());
+        expected.push_back(c.name + "__" + tool);
     }
-    std::vector<std::string> offered;
-    for (const auto& name : r.data.value("offered", json::array()))
-      offered.push_back(name);
+    std::vector<std::string> offered = protocol::strings_in(protocol::member_at(r.data, "offered"));
     std::sort(expected.begin(), expected.end());
     std::sort(offered.begin(), offered.end());
     if (expected != offered) {
@@ -113,10 +114,10 @@ class live_clients_check {
  private:
   struct client {
     std::string name;
-    json tools;
+    std::vector<std::string> tools;
     std::size_t order = 0;
   };
-  std::map<std::string, json> registered_tools_;
+  std::map<std::string, std::vector<std::string>> registered_tools_;
   std::map<std::string, std::map<std::string, client>> sessions_;
   std::size_t order_ = 0;
 };

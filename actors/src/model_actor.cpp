@@ -25,6 +25,12 @@ caf::behavior model(caf::stateful_actor<model_state>* self, reference::model_scr
   return {
       [=](model_step_atom, const reference::model_step_request& step) {
         const auto reply = script.answer(step.body);
+        if (step.owner == reference::model_step_request::owner_kind::task && reply.answer) {
+          json calls = json::array();
+          for (const auto& call : reply.answer->tool_calls)
+            calls.push_back({{"name", call.name}, {"arguments", call.arguments}});
+          context->script.task_model_calls[step.owner_id] = std::move(calls);
+        }
         context->record(self, "model", "model_reply", [&] {
           return json{{"step_id", step.step_id}, {"reply", describe(reply)}};
         });

@@ -3,7 +3,11 @@
 
 #include "requests.hpp"
 
+#include <charconv>
+#include <optional>
+
 #include "toolwire/protocol/codec.hpp"
+#include "toolwire/protocol/safe_json.hpp"
 
 namespace toolwire::actors::detail {
 
@@ -24,18 +28,66 @@ protocol::outcome<std::string> task_uuid(const script_state& state, const std::s
   return it->second;
 }
 
+//! Arguments as a value, whichever form they take: the model's JSON text, or a pending
+//! call's object (or its text, where an implementation lists them so).
+json arguments_value(const json& arguments) {
+  if (!arguments.is_string()) return arguments;
+  json parsed = json::parse(arguments.get_ref<const std::string&>(), nullptr, false);
+  return parsed.is_discarded() ? arguments : parsed;
+}
+
+//! A task's pending calls in the order the model made them: each of the model's calls
+//! (state.task_model_calls) claims the first unclaimed pending call of the same name and
+//! arguments; pending calls that match none keep their relative order after those.
+//! Why: SPEC leaves the order of pending_tool_calls open, while a case's {call: N} means
+//! the model's N-th call (as TASK-6 orders output).
+json in_model_order(const script_state& state, const std::string& label, const json& pending) {
+  const auto uuid = state.tasks.find(label);
+  if (uuid == state.tasks.end() || !pending.is_array()) return pending;
+  const auto calls = state.task_model_calls.find(uuid->second);
+  if (calls == state.task_model_calls.end()) return pending;
+  std::vector<bool> claimed(pending.size(), false);
+  json ordered = json::array();
+  for (const auto& call : calls->second) {
+    const json arguments = arguments_value(call.value("arguments", json()));
+    for (std::size_t i = 0; i < pending.size(); ++i) {
+      if (claimed[i] || !pending[i].is_object()) continue;
+      if (pending[i].value("name", json()) != call.value("name", json())) continue;
+      if (arguments_value(pending[i].value("arguments", json())) != arguments) continue;
+      claimed[i] = true;
+      ordered.push_back(pending[i]);
+      break;
+    }
+  }
+  for (std::size_t i = 0; i < pending.size(); ++i) {
+    if (!claimed[i]) ordered.push_back(pending[i]);
+  }
+  return ordered;
+}
+
 protocol::outcome<std::string> pending_call_id(const script_state& state, const std::string& label,
                                                std::size_t n) {
   auto view = state.task_views.find(label);
   if (view == state.task_views.end()) {
     return protocol::invalid_request("task '" + label + "' has not been polled yet");
   }
-  const json pending = view->second.value("pending_tool_calls", json::array());
+  const json& listed = protocol::member_at(view->second, "pending_tool_calls");
+  const json pending = in_model_order(state, label, listed.is_array() ? listed : json::array());
   if (n == 0 || n > pending.size()) {
     return protocol::invalid_request("task '" + label + "' has " + std::to_string(pending.size()) +
                                      " pending calls in its latest poll, not " + std::to_string(n));
   }
-  return pending[n - 1].value("id", "");
+  return protocol::string_at(pending[n - 1], "id");
+}
+
+//! A reference's number (`{call:2}`, `{pending:t:1}`), or nothing for anything else: text
+//! that is not digits, or digits past any count. Why not std::stoul: it throws on both, and a
+//! scenario file's path is outside input.
+std::optional<std::size_t> ordinal_of(std::string_view text) {
+  std::size_t n = 0;
+  const auto [end, error] = std::from_chars(text.data(), text.data() + text.size(), n);
+  if (text.empty() || error != std::errc() || end != text.data() + text.size()) return {};
+  return n;
 }
 
 protocol::outcome<std::string> fill_one(const script_state& state, std::string_view name) {
@@ -47,14 +99,17 @@ protocol::outcome<std::string> fill_one(const script_state& state, std::string_v
   const std::string rest(colon == std::string_view::npos ? "" : name.substr(colon + 1));
   if (kind == "cid") return client_id_of(state, rest);
   if (kind == "call") {
-    const bool ordinal = !rest.empty() && rest.find_first_not_of("0123456789") == std::string::npos;
-    return resolve_call(state, ordinal ? json(std::stoi(rest)) : json(rest));
+    const auto n = ordinal_of(rest);
+    const bool digits = !rest.empty() && rest.find_first_not_of("0123456789") == std::string::npos;
+    if (digits && !n) return protocol::invalid_request("call " + rest + " has not been dispatched");
+    return resolve_call(state, n ? json(*n) : json(rest));
   }
   if (kind == "task") return task_uuid(state, rest);
   if (kind == "pending") {
     const auto second = rest.rfind(':');
-    if (second == std::string::npos) return protocol::invalid_request("write {pending:LABEL:N}");
-    return pending_call_id(state, rest.substr(0, second), std::stoul(rest.substr(second + 1)));
+    const auto n = second == std::string::npos ? std::nullopt : ordinal_of(rest.substr(second + 1));
+    if (!n) return protocol::invalid_request("write {pending:LABEL:N}, N a number from 1");
+    return pending_call_id(state, rest.substr(0, second), *n);
   }
   return protocol::invalid_request("unknown reference {" + std::string(name) + "}");
 }
@@ -117,14 +172,19 @@ protocol::outcome<json> tool_results_body(const scripted_step& step, const scrip
     if (view == state.task_views.end()) {
       return protocol::invalid_request("task '" + label + "' has not been polled yet");
     }
-    for (const auto& call : view->second.value("pending_tool_calls", json::array())) {
-      results.push_back({{"id", call.value("id", "")}, {"content", step.args["all"]}});
+    for (const auto& call : protocol::member_at(view->second, "pending_tool_calls")) {
+      results.push_back({{"id", protocol::string_at(call, "id")}, {"content", step.args["all"]}});
     }
   }
   for (const auto& item : step.args.value("results", json::array())) {
     json result = item;
     if (item.contains("call")) {
-      auto id = pending_call_id(state, label, item["call"].get<std::size_t>());
+      const json& n = item["call"];
+      if (!n.is_number_unsigned() && !(n.is_number_integer() && n.get<std::int64_t>() > 0)) {
+        return protocol::invalid_request("a result's 'call' must be a number from 1, not " +
+                                         protocol::safe_dump(n));
+      }
+      auto id = pending_call_id(state, label, n.get<std::size_t>());
       if (!id) return id.error();
       result.erase("call");
       result["id"] = *id;
@@ -180,11 +240,11 @@ protocol::outcome<std::string> resolve_call(const script_state& state, const jso
       return protocol::invalid_request("call " + std::to_string(n) + " has not been dispatched (" +
                                        std::to_string(state.dispatched.size()) + " so far)");
     }
-    return state.dispatched[static_cast<std::size_t>(n - 1)].value("call_id", "");
+    return protocol::string_at(state.dispatched[static_cast<std::size_t>(n - 1)], "call_id");
   }
   const std::string tool = ref.is_string() ? ref.get<std::string>() : ref.dump();
   for (auto it = state.dispatched.rbegin(); it != state.dispatched.rend(); ++it) {
-    if (it->value("tool", "") == tool) return it->value("call_id", "");
+    if (protocol::string_at(*it, "tool") == tool) return protocol::string_at(*it, "call_id");
   }
   return protocol::invalid_request("no call of tool '" + tool + "' has been dispatched");
 }
@@ -283,11 +343,11 @@ protocol::outcome<protocol::api_request> request_for(const scripted_step& step,
 void learn(script_state& state, const scripted_step& step, const std::string& actor,
            const protocol::api_response& response) {
   if (step.action == "register" && response.status == 201) {
-    state.client_ids[actor] = response.body.value("client_id", "");
+    state.client_ids[actor] = protocol::string_at(response.body, "client_id");
   }
   const std::string label = step.args.value("task", "");
   if (step.action == "create_task" && response.status == 201) {
-    state.tasks[label] = response.body.value("uuid", "");
+    state.tasks[label] = protocol::string_at(response.body, "uuid");
   }
   if (step.action == "poll" && response.status == 200) state.task_views[label] = response.body;
 }

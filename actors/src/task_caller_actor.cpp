@@ -3,6 +3,7 @@
 
 #include "requests.hpp"
 #include "toolwire/actors/participants.hpp"
+#include "toolwire/protocol/safe_json.hpp"
 
 namespace toolwire::actors {
 
@@ -37,7 +38,7 @@ void schedule_poll(self_pointer self) {
 json results_for(const task_caller_state& st, const json& pending) {
   json results = json::array();
   for (const auto& call : pending) {
-    json item = {{"id", call.value("id", "")}};
+    json item = {{"id", protocol::string_at(call, "id")}};
     if (st.spec.error_results) {
       item["error"] = "the caller's tool failed";
       item["reason"] = "client_error";
@@ -52,7 +53,7 @@ json results_for(const task_caller_state& st, const json& pending) {
 void answer(self_pointer self, const json& pending) {
   auto& st = self->state;
   for (const auto& call : pending)
-    st.answered.insert(call.value("id", ""));
+    st.answered.insert(protocol::string_at(call, "id"));
   request(self, "POST", "/api/tasks/" + st.uuid + "/tool-results",
           {{"tool_results", results_for(st, pending)}},
           [self](const protocol::api_response&) { schedule_poll(self); });
@@ -60,14 +61,15 @@ void answer(self_pointer self, const json& pending) {
 
 void on_status(self_pointer self, const protocol::api_response& response) {
   auto& st = self->state;
-  const std::string status = response.body.value("status", "");
+  const std::string status = protocol::string_at(response.body, "status");
   if (response.status != 200 || status == "completed" || status == "failed") {
     st.done = true;
     return;
   }
   if (status == "interrupted" && response.body.contains("pending_tool_calls")) {
     const json pending = response.body["pending_tool_calls"];
-    const bool fresh = !pending.empty() && st.answered.count(pending[0].value("id", "")) == 0;
+    const bool fresh = pending.is_array() && !pending.empty() &&
+                       st.answered.count(protocol::string_at(pending[0], "id")) == 0;
     if (fresh) {
       self->delayed_send(self, std::chrono::milliseconds(st.spec.answer_delay), act_atom::value,
                          std::string("answer:") + pending.dump());
@@ -95,7 +97,7 @@ void create(self_pointer self) {
               self->state.done = true;
               return;
             }
-            self->state.uuid = response.body.value("uuid", "");
+            self->state.uuid = protocol::string_at(response.body, "uuid");
             schedule_poll(self);
           });
 }

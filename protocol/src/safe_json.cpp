@@ -138,4 +138,25 @@ outcome<json> parse_untrusted_json(std::string_view text, std::string_view what)
   }
 }
 
+const json& member_at(const json& object, std::string_view key) {
+  static const json none;
+  if (!object.is_object()) return none;
+  const auto found = object.find(key);
+  return found == object.end() ? none : *found;
+}
+
+std::string string_at(const json& object, std::string_view key) {
+  const json& member = member_at(object, key);
+  return member.is_string() ? member.get<std::string>() : std::string();
+}
+
+std::vector<std::string> strings_in(const json& list) {
+  std::vector<std::string> strings;
+  if (!list.is_array()) return strings;
+  for (const auto& item : list) {
+    if (item.is_string()) strings.push_back(item.get<std::string>());
+  }
+  return strings;
+}
+
 }  // namespace toolwire::protocol

@@ -10,6 +10,7 @@
 #include "stand_in_routes.hpp"
 #include "toolwire/conformance/outside_data.hpp"
 #include "toolwire/protocol/codec.hpp"
+#include "toolwire/protocol/safe_json.hpp"
 
 namespace toolwire::conformance {
 
@@ -67,7 +68,7 @@ json tool_names_of(const json& body) {
   if (!body.contains("tools") || !body["tools"].is_array()) return names;
   for (const auto& tool : body["tools"]) {
     if (tool.is_object() && tool.contains("function") && tool["function"].is_object()) {
-      names.push_back(tool["function"].value("name", ""));
+      names.push_back(protocol::string_at(tool["function"], "name"));
     }
   }
   return names;
@@ -79,8 +80,9 @@ json new_tool_results(const json& body) {
   if (!body.contains("messages") || !body["messages"].is_array()) return results;
   for (const auto& message : body["messages"]) {
     if (!message.is_object()) continue;
-    if (message.value("role", "") == "assistant") results = json::array();
-    if (message.value("role", "") == "tool") {
+    const std::string role = protocol::string_at(message, "role");
+    if (role == "assistant") results = json::array();
+    if (role == "tool") {
       results.push_back({{"tool_call_id", message.value("tool_call_id", json())},
                          {"content", message.value("content", json())}});
     }

@@ -1,6 +1,8 @@
 // The stand-in's routing table and its evidence of requests that belonged to no run.
 #include "stand_in_routes.hpp"
 
+#include "toolwire/protocol/safe_json.hpp"
+
 namespace toolwire::conformance::detail {
 
 namespace {
@@ -35,7 +37,7 @@ std::string text_of(const json& content) {
   std::string text;
   if (!content.is_array()) return text;
   for (const auto& part : content) {
-    if (part.is_object() && part.value("type", "") == "text" &&
+    if (protocol::string_at(part, "type") == "text" &&
         part.value("text", json()).is_string())
       text += part["text"].get<std::string>();
   }
@@ -43,7 +45,7 @@ std::string text_of(const json& content) {
 }
 
 std::string role_of(const json& message) {
-  return message.is_object() ? message.value("role", "") : "";
+  return protocol::string_at(message, "role");
 }
 
 }  // namespace

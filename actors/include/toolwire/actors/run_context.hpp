@@ -30,6 +30,10 @@ struct script_state {
   std::vector<json> dispatched;                    // client_tool_dispatched data, in order
   std::map<std::string, std::string> tasks;        // label -> uuid
   std::map<std::string, json> task_views;          // label -> latest GET /api/tasks body
+  //! Task uuid -> [{name, arguments}] of the model's latest answer in that task, in the
+  //! model's order; the model actor writes it. Why: SPEC leaves the order of
+  //! pending_tool_calls open, so a task's {call: N} is matched to the model's N-th call.
+  std::map<std::string, json> task_model_calls;
   std::map<std::string, std::uint64_t> last_seen;  // actor -> last event seq it received
 };
 

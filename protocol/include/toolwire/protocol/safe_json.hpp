@@ -5,6 +5,7 @@
 #include <cstddef>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "toolwire/protocol/outcome.hpp"
 #include "toolwire/protocol/types.hpp"
@@ -38,5 +39,19 @@ std::size_t json_nesting_depth(std::string_view text, std::size_t stop_above = m
 //! with `what` and never quotes a raw byte: invalid UTF-8, nesting deeper than
 //! `max_json_depth`, a number beyond the range of a double (1e400), malformed JSON.
 outcome<json> parse_untrusted_json(std::string_view text, std::string_view what = "body");
+
+//! The string at `object[key]`, or "" when `object` is not an object, lacks `key`, or holds
+//! something else there. Why: nlohmann's `value(key, "")` throws on a number or on a body
+//! that is an array, and an outside answer may hold either; a reader of outside data gets
+//! an empty id instead, which no later step matches.
+std::string string_at(const json& object, std::string_view key);
+
+//! `object[key]` when `object` is an object that has `key`, else a null value; never throws
+//! and never inserts (unlike `operator[]`).
+const json& member_at(const json& object, std::string_view key);
+
+//! The strings among the items of `list` (nothing when it is not an array): a list of names
+//! read from outside data, where an item of another type names nothing.
+std::vector<std::string> strings_in(const json& list);
 
 }  // namespace toolwire::protocol
