@@ -270,6 +270,20 @@ TEST_CASE("tool_lists_reversed: client_tools_updated names the tools in reverse 
         json::array({"pick_date", "highlight_row"}));
 }
 
+TEST_CASE("pending_calls_reversed: an interrupted task lists its pending calls reversed",
+          "[variations]") {
+  const toolwire::protocol::api_request poll{"GET", "/api/tasks/u", {}, {}, {}, ""};
+  auto response = answer(200, json::parse(R"({"uuid": "u", "status": "interrupted",
+      "pending_tool_calls": [{"id": "tc_1", "name": "locate", "arguments": {}},
+                             {"id": "tc_2", "name": "pick_city", "arguments": {}}]})"));
+  wire_of({variation::pending_calls_reversed})->outbound(poll, response);
+  CHECK(response.body["pending_tool_calls"][0]["id"] == "tc_2");
+  CHECK(response.body["pending_tool_calls"][1]["id"] == "tc_1");
+  auto other = answer(200, {{"uuid", "u"}, {"status", "completed"}});
+  wire_of({variation::pending_calls_reversed})->outbound(poll, other);
+  CHECK(other.body == json{{"uuid", "u"}, {"status", "completed"}});
+}
+
 TEST_CASE("each model variation changes the model's requests within MODEL-1..3", "[variations]") {
   auto recorder = std::make_unique<recording_backend>();
   auto* seen = recorder.get();

@@ -32,6 +32,48 @@ std::string plausible(const std::string& method, const std::string& path) {
   return answer(200, "OK", "{}");
 }
 
+//! Well-formed JSON whose fields have the wrong types: numbers for ids, arrays for
+//! objects, objects for strings. Sessions and tasks get usable ids, so that a run gets
+//! as far as its clients, calls, polls and event streams.
+std::string wrong_types(const std::string& method, const std::string& path) {
+  if (method == "POST" && path == "/v1/sessions") {
+    return answer(201, "Created", R"({"id":"s1","token":"hostile-token","expires":[1]})");
+  }
+  if (method == "POST" && path.ends_with("/clients")) {
+    return answer(201, "Created", R"({"client_id":42,"name":{"n":1},"lifetime":"x","tools":5})");
+  }
+  if (method == "POST" && path == "/api/tasks") {
+    return answer(201, "Created", R"({"uuid":"u1","status":7})");
+  }
+  if (method == "GET" && path.starts_with("/api/tasks/")) {
+    return answer(200, "OK",
+                  R"({"uuid":["u1"],"status":"interrupted","pending_tool_calls":)"
+                  R"([{"id":5,"name":["x"],"arguments":"{"},3,"s",{"id":{"a":1}}],)"
+                  R"("output":{"type":1},"error":"e"})");
+  }
+  if (method == "POST" && path.ends_with("/ping")) {
+    return answer(200, "OK", R"({"expires_at_ms":"soon"})");
+  }
+  if (method == "GET" && path == "/v1/_test/clock") return answer(200, "OK", R"({"now_ms":"x"})");
+  if (method == "POST" && path.ends_with("/messages")) {
+    return answer(202, "Accepted", R"({"turn_id":{"t":1}})");
+  }
+  return answer(200, "OK", R"([1,"two",null,{"error":{"type":3}}])");
+}
+
+//! Event frames of the right form whose data has the wrong types, then nothing.
+const std::string wrong_type_events =
+    "id: 1\nevent: client_registered\ndata: {\"client_id\":7,\"name\":[],"
+    "\"requested_name\":{}}\n\n"
+    "id: 2\nevent: client_tool_dispatched\ndata: {\"call_id\":5,\"client_id\":[],"
+    "\"tool\":{},\"arguments\":\"x\",\"turn_id\":null}\n\n"
+    "id: 3\nevent: client_tools_updated\ndata: {\"client_id\":true,\"tools\":\"a\"}\n\n"
+    "id: 4\nevent: client_tool_completed\ndata: []\n\n"
+    "id: 5\nevent: client_unregistered\ndata: 5\n\n"
+    "id: 6\nevent: turn_completed\ndata: {\"turn_id\":1,\"output\":[]}\n\n"
+    "id: 7\nevent: client_tool_failed\ndata: {\"call_id\":{},\"reason\":9}\n\n"
+    "id: 8\nevent: stream_gap\ndata: {\"oldest_seq\":\"one\"}\n\n";
+
 }  // namespace
 
 const std::vector<misbehaviour>& all_misbehaviours() {
@@ -39,7 +81,8 @@ const std::vector<misbehaviour>& all_misbehaviours() {
       misbehaviour::invalid_utf8, misbehaviour::deep_json,     misbehaviour::huge_body,
       misbehaviour::slowloris,    misbehaviour::silent,        misbehaviour::reset_mid_response,
       misbehaviour::garbage_sse,  misbehaviour::huge_sse_line, misbehaviour::wrong_content_length,
-      misbehaviour::http09,       misbehaviour::te_identity,   misbehaviour::te_with_length};
+      misbehaviour::http09,       misbehaviour::te_identity,   misbehaviour::te_with_length,
+      misbehaviour::wrong_json_types};
   return all;
 }
 
@@ -69,6 +112,8 @@ std::string to_string(misbehaviour how) {
       return "Transfer-Encoding: identity";
     case misbehaviour::te_with_length:
       return "Transfer-Encoding with Content-Length";
+    case misbehaviour::wrong_json_types:
+      return "JSON of the wrong types";
   }
   return "?";
 }
@@ -290,6 +335,16 @@ void hostile_target::serve(int fd) {
                  "Transfer-Encoding: identity\r\n\r\n{\"id\":\"s1\",\"token\":\"t\"}"
                  "HTTP/1.1 201 Created\r\nContent-Length: 2\r\n\r\n{}");
         return;
+      case misbehaviour::wrong_json_types:
+        if (events) {
+          if (!send_all(fd, "HTTP/1.1 200 OK\r\nContent-Type: text/event-stream\r\n\r\n") ||
+              !send_all(fd, wrong_type_events)) {
+            return;
+          }
+          return hold(fd);
+        }
+        if (!send_all(fd, wrong_types(method, path))) return;
+        break;
       case misbehaviour::te_with_length:
         if (!send_all(fd,
                       "HTTP/1.1 201 Created\r\nContent-Type: application/json\r\n"

@@ -30,6 +30,7 @@ enum class misbehaviour {
   http09,                // a body without a status line (HTTP/0.9)
   te_identity,           // Transfer-Encoding: identity, no length (smuggling framing)
   te_with_length,        // Transfer-Encoding: chunked and Content-Length together
+  wrong_json_types,      // well-formed answers and events whose fields have the wrong types
 };
 
 //! Every misbehaviour, for tests that go through them all.

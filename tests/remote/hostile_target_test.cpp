@@ -5,6 +5,8 @@
 
 #include <chrono>
 #include <fstream>
+#include <map>
+#include <optional>
 #include <string>
 
 #include "remote/hostile_target.hpp"
@@ -58,11 +60,13 @@ std::vector<conformance::catalog_case> few_cases() {
 
 //! The profile of a hostile target whose model calls go to `stand_in`.
 protocol::outcome<conformance::target_profile> hostile_profile(
-    const hostile_target& target, const conformance::model_stand_in& stand_in) {
+    const hostile_target& target, const conformance::model_stand_in& stand_in,
+    const std::vector<std::string>& parts = {"A"}) {
   const json doc = {{"name", "hostile"},
                     {"base_url", "http://" + target.address().to_string()},
                     {"api_key", "hostile-key-31f4"},
-                    {"parts", {"A"}},
+                    {"parts", parts},
+                    {"assistant_id", 1},
                     {"model_stand_in", stand_in.address().to_string()},
                     {"clock", "virtual"},
                     {"request_timeout_ms", request_timeout_ms}};
@@ -94,7 +98,9 @@ TEST_CASE("A hostile target gets verdicts, reports and a failed run", "[remote][
   // Every case has a verdict within its deadlines, a failing one unless the target's
   // answers were plausible and only its event streams misbehave: a one-step case may
   // end before a stream's garbage arrives, so there the run as a whole must fail.
-  const bool streams_only = how == misbehaviour::garbage_sse || how == misbehaviour::huge_sse_line;
+  const bool streams_only = how == misbehaviour::garbage_sse ||
+                            how == misbehaviour::huge_sse_line ||
+                            how == misbehaviour::wrong_json_types;
   REQUIRE(results->size() == cases.size());
   std::size_t failed = 0;
   for (const auto& r : *results) {
@@ -128,6 +134,49 @@ TEST_CASE("A hostile target gets verdicts, reports and a failed run", "[remote][
   if (peak_known && status_kib("VmHWM") > 0) {
     CHECK(status_kib("VmHWM") < rss_before + (64u << 10));
   }
+}
+
+// Well-formed JSON of the wrong types (ids as numbers, arrays for objects, events whose
+// data is a number) reaches code that reads fields, not bytes: the director learning ids,
+// task polls, expectations and invariants. None may throw; every case gets a verdict.
+TEST_CASE("A target answering JSON of the wrong types gets verdicts in every group",
+          "[remote][hostile]") {
+  hostile_target target(misbehaviour::wrong_json_types);
+  auto stand_in = conformance::model_stand_in::at({"127.0.0.1", 0});
+  REQUIRE(stand_in.ok());
+  auto profile = hostile_profile(target, **stand_in, {"A", "B"});
+  REQUIRE(profile.ok());
+  conformance::target_choice choice;
+  choice.profile = *profile;
+  auto catalog = conformance::load_catalog(conformance::default_catalog_dir());
+  REQUIRE(catalog.ok());
+  // The first three cases of each group: registration, calls, lifetimes, tasks, models...
+  std::vector<conformance::catalog_case> cases;
+  std::map<std::string, int> per_group;
+  for (auto& c : *catalog) {
+    if (++per_group[c.id.substr(0, c.id.find('.'))] <= 3) cases.push_back(std::move(c));
+  }
+  REQUIRE(cases.size() >= 27);
+
+  std::optional<protocol::outcome<std::vector<conformance::case_result>>> results;
+  REQUIRE_NOTHROW(results = conformance::run_cases(cases, choice, {}));
+  REQUIRE(results->ok());
+  REQUIRE((*results)->size() == cases.size());
+  std::size_t failed = 0;
+  for (const auto& r : **results) {
+    CAPTURE(r.id, r.evidence);
+    if (r.verdict == conformance::verdict::fail) ++failed;
+    // The verdict rests on what the target did, never on the suite tripping over it.
+    for (const auto& item : r.evidence) {
+      CHECK(item.find("the suite could not judge") == std::string::npos);
+      CHECK(item.find("the suite failed") == std::string::npos);
+    }
+  }
+  CHECK(failed * 2 > cases.size());  // most cases see the wrong types and fail
+  reports::run_summary summary{"hostile", 1, 1.0, {}, 0, 0};
+  std::string json_text;
+  REQUIRE_NOTHROW(json_text = reports::json_report(**results, summary).dump(1));
+  CHECK(reports::status_of(**results, summary).exit_code == 1);
 }
 
 TEST_CASE("What a hostile target did shows in the evidence", "[remote][hostile]") {

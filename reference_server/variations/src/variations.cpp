@@ -13,7 +13,7 @@ namespace {
 
 using enum variation;
 
-constexpr std::array<variation_info, 17> table = {{
+constexpr std::array<variation_info, 18> table = {{
     {extra_fields, "extra_fields", "C-6",
      "Every object of every response body and event, array items included, carries a field "
      "SPEC does not list; task output tool calls carry an `id`."},
@@ -55,6 +55,9 @@ constexpr std::array<variation_info, 17> table = {{
     {tool_lists_reversed, "tool_lists_reversed", "SES-4,TOOLS-1",
      "client_tools_updated lists the tool names in reverse order (SPEC does not order "
      "them)."},
+    {pending_calls_reversed, "pending_calls_reversed", "TASK-3",
+     "An interrupted task lists its pending_tool_calls in the reverse of the model's order "
+     "(SPEC does not order them)."},
 }};
 
 bool on_the_wire(variation v) {

@@ -132,6 +132,16 @@ void failures_before_departure(std::vector<session_event>& events) {
   }
 }
 
+// -- pending_calls_reversed -------------------------------------------------------------
+
+//! TASK-3 lists a task's pending calls without ordering them; the reference lists them in
+//! the model's order, this in the reverse.
+void reverse_pending_calls(json& body) {
+  if (!body.is_object() || !body.contains("pending_tool_calls")) return;
+  json& pending = body["pending_tool_calls"];
+  if (pending.is_array()) std::reverse(pending.begin(), pending.end());
+}
+
 std::string dump(const json& value, int indent = -1) {
   return value.dump(indent, ' ', false, json::error_handler_t::replace);
 }
@@ -191,6 +201,7 @@ void varied_wire::outbound(const protocol::api_request& /*request*/,
                            protocol::api_response& response) {
   if (response.body.is_null()) return;
   if (has(variation::other_texts)) other_texts_in_body(response.body);
+  if (has(variation::pending_calls_reversed)) reverse_pending_calls(response.body);
   if (has(variation::uuid_ids)) ids_.to_variant(response.body);
   if (has(variation::extra_fields)) add_extra_fields(response.body);
 }

@@ -32,6 +32,7 @@ enum class variation {
   model_request_extras,  // MODEL-1
   model_text_parts,      // MODEL-3
   tool_lists_reversed,   // SES-4, TOOLS-1
+  pending_calls_reversed,  // TASK-3
 };
 
 struct variation_info {
