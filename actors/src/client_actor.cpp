@@ -3,8 +3,8 @@
 #include "requests.hpp"
 #include "script_actions.hpp"
 #include "toolwire/actors/participants.hpp"
-#include "toolwire/protocol/safe_json.hpp"
 #include "toolwire/protocol/codec.hpp"
+#include "toolwire/protocol/safe_json.hpp"
 
 namespace toolwire::actors {
 

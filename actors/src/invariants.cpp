@@ -87,7 +87,8 @@ class live_clients_check {
       clients[str(data, "client_id")] = {name, registered_tools_[str(data, "client_id")], order_++};
     } else if (type == "client_tools_updated") {
       auto it = clients.find(str(data, "client_id"));
-      if (it != clients.end()) it->second.tools = protocol::strings_in(protocol::member_at(data, "tools"));
+      if (it != clients.end())
+        it->second.tools = protocol::strings_in(protocol::member_at(data, "tools"));
     } else if (type == "client_unregistered") {
       clients.erase(str(data, "client_id"));
     }

@@ -58,7 +58,8 @@ bool is_float(std::string_view text) {
   std::size_t at = 0;
   const auto digits = [&] {
     const std::size_t start = at;
-    while (at < text.size() && text[at] >= '0' && text[at] <= '9') ++at;
+    while (at < text.size() && text[at] >= '0' && text[at] <= '9')
+      ++at;
     return at - start;
   };
   if (at < text.size() && (text[at] == '-' || text[at] == '+')) ++at;
@@ -89,11 +90,11 @@ json as_json_bounded(const YAML::Node& node, std::size_t depth, std::size_t& bud
   // cycle, and nesting is otherwise only bounded by yaml-cpp's own limit of 2000.
   if (depth > protocol::max_json_depth) {
     fail(line, "nested deeper than " + std::to_string(protocol::max_json_depth) +
-                               " levels (or an alias that contains itself)");
+                   " levels (or an alias that contains itself)");
   }
   if (budget == 0) {
-    fail(line, "more than " + std::to_string(max_json_values) +
-                               " values once aliases are expanded");
+    fail(line,
+         "more than " + std::to_string(max_json_values) + " values once aliases are expanded");
   }
   --budget;
   if (node.IsMap()) {

@@ -77,12 +77,19 @@ const std::string wrong_type_events =
 }  // namespace
 
 const std::vector<misbehaviour>& all_misbehaviours() {
-  static const std::vector<misbehaviour> all = {
-      misbehaviour::invalid_utf8, misbehaviour::deep_json,     misbehaviour::huge_body,
-      misbehaviour::slowloris,    misbehaviour::silent,        misbehaviour::reset_mid_response,
-      misbehaviour::garbage_sse,  misbehaviour::huge_sse_line, misbehaviour::wrong_content_length,
-      misbehaviour::http09,       misbehaviour::te_identity,   misbehaviour::te_with_length,
-      misbehaviour::wrong_json_types};
+  static const std::vector<misbehaviour> all = {misbehaviour::invalid_utf8,
+                                                misbehaviour::deep_json,
+                                                misbehaviour::huge_body,
+                                                misbehaviour::slowloris,
+                                                misbehaviour::silent,
+                                                misbehaviour::reset_mid_response,
+                                                misbehaviour::garbage_sse,
+                                                misbehaviour::huge_sse_line,
+                                                misbehaviour::wrong_content_length,
+                                                misbehaviour::http09,
+                                                misbehaviour::te_identity,
+                                                misbehaviour::te_with_length,
+                                                misbehaviour::wrong_json_types};
   return all;
 }
 

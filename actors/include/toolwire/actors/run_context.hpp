@@ -25,11 +25,11 @@ struct script_state {
   std::string api_key;
   std::string limited_key;  // an API key without session.manage, when the target has one
   std::int64_t assistant_id = 1;
-  std::string message_tag;                         // prepended to user messages (MODEL-3)
-  std::map<std::string, std::string> client_ids;   // actor -> client_id
-  std::vector<json> dispatched;                    // client_tool_dispatched data, in order
-  std::map<std::string, std::string> tasks;        // label -> uuid
-  std::map<std::string, json> task_views;          // label -> latest GET /api/tasks body
+  std::string message_tag;                        // prepended to user messages (MODEL-3)
+  std::map<std::string, std::string> client_ids;  // actor -> client_id
+  std::vector<json> dispatched;                   // client_tool_dispatched data, in order
+  std::map<std::string, std::string> tasks;       // label -> uuid
+  std::map<std::string, json> task_views;         // label -> latest GET /api/tasks body
   //! Task uuid -> [{name, arguments}] of the model's latest answer in that task, in the
   //! model's order; the model actor writes it. Why: SPEC leaves the order of
   //! pending_tool_calls open, so a task's {call: N} is matched to the model's N-th call.

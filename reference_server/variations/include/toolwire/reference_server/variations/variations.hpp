@@ -15,23 +15,23 @@
 namespace toolwire::reference::variations {
 
 enum class variation {
-  extra_fields,          // C-6
-  uuid_ids,              // SES-1, REG-9, CALL-1, TASK-1: ids are opaque
-  other_texts,           // C-2, SES-4, MODEL-4, CALL-8: free texts
-  json_charset,          // C-1
-  pretty_json,           // C-1
-  extra_headers,         // C-6
-  connection_close,      // C-1 (HTTP/1.1)
-  chunked_bodies,        // C-1 (HTTP/1.1)
-  sse_keepalive_1s,      // SES-3
-  sse_preamble,          // SES-3
-  sse_compact_frames,    // SES-3
-  departure_reordered,   // LIFE-5
-  model_history,         // MODEL-1, MODEL-3
-  model_system_prompt,   // MODEL-1
-  model_request_extras,  // MODEL-1
-  model_text_parts,      // MODEL-3
-  tool_lists_reversed,   // SES-4, TOOLS-1
+  extra_fields,            // C-6
+  uuid_ids,                // SES-1, REG-9, CALL-1, TASK-1: ids are opaque
+  other_texts,             // C-2, SES-4, MODEL-4, CALL-8: free texts
+  json_charset,            // C-1
+  pretty_json,             // C-1
+  extra_headers,           // C-6
+  connection_close,        // C-1 (HTTP/1.1)
+  chunked_bodies,          // C-1 (HTTP/1.1)
+  sse_keepalive_1s,        // SES-3
+  sse_preamble,            // SES-3
+  sse_compact_frames,      // SES-3
+  departure_reordered,     // LIFE-5
+  model_history,           // MODEL-1, MODEL-3
+  model_system_prompt,     // MODEL-1
+  model_request_extras,    // MODEL-1
+  model_text_parts,        // MODEL-3
+  tool_lists_reversed,     // SES-4, TOOLS-1
   pending_calls_reversed,  // TASK-3
 };
 
