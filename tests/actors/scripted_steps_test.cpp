@@ -107,6 +107,23 @@ TEST_CASE("a step naming a call never dispatched is reported, not sent", "[scrip
   CHECK_FALSE(report.passed());
 }
 
+// Regression: a reference's number was read with std::stoi/std::stoul, which threw out of
+// the director on digits past any count or on a word where the number goes.
+TEST_CASE("a reference with a bad number is a step error, not an exception", "[scripted]") {
+  const auto [path, words] = GENERATE(table<std::string, std::string>({
+      {"/v1/sessions/{sid}/clients/{cid:tab}/calls/{call:99999999999999999999}/ack",
+       "call 99999999999999999999 has not been dispatched"},
+      {"/api/tasks/{pending:t:x}", "write {pending:LABEL:N}, N a number from 1"},
+      {"/api/tasks/{pending:t:}", "write {pending:LABEL:N}, N a number from 1"},
+  }));
+  auto plan = answered_call();
+  plan.steps.insert(plan.steps.begin() + 2,
+                    step(2'050, "director", "request", {{"method", "POST"}, {"path", path}}));
+  const auto report = check_expectations(plan, run(plan).trace);
+  REQUIRE(report.step_errors.size() == 1);
+  CHECK_THAT(report.step_errors[0], Catch::Contains(words));
+}
+
 TEST_CASE("a model that holds its answer lets a PUT withdraw the tool first (TOOLS-5)",
           "[scripted]") {
   auto plan = answered_call();
