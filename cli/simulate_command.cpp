@@ -172,8 +172,16 @@ int simulate_command::run() const {
     std::string verdict =
         violations.empty() ? "ok" : std::to_string(violations.size()) + " violation(s)";
     if (!expectations.passed()) {
-      verdict += ", " + std::to_string(expectations.failures() + expectations.step_errors.size()) +
-                 " of " + std::to_string(expectations.results.size()) + " expectation(s) failed";
+      // Why apart: a step that could not run is not an expectation, and "1 of 0
+      // expectation(s) failed" read as a contradiction.
+      if (expectations.failures() > 0 || expectations.step_errors.empty()) {
+        verdict += ", " + std::to_string(expectations.failures()) + " of " +
+                   std::to_string(expectations.results.size()) + " expectation(s) failed";
+      }
+      if (!expectations.step_errors.empty()) {
+        verdict +=
+            ", " + std::to_string(expectations.step_errors.size()) + " step(s) could not run";
+      }
     } else if (!expectations.results.empty()) {
       verdict += ", " + std::to_string(expectations.results.size()) + " expectation(s) held";
     }

@@ -117,6 +117,30 @@ expect 0 "preflight passes, cases run" -- "$toolwire" check --target "$work/part
 expect_text "--settle-ms 20" "$work/served/report.json" "reproduce carries --settle-ms"
 kill $server 2>/dev/null
 
+# toolwire simulate on scenario files that are wrong in ways only running them shows.
+cat >"$work/loop.yaml" <<'YAML'
+purpose: p
+spec: [LIFE-1]
+clients:
+  tab: {tools: [read_form]}
+model: &loop {rules: [*loop]}
+YAML
+expect 2 "a scenario whose alias contains itself" -- "$toolwire" simulate "$work/loop.yaml"
+expect_text "loop.yaml:5: nested deeper than 128 levels" "$work/err" "the alias cycle at its line"
+cat >"$work/bad-ref.yaml" <<'YAML'
+purpose: p
+spec: [LIFE-1]
+clients:
+  tab: {tools: [read_form]}
+steps:
+  - at: 1s
+    request: {method: GET, path: "/api/tasks/{pending:t:}"}
+YAML
+expect 1 "a step whose reference has no number" -- "$toolwire" simulate "$work/bad-ref.yaml"
+expect_text "1 step(s) could not run" "$work/out" "a step error is not an expectation"
+expect_text "bad-ref.yaml:6: step 1 (request) could not run: write {pending:LABEL:N}" "$work/out" \
+  "the step error at its line"
+
 if ((failures > 0)); then
   echo "$failures check(s) failed" >&2
   exit 1
