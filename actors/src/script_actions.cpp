@@ -30,10 +30,12 @@ protocol::outcome<std::string> task_uuid(const script_state& state, const std::s
 
 //! Arguments as a value, whichever form they take: the model's JSON text, or a pending
 //! call's object (or its text, where an implementation lists them so).
+//! Text that is not bounded JSON (malformed, or nested deeper than protocol::max_json_depth,
+//! which comparing would recurse through) stays the text it is.
 json arguments_value(const json& arguments) {
   if (!arguments.is_string()) return arguments;
-  json parsed = json::parse(arguments.get_ref<const std::string&>(), nullptr, false);
-  return parsed.is_discarded() ? arguments : parsed;
+  auto parsed = protocol::parse_untrusted_json(arguments.get_ref<const std::string&>());
+  return parsed ? std::move(*parsed) : arguments;
 }
 
 //! A task's pending calls in the order the model made them: each of the model's calls
