@@ -15,17 +15,13 @@ bool is_event(const trace_record& r) {
   return r.actor == "target" && r.kind == "event";
 }
 
-std::string str(const json& data, const char* key) {
-  return data.contains(key) && data[key].is_string() ? data[key].get<std::string>() : "";
-}
-
 //! CALL-5: one settlement per dispatched call.
 class settlement_check {
  public:
   void on_event(const trace_record& r, std::size_t index, std::vector<violation>& out) {
     const json& data = r.data["data"];
-    const std::string type = str(r.data, "type");
-    const std::string call = str(data, "call_id");
+    const std::string type = protocol::string_at(r.data, "type");
+    const std::string call = protocol::string_at(data, "call_id");
     if (type == "client_tool_dispatched") {
       dispatched_.emplace(call, index);
     } else if (type == "client_tool_completed" || type == "client_tool_failed") {
@@ -64,40 +60,41 @@ class live_clients_check {
         for (const auto& tool : protocol::member_at(r.data["body"], "tools")) {
           names.push_back(protocol::string_at(tool, "name"));
         }
-        registered_tools_[str(r.data["body"], "client_id")] = names;
+        registered_tools_[protocol::string_at(r.data["body"], "client_id")] = names;
       }
     }
   }
 
   void on_event(const trace_record& r, std::size_t index, std::vector<violation>& out) {
-    const std::string session = str(r.data, "session");
-    const std::string type = str(r.data, "type");
+    const std::string session = protocol::string_at(r.data, "session");
+    const std::string type = protocol::string_at(r.data, "type");
     const json& data = r.data["data"];
     auto& clients = sessions_[session];
     if (type == "client_registered") {
-      const std::string name = str(data, "name");
+      const std::string name = protocol::string_at(data, "name");
       for (const auto& [id, c] : clients) {
         if (c.name == name) {
           out.push_back({"REG-6",
-                         "name '" + name + "' assigned to " + str(data, "client_id") + " while " +
-                             id + " holds it",
+                         "name '" + name + "' assigned to " +
+                             protocol::string_at(data, "client_id") + " while " + id + " holds it",
                          index});
         }
       }
-      clients[str(data, "client_id")] = {name, registered_tools_[str(data, "client_id")], order_++};
+      clients[protocol::string_at(data, "client_id")] = {
+          name, registered_tools_[protocol::string_at(data, "client_id")], order_++};
     } else if (type == "client_tools_updated") {
-      auto it = clients.find(str(data, "client_id"));
+      auto it = clients.find(protocol::string_at(data, "client_id"));
       if (it != clients.end())
         it->second.tools = protocol::strings_in(protocol::member_at(data, "tools"));
     } else if (type == "client_unregistered") {
-      clients.erase(str(data, "client_id"));
+      clients.erase(protocol::string_at(data, "client_id"));
     }
   }
 
   void on_model_step(const trace_record& r, std::size_t index, std::vector<violation>& out) {
-    if (str(r.data, "owner") != "turn") return;
+    if (protocol::string_at(r.data, "owner") != "turn") return;
     std::vector<std::string> expected;
-    for (const auto& [id, c] : sessions_[str(r.data, "owner_id")]) {
+    for (const auto& [id, c] : sessions_[protocol::string_at(r.data, "owner_id")]) {
       for (const auto& tool : c.tools)
         expected.push_back(c.name + "__" + tool);
     }
@@ -127,14 +124,14 @@ class live_clients_check {
 class departure_check {
  public:
   void on_event(const trace_record& r, std::size_t index, std::vector<violation>& out) {
-    const std::string type = str(r.data, "type");
+    const std::string type = protocol::string_at(r.data, "type");
     const json& data = r.data["data"];
-    const std::string call = str(data, "call_id");
+    const std::string call = protocol::string_at(data, "call_id");
     if (type == "client_tool_dispatched") {
-      open_[call] = str(data, "client_id");
+      open_[call] = protocol::string_at(data, "client_id");
     } else if (type == "client_tool_completed" || type == "client_tool_failed") {
       auto owed = must_fail_.find(call);
-      const std::string reason = str(data, "reason");
+      const std::string reason = protocol::string_at(data, "reason");
       if (owed != must_fail_.end() && reason != "client_left" && reason != "client_expired") {
         out.push_back({"LIFE-5",
                        call + " of departed client " + owed->second + " settled as " +
@@ -144,7 +141,7 @@ class departure_check {
       must_fail_.erase(call);
       open_.erase(call);
     } else if (type == "client_unregistered") {
-      const std::string client = str(data, "client_id");
+      const std::string client = protocol::string_at(data, "client_id");
       for (const auto& [c, owner] : open_) {
         if (owner == client) must_fail_.emplace(c, client);
       }
@@ -166,11 +163,11 @@ class sequence_check {
  public:
   void on_event(const trace_record& r, std::size_t index, std::vector<violation>& out) {
     const std::uint64_t seq = r.data.value("seq", std::uint64_t{0});
-    auto& last = emitted_[str(r.data, "session")];
+    auto& last = emitted_[protocol::string_at(r.data, "session")];
     if (seq != last + 1) {
       out.push_back({"SES-3",
                      "event seq " + std::to_string(seq) + " follows " + std::to_string(last) +
-                         " in " + str(r.data, "session"),
+                         " in " + protocol::string_at(r.data, "session"),
                      index});
     }
     last = seq;
@@ -189,8 +186,8 @@ class sequence_check {
   //! A stream (re)opened by `actor` starts its own order: a replay from Last-Event-ID
   //! legitimately repeats seqs the old stream delivered.
   void on_request(const trace_record& r) {
-    const std::string path = str(r.data, "path");
-    if (str(r.data, "method") == "GET" && path.ends_with("/events")) {
+    const std::string path = protocol::string_at(r.data, "path");
+    if (protocol::string_at(r.data, "method") == "GET" && path.ends_with("/events")) {
       delivered_.erase(r.actor);
     }
   }
@@ -210,7 +207,7 @@ class task_status_check {
     if (path.rfind("/api/tasks/", 0) != 0) return;
     const std::string suffix = "/tool-results";
     if (path.ends_with(suffix)) path.resize(path.size() - suffix.size());
-    const std::string status = str(r.data["body"], "status");
+    const std::string status = protocol::string_at(r.data["body"], "status");
     if (status.empty()) return;
     auto [it, first] = last_.emplace(path, status);
     if (!first) {

@@ -37,8 +37,7 @@ std::string text_of(const json& content) {
   std::string text;
   if (!content.is_array()) return text;
   for (const auto& part : content) {
-    if (protocol::string_at(part, "type") == "text" && part.value("text", json()).is_string())
-      text += part["text"].get<std::string>();
+    if (protocol::string_at(part, "type") == "text") text += protocol::string_at(part, "text");
   }
   return text;
 }
