@@ -153,10 +153,18 @@ TEST_CASE("a file that does not exist is an error, not a crash", "[scenarios][er
   CHECK(loaded.error().message == "/nonexistent/scenarios/web-tab.yaml: no such file");
 }
 
+// Why a function: RC_ASSERT captures the operands of `||` through an overloaded operator,
+// which evaluates both, so `ok() || error()` read the error of a scenario that loaded.
+bool loaded_or_refused_at_source(
+    const toolwire::protocol::outcome<toolwire::actors::scenario>& loaded) {
+  if (loaded.ok()) return true;
+  return loaded.error().message.rfind("any.yaml:", 0) == 0;
+}
+
 TEST_CASE("load_text never throws, whatever the text", "[scenarios][errors]") {
   rc::prop("load_text returns a value or an error", [](const std::string& text) {
     const auto loaded = load_text(text, "any.yaml");
-    RC_ASSERT(loaded.ok() || loaded.error().message.rfind("any.yaml:", 0) == 0);
+    RC_ASSERT(loaded_or_refused_at_source(loaded));
   });
   rc::prop("load_text survives any scenario-shaped text", [] {
     const auto pieces = *rc::gen::container<std::vector<std::string>>(rc::gen::element<std::string>(
@@ -168,7 +176,7 @@ TEST_CASE("load_text never throws, whatever the text", "[scenarios][errors]") {
     for (const auto& piece : pieces)
       text += piece;
     const auto loaded = load_text(text, "any.yaml");
-    RC_ASSERT(loaded.ok() || loaded.error().message.rfind("any.yaml:", 0) == 0);
+    RC_ASSERT(loaded_or_refused_at_source(loaded));
   });
 }
 
