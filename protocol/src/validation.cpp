@@ -4,6 +4,7 @@
 #include "toolwire/protocol/safe_json.hpp"
 
 #include <algorithm>
+#include <charconv>
 #include <cstdint>
 #include <functional>
 #include <limits>
@@ -337,6 +338,14 @@ outcome<tool_results_request> parse_tool_results_request(const json& body) {
     request.results.push_back({id->get<std::string>(), std::move(*parsed)});
   }
   return request;
+}
+
+std::optional<std::uint64_t> parse_last_event_id(std::string_view text) {
+  std::uint64_t value = 0;
+  const auto* end = text.data() + text.size();
+  auto [ptr, ec] = std::from_chars(text.data(), end, value);
+  if (text.empty() || ec != std::errc() || ptr != end) return std::nullopt;
+  return value;
 }
 
 outcome<advance_request> parse_advance_request(const json& body) {

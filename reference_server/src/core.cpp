@@ -7,6 +7,7 @@
 #include <cstdio>
 
 #include "core_state.hpp"
+#include "event_faults.hpp"
 
 namespace toolwire::reference {
 
@@ -77,9 +78,10 @@ void cancel(state& s, std::uint64_t key) {
 }
 
 void emit(state& s, session_record& session, std::string type, json data, time_ms now) {
-  // Fault event_seq_gaps: an internal bookkeeping event consumes a number (SES-3).
-  if (s.has(fault::event_seq_gaps) && type == "client_tool_completed") ++session.next_seq;
-  session_event event{session.id, session.next_seq++, std::move(type), std::move(data), now};
+  session_event event{session.id, 0, std::move(type), std::move(data), now};
+  const std::string previous = session.log.empty() ? "" : session.log.back().type;
+  if (!reshape_event_by_faults(s.config, event, session.next_seq, previous)) return;
+  event.seq = session.next_seq++;
   session.log.push_back(event);
   while (session.log.size() > s.config.event_retention)
     session.log.pop_front();
@@ -148,7 +150,7 @@ std::uint64_t request_model_step(state& s, step_owner owner, json messages, json
 }  // namespace detail
 
 core::core(core_config config) : state_(std::make_unique<state>()) {
-  state_->config = std::move(config);
+  state_->config = with_config_faults(std::move(config));
 }
 core::~core() = default;
 core::core(core&&) noexcept = default;

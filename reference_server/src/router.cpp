@@ -2,13 +2,13 @@
 // 403, then 404: AUTH-2), parse the body, call the core, choose the status.
 #include "toolwire/reference_server/router.hpp"
 
-#include <charconv>
 #include <string_view>
 #include <vector>
 
 #include "toolwire/protocol/validation.hpp"
 #include "toolwire/reference_server/core.hpp"
 #include "toolwire/reference_server/virtual_clock.hpp"
+#include "wire_faults.hpp"
 
 namespace toolwire::reference {
 
@@ -36,14 +36,6 @@ api_response error_response(const protocol::api_error& error) {
 api_response json_response(int status, protocol::outcome<json> result) {
   if (!result) return error_response(result.error());
   return {status, std::move(*result), std::nullopt, {}};
-}
-
-std::optional<std::uint64_t> parse_seq(const std::string& text) {
-  std::uint64_t value = 0;
-  const auto* end = text.data() + text.size();
-  auto [ptr, ec] = std::from_chars(text.data(), end, value);
-  if (text.empty() || ec != std::errc() || ptr != end) return std::nullopt;
-  return value;
 }
 
 //! The credential of a request: the Authorization header, or for the events route the
@@ -142,9 +134,7 @@ api_response create_session(const context& ctx) {
     }
   }
   auto created = ctx.target.create_session(ctx.now);
-  // Fault session_created_with_200: the new session is answered 200 (SES-1).
-  const int status = ctx.target.has_fault(fault::session_created_with_200) ? 200 : 201;
-  return {status, json{{"id", created.id}, {"token", created.token}}, std::nullopt, {}};
+  return {201, json{{"id", created.id}, {"token", created.token}}, std::nullopt, {}};
 }
 
 api_response register_client(const context& ctx) {
@@ -200,11 +190,11 @@ api_response open_events(const context& ctx) {
   }
   std::optional<std::uint64_t> last;
   if (ctx.request.last_event_id) {
-    last = parse_seq(*ctx.request.last_event_id);
+    last = protocol::parse_last_event_id(*ctx.request.last_event_id);
     // Faults of SES-3: ids start at 1 for one; garbage means "from the start" for another.
     if (last == 0u && ctx.target.has_fault(fault::last_event_id_zero_rejected)) last.reset();
     if (!last && ctx.target.has_fault(fault::invalid_last_event_id_replays_all) &&
-        !parse_seq(*ctx.request.last_event_id)) {
+        !protocol::parse_last_event_id(*ctx.request.last_event_id)) {
       last = 0;
     }
     if (!last) {
@@ -313,18 +303,7 @@ bool match(const std::vector<std::string>& pattern, const std::vector<std::strin
   return true;
 }
 
-//! Fault error_body_is_string (C-2): the error object flattened to its message.
-api_response flattened_by_fault(const core& target, api_response response) {
-  if (!target.has_fault(fault::error_body_is_string) || response.status < 400 ||
-      !response.body.is_object() || !response.body.contains("error") ||
-      !response.body["error"].is_object()) {
-    return response;
-  }
-  response.body = json{{"error", response.body["error"].value("message", "")}};
-  return response;
-}
-
-api_response handle_unflattened(core& target, clock_source& clock, const api_request& request) {
+api_response handle_by_rules(core& target, clock_source& clock, const api_request& request) {
   const auto parts = split_path(request.path);
   std::vector<std::string> captures;
   std::string allowed;
@@ -347,8 +326,18 @@ api_response handle_unflattened(core& target, clock_source& clock, const api_req
 
 }  // namespace
 
+router::router(core& target, clock_source& clock)
+    : core_(target),
+      clock_(clock),
+      wire_faults_(std::make_unique<detail::wire_faults>(target, clock)) {}
+router::~router() = default;
+
 api_response router::handle(const api_request& request) {
-  return flattened_by_fault(core_, handle_unflattened(core_, clock_, request));
+  api_request seen = request;
+  if (auto answered = wire_faults_->before(seen)) return *answered;
+  api_response response = handle_by_rules(core_, clock_, seen);
+  wire_faults_->after(seen, response);
+  return response;
 }
 
 }  // namespace toolwire::reference

@@ -13,6 +13,9 @@ const std::vector<key>& scenario_keys() {
       {"name", text, false, "the scenario's name (default: the file's stem)"},
       {"purpose", line, true, "one line: what the scenario shows"},
       {"spec", spec_list, true, "the SPEC IDs the scenario is about"},
+      {"breaks_with", fault_list, false,
+       "reference faults (toolwire serve --list-faults) that make it fail; the catalog "
+       "test proves each"},
       {"needs", requirement_list, false,
        "what the target must have, else the scenario is not applicable"},
       {"duration", shape::duration, false, "how long the run lasts (default 60s)"},

@@ -17,6 +17,7 @@ enum class shape {
   duration,          // 500ms, 12s, 2m, 1h or an integer of milliseconds
   json_value,        // any JSON, passed through as written
   spec_list,         // a list of SPEC IDs
+  fault_list,        // a list of the reference server's fault names
   requirement_list,  // a list of what the scenario needs from its target
   tool_list,         // a list of tools: a name, or {name, description, parameters}
   preset_list,       // a list of behaviour presets

@@ -11,6 +11,7 @@
 #include "timing.hpp"
 #include "toolwire/protocol/safe_json.hpp"
 #include "toolwire/protocol/spec_rules.hpp"
+#include "toolwire/reference_server/faults.hpp"
 #include "toolwire/reference_server/model_script.hpp"
 
 namespace toolwire::scenarios {
@@ -22,6 +23,24 @@ std::vector<std::string_view> spec_rule_ids() {
   for (const auto& rule : protocol::spec_rules())
     ids.push_back(rule.id);
   return ids;
+}
+
+std::vector<std::string_view> fault_names() {
+  std::vector<std::string_view> names;
+  for (const auto& info : reference::all_faults())
+    names.push_back(info.name);
+  return names;
+}
+
+std::vector<std::string> read_fault_names(const value& v) {
+  std::vector<std::string> names;
+  for (const auto& item : list_items(v)) {
+    std::string name = as_string(item);
+    if (!reference::parse_fault(name)) fail(item.line, unknown("fault", name, fault_names()));
+    names.push_back(std::move(name));
+  }
+  if (names.empty()) fail(v.line, "'breaks_with' must name a fault");
+  return names;
 }
 
 std::string read_purpose(const value& v) {
@@ -142,6 +161,7 @@ actors::scenario read_scenario(const YAML::Node& root, std::string_view source,
   plan.purpose = read_purpose(required(top, format::scenario_keys(), "purpose"));
   plan.spec_ids = read_spec_ids(required(top, format::scenario_keys(), "spec"));
   if (plan.spec_ids.empty()) fail(top.find("spec")->line, "'spec' must name a SPEC ID");
+  if (const auto* v = top.find("breaks_with")) plan.breaks_with = read_fault_names(*v);
   if (const auto* v = top.find("needs")) plan.needs = read_needs(*v);
   if (const auto* v = top.find("settings")) read_settings(*v, plan);
   time_context context;

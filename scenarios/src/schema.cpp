@@ -6,6 +6,7 @@
 #include "format.hpp"
 #include "toolwire/actors/vocabulary.hpp"
 #include "toolwire/protocol/spec_rules.hpp"
+#include "toolwire/reference_server/faults.hpp"
 #include "toolwire/scenarios/loader.hpp"
 
 namespace toolwire::scenarios {
@@ -30,6 +31,13 @@ json word_list(const std::vector<format::word>& words) {
   return {{"type", "array"}, {"items", {{"enum", names}}}};
 }
 
+json fault_names() {
+  json names = json::array();
+  for (const auto& info : reference::all_faults())
+    names.push_back(info.name);
+  return {{"type", "array"}, {"items", {{"enum", names}}}};
+}
+
 json shape_schema(format::shape shape) {
   using enum format::shape;
   switch (shape) {
@@ -50,6 +58,8 @@ json shape_schema(format::shape shape) {
       return ref("spec_ids");
     case requirement_list:
       return word_list(format::requirements());
+    case fault_list:
+      return fault_names();
     case tool_list:
       return ref("tools");
     case preset_list:

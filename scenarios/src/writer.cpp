@@ -129,6 +129,7 @@ ordered tool_list_form(const json& tools, const std::string& schema_key) {
 ordered header_form(const actors::scenario& plan) {
   const actors::scenario defaults;
   ordered form = {{"name", plan.name}, {"purpose", plan.purpose}, {"spec", plan.spec_ids}};
+  if (!plan.breaks_with.empty()) form["breaks_with"] = plan.breaks_with;
   if (!plan.needs.empty()) form["needs"] = plan.needs;
   if (plan.duration != defaults.duration) form["duration"] = spelt(plan.duration);
   ordered settings = ordered::object();

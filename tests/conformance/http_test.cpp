@@ -1,6 +1,6 @@
-// The catalog over HTTP: no false failures against the bundled server, the clock-route
-// cases broken by a fault of the served reference, and a target that misbehaves at the
-// transport level still gets a verdict for every case within its deadlines.
+// The catalog over HTTP: no false failures against the bundled server, the cases whose
+// proof needs the served reference broken by their breaks_with faults, and a target that misbehaves
+// at the transport level still gets a verdict for every case within its deadlines.
 #include <catch2/catch.hpp>
 
 #include <atomic>
@@ -11,6 +11,7 @@
 
 #include <boost/asio.hpp>
 
+#include "conformance/fault_proof.hpp"
 #include "conformance/real_clock_runs.hpp"
 #include "toolwire/conformance/catalog.hpp"
 #include "toolwire/conformance/runner.hpp"
@@ -140,24 +141,23 @@ TEST_CASE("the catalog passes against the bundled server on a real clock, in par
                                        << " cases applicable, " << seconds << " s wall");
 }
 
-TEST_CASE("the clock-route cases fail over HTTP against a fault of the served reference",
-          "[catalog][http]") {
+TEST_CASE("the cases proven over HTTP fail against each fault of their breaks_with",
+          "[catalog][http][proof]") {
   std::vector<conformance::catalog_case> clock_cases;
   for (auto& c : cases()) {
-    if (conformance::uses_clock_routes(c.plan)) clock_cases.push_back(std::move(c));
+    if (toolwire::testing::proven_over_http(c)) clock_cases.push_back(std::move(c));
   }
   REQUIRE_FALSE(clock_cases.empty());
-  std::map<std::string, std::vector<std::string>> breakers;
-  for (const auto& info : reference::all_faults()) {
-    conformance::target_choice target;
-    target.faults = {info.id};
-    for (const auto& r : run(clock_cases, target)) {
-      if (r.verdict == conformance::verdict::fail) breakers[r.id].emplace_back(info.name);
-    }
-  }
   for (const auto& c : clock_cases) {
-    INFO(c.id);
-    CHECK_FALSE(breakers[c.id].empty());
+    REQUIRE_FALSE(c.plan.breaks_with.empty());
+    for (const auto& name : c.plan.breaks_with) {
+      INFO(c.id << " against " << name);
+      conformance::target_choice target;
+      target.faults = {*reference::parse_fault(name)};
+      const auto results = run({c}, target);
+      REQUIRE(results.size() == 1);
+      CHECK(results.front().verdict == conformance::verdict::fail);
+    }
   }
 }
 

@@ -284,3 +284,62 @@ TEST_CASE("fault error_result_message_only breaks CALL-8", "[faults][CALL-8]") {
         json{{"mc_1", "{\"error\":{\"message\":\"denied\",\"reason\":\"refused\"}}"}});
   CHECK(seen.faulty == json{{"mc_1", "denied"}});
 }
+
+TEST_CASE("fault result_after_timeout_accepted breaks CALL-6", "[faults][CALL-6]") {
+  // CALL-6: "a result or ack after the call was settled (completed or failed): 409, and
+  // nothing changes (the first outcome stands and is what the model saw)."
+  const auto seen = run_clean_and_faulty(fault::result_after_timeout_accepted, [](core_harness& h) {
+    const auto turn = dispatch_reads(h, 1);
+    h.advance(h.core().config().ack_timeout_ms);  // the call fails: ack_timeout
+    const int late = post_content(h, turn, turn.calls[0], "late");
+    const json model_saw = tool_results_seen_by_model(h);
+    return json{
+        {"late_result", late},
+        {"completed", count_events(h, turn.sid, "client_tool_completed")},
+        {"failed", failure_reasons(h, turn.sid)},
+        {"model_saw", json::parse(model_saw["mc_1"].get<std::string>())["error"]["reason"]}};
+  });
+  CHECK(seen.clean == json{{"late_result", 409},
+                           {"completed", 0},
+                           {"failed", {"ack_timeout"}},
+                           {"model_saw", "ack_timeout"}});
+  CHECK(seen.faulty == json{{"late_result", 200},
+                            {"completed", 0},
+                            {"failed", {"ack_timeout"}},
+                            {"model_saw", "ack_timeout"}});
+}
+
+TEST_CASE("fault completed_event_without_client_id breaks CALL-4", "[faults][CALL-4]") {
+  // CALL-4: "... -> 200, emits `client_tool_completed {call_id, client_id, is_error}`."
+  const auto seen =
+      run_clean_and_faulty(fault::completed_event_without_client_id, [](core_harness& h) {
+        const auto turn = dispatch_reads(h, 1);
+        REQUIRE(post_content(h, turn, turn.calls[0], "done") == 200);
+        const auto completed = h.find_event(turn.sid, "client_tool_completed");
+        REQUIRE(completed);
+        const json& data = completed->data;
+        return json{{"call_id", data.value("call_id", "") == turn.calls[0]},
+                    {"client_id", data.contains("client_id")
+                                      ? json(data["client_id"] == turn.cid ? "the owner" : "other")
+                                      : json("absent")},
+                    {"is_error", data.value("is_error", json("absent"))}};
+      });
+  CHECK(seen.clean == json{{"call_id", true}, {"client_id", "the owner"}, {"is_error", false}});
+  CHECK(seen.faulty == json{{"call_id", true}, {"client_id", "absent"}, {"is_error", false}});
+}
+
+TEST_CASE("fault result_requires_ack breaks CALL-3", "[faults][CALL-3]") {
+  // CALL-3: "`POST .../clients/{cid}/calls/{call_id}/ack` -> 200. Acking is optional and
+  // idempotent."
+  const auto seen = run_clean_and_faulty(fault::result_requires_ack, [](core_harness& h) {
+    const auto turn = dispatch_reads(h, 2);
+    const int without_ack = post_content(h, turn, turn.calls[0], "no ack");
+    REQUIRE(post_ack(h, turn, turn.calls[1]) == 200);
+    const int after_ack = post_content(h, turn, turn.calls[1], "acked");
+    return json{{"statuses", {without_ack, after_ack}},
+                {"completed", count_events(h, turn.sid, "client_tool_completed")},
+                {"next_step", h.has_model_step()}};
+  });
+  CHECK(seen.clean == json{{"statuses", {200, 200}}, {"completed", 2}, {"next_step", true}});
+  CHECK(seen.faulty == json{{"statuses", {409, 200}}, {"completed", 1}, {"next_step", false}});
+}

@@ -370,3 +370,53 @@ TEST_CASE("fault ttl_fraction_truncated breaks REG-8", "[faults][REG-8]") {
   CHECK(seen.clean == json{{"status", 400}, {"seconds", nullptr}});
   CHECK(seen.faulty == json{{"status", 201}, {"seconds", 30}});
 }
+
+TEST_CASE("fault client_name_length_exclusive breaks REG-4", "[faults][REG-4]") {
+  // REG-4: "Client `name` follows the tool-name rule (1-64, `[A-Za-z0-9_-]`)."
+  const auto seen = run_clean_and_faulty(fault::client_name_length_exclusive, [](core_harness& h) {
+    const auto sid = h.create_session();
+    auto with_name = [&](const std::string& name) {
+      return register_status(h, sid, {{"name", name}, {"lifetime", core_harness::never()}});
+    };
+    const int one_char_tool = register_status(
+        h, sid,
+        {{"name", "tools"},
+         {"lifetime", core_harness::never()},
+         {"tools",
+          json::array({core_harness::tool("t"), core_harness::tool(std::string(64, 't'))})}});
+    return json{{"one", with_name("a")},
+                {"sixty_four", with_name(std::string(64, 'b'))},
+                {"two", with_name("ab")},
+                {"sixty_five", with_name(std::string(65, 'c'))},
+                {"tool_names_1_and_64", one_char_tool},
+                {"registered", count_events(h, sid, "client_registered")}};
+  });
+  CHECK(seen.clean == json{{"one", 201},
+                           {"sixty_four", 201},
+                           {"two", 201},
+                           {"sixty_five", 400},
+                           {"tool_names_1_and_64", 201},
+                           {"registered", 4}});
+  CHECK(seen.faulty == json{{"one", 400},
+                            {"sixty_four", 400},
+                            {"two", 201},
+                            {"sixty_five", 400},
+                            {"tool_names_1_and_64", 201},
+                            {"registered", 2}});
+}
+
+TEST_CASE("fault ttl_upper_bound_exclusive breaks REG-8", "[faults][REG-8]") {
+  // REG-8: "`ttl.seconds` is an integer from 1 to 86400; otherwise 400."
+  const auto seen = run_clean_and_faulty(fault::ttl_upper_bound_exclusive, [](core_harness& h) {
+    const auto sid = h.create_session();
+    auto with_ttl = [&](std::int64_t seconds) {
+      return register_status(h, sid, {{"name", "tab"}, {"lifetime", core_harness::ttl(seconds)}});
+    };
+    return json{{"86399", with_ttl(86'399)},
+                {"86400", with_ttl(86'400)},
+                {"86401", with_ttl(86'401)},
+                {"registered", count_events(h, sid, "client_registered")}};
+  });
+  CHECK(seen.clean == json{{"86399", 201}, {"86400", 201}, {"86401", 400}, {"registered", 2}});
+  CHECK(seen.faulty == json{{"86399", 201}, {"86400", 400}, {"86401", 400}, {"registered", 1}});
+}

@@ -89,3 +89,130 @@ TEST_CASE("fault unknown_fields_rejected breaks C-6", "[faults][C-6]") {
   CHECK(seen.clean == json{{"register", 201}, {"message", 202}, {"registered_events", 1}});
   CHECK(seen.faulty == json{{"register", 400}, {"message", 400}, {"registered_events", 0}});
 }
+
+namespace {
+
+//! A response as `{status, error type}` ("?" when the body has no typed error).
+json status_and_type(const toolwire::protocol::api_response& response) {
+  const bool typed = response.body.is_object() && response.body.contains("error") &&
+                     response.body["error"].is_object();
+  return json{response.status, typed ? response.body["error"]["type"] : json("?")};
+}
+
+}  // namespace
+
+TEST_CASE("fault non_object_body_is_422 breaks C-2", "[faults][C-2]") {
+  // C-2: "Errors are `{"error": {"type": "<code>", "message": "<text>"}}` with status 400
+  // `invalid_request`, ..."
+  const auto seen = run_clean_and_faulty(fault::non_object_body_is_422, [](core_harness& h) {
+    const auto sid = h.create_session();
+    return json{
+        {"message", status_and_type(h.request("POST", messages_path(sid), json::array({"hi"})))},
+        {"register", status_and_type(h.request_raw("POST", h.clients_path(sid), "42"))},
+        {"turns_started", count_events(h, sid, "turn_started")}};
+  });
+  CHECK(seen.clean == json{{"message", {400, "invalid_request"}},
+                           {"register", {400, "invalid_request"}},
+                           {"turns_started", 0}});
+  CHECK(seen.faulty == json{{"message", {422, "unprocessable_entity"}},
+                            {"register", {422, "unprocessable_entity"}},
+                            {"turns_started", 0}});
+}
+
+TEST_CASE("fault conflict_typed_invalid_state breaks C-2", "[faults][C-2]") {
+  // C-2: "... 404 `not_found`, 409 `conflict`, ..."
+  const auto seen = run_clean_and_faulty(fault::conflict_typed_invalid_state, [](core_harness& h) {
+    const auto sid = h.create_session();
+    start_turn(h, sid);
+    return json{{"second_message",
+                 status_and_type(h.request("POST", messages_path(sid), {{"content", "again"}}))},
+                {"unknown_client",
+                 status_and_type(h.request("POST", h.client_path(sid, "nobody") + "/ping"))}};
+  });
+  CHECK(seen.clean ==
+        json{{"second_message", {409, "conflict"}}, {"unknown_client", {404, "not_found"}}});
+  CHECK(seen.faulty ==
+        json{{"second_message", {409, "invalid_state"}}, {"unknown_client", {404, "not_found"}}});
+}
+
+TEST_CASE("fault not_found_typed_unknown_resource breaks C-2", "[faults][C-2]") {
+  // C-2: "... 404 `not_found`, 409 `conflict`, ..."
+  const auto seen =
+      run_clean_and_faulty(fault::not_found_typed_unknown_resource, [](core_harness& h) {
+        const auto sid = h.create_session();
+        start_turn(h, sid);
+        return json{{"unknown_client",
+                     status_and_type(h.request("POST", h.client_path(sid, "nobody") + "/ping"))},
+                    {"unknown_task", status_and_type(h.request("GET", "/api/tasks/no-such-task"))},
+                    {"second_message", status_and_type(h.request("POST", messages_path(sid),
+                                                                 {{"content", "again"}}))}};
+      });
+  CHECK(seen.clean == json{{"unknown_client", {404, "not_found"}},
+                           {"unknown_task", {404, "not_found"}},
+                           {"second_message", {409, "conflict"}}});
+  CHECK(seen.faulty == json{{"unknown_client", {404, "unknown_resource"}},
+                            {"unknown_task", {404, "unknown_resource"}},
+                            {"second_message", {409, "conflict"}}});
+}
+
+TEST_CASE("fault malformed_json_is_500 breaks C-2", "[faults][C-2]") {
+  // C-2: "Malformed JSON is 400."
+  const auto seen = run_clean_and_faulty(fault::malformed_json_is_500, [](core_harness& h) {
+    const auto sid = h.create_session();
+    const auto message = h.request_raw("POST", messages_path(sid), "{\"content\": \"hi\"");
+    const auto task = h.request_raw("POST", "/api/tasks", "{assistant_id: 1}");
+    return json{{"message", status_and_type(message)},
+                {"task", status_and_type(task)},
+                {"turns_started", count_events(h, sid, "turn_started")}};
+  });
+  CHECK(seen.clean == json{{"message", {400, "invalid_request"}},
+                           {"task", {400, "invalid_request"}},
+                           {"turns_started", 0}});
+  CHECK(seen.faulty ==
+        json{{"message", {500, "internal"}}, {"task", {500, "internal"}}, {"turns_started", 0}});
+}
+
+TEST_CASE("fault rejected_message_starts_turn breaks C-3", "[faults][C-3]") {
+  // C-3: "A rejected request changes nothing: no client, no event, no call state."
+  const auto seen = run_clean_and_faulty(fault::rejected_message_starts_turn, [](core_harness& h) {
+    const auto sid = h.create_session();
+    const auto rejected = h.request("POST", messages_path(sid), {{"content", 42}});
+    json observed = {{"rejected", status_and_type(rejected)},
+                     {"turns_started", count_events(h, sid, "turn_started")},
+                     {"model_step", h.has_model_step()}};
+    if (h.has_model_step()) {
+      const auto step = h.next_model_step();
+      observed["user_text"] = step.body["messages"].back()["content"];
+    }
+    return observed;
+  });
+  CHECK(seen.clean ==
+        json{{"rejected", {400, "invalid_request"}}, {"turns_started", 0}, {"model_step", false}});
+  CHECK(seen.faulty == json{{"rejected", {400, "invalid_request"}},
+                            {"turns_started", 1},
+                            {"model_step", true},
+                            {"user_text", "{\"content\":42}"}});
+}
+
+TEST_CASE("fault rejected_registration_registers_client breaks C-3", "[faults][C-3]") {
+  // C-3: "A rejected request changes nothing: no client, no event, no call state."
+  const auto seen =
+      run_clean_and_faulty(fault::rejected_registration_registers_client, [](core_harness& h) {
+        const auto sid = h.create_session();
+        const auto rejected = h.request("POST", h.clients_path(sid),
+                                        {{"name", "web"},
+                                         {"lifetime", core_harness::never()},
+                                         {"tools", json::array({core_harness::tool("bad name")})}});
+        const auto registered_events = count_events(h, sid, "client_registered");
+        const json next = h.register_client(sid, "web", core_harness::never());
+        return json{{"rejected", status_and_type(rejected)},
+                    {"registered_events", registered_events},
+                    {"next_web_gets", next["name"]}};
+      });
+  CHECK(seen.clean == json{{"rejected", {400, "invalid_request"}},
+                           {"registered_events", 0},
+                           {"next_web_gets", "web"}});
+  CHECK(seen.faulty == json{{"rejected", {400, "invalid_request"}},
+                            {"registered_events", 1},
+                            {"next_web_gets", "web_2"}});
+}

@@ -119,3 +119,23 @@ TEST_CASE("fault departed_client_tools_offered breaks LIFE-4", "[faults][LIFE-4]
   CHECK(seen.clean == json{"app__open"});
   CHECK(seen.faulty == json{"app__open", "web__read", "tab__pick"});
 }
+
+TEST_CASE("fault put_tools_extends_ttl breaks LIFE-6", "[faults][LIFE-6]") {
+  // LIFE-6: "Only registration and pings extend a TTL; acks, results and tool-list changes
+  // do not."
+  const auto seen = run_clean_and_faulty(fault::put_tools_extends_ttl, [](core_harness& h) {
+    const auto sid = h.create_session();
+    const std::string cid = h.register_client(
+        sid, "tab", core_harness::ttl(10), json::array({core_harness::tool("read")}))["client_id"];
+    h.advance(6'000);
+    const auto put = h.request("PUT", h.client_path(sid, cid) + "/tools",
+                               {{"tools", json::array({core_harness::tool("pick")})}});
+    h.advance(6'000);  // 12 s after registration, 6 s after the PUT
+    json reasons = json::array();
+    for (const auto& event : h.events_of(sid, "client_unregistered"))
+      reasons.push_back(event.data["reason"]);
+    return json{{"put", put.status}, {"unregistered", reasons}, {"ping_at_12s", ping(h, sid, cid)}};
+  });
+  CHECK(seen.clean == json{{"put", 200}, {"unregistered", {"expired"}}, {"ping_at_12s", 404}});
+  CHECK(seen.faulty == json{{"put", 200}, {"unregistered", json::array()}, {"ping_at_12s", 200}});
+}

@@ -1,6 +1,7 @@
 // Fault tests for client registration: each planted fault visibly breaks its REG rule.
 #include <catch2/catch.hpp>
 
+#include <optional>
 #include <string>
 
 #include "faults/fault_contrast.hpp"
@@ -84,4 +85,30 @@ TEST_CASE("fault invalid_tool_name_accepted breaks REG-1", "[faults][REG-1]") {
         json{{"longest_valid", 201}, {"too_long", 400}, {"space", 400}, {"dot", 400}});
   CHECK(seen.faulty ==
         json{{"longest_valid", 201}, {"too_long", 201}, {"space", 201}, {"dot", 201}});
+}
+
+TEST_CASE("fault api_key_registration_201_without_name breaks REG-9", "[faults][REG-9]") {
+  // REG-9: "The `client_registered` event carries the same `client_id` and assigned `name`
+  // as the 201 response." Section 3: "-> 201 `{"client_id", "name", "lifetime", "tools"}`".
+  const auto seen =
+      run_clean_and_faulty(fault::api_key_registration_201_without_name, [](core_harness& h) {
+        const auto sid = h.create_session();
+        auto registered_as = [&](const std::string& name, std::optional<std::string> credential) {
+          const auto response =
+              h.request("POST", h.clients_path(sid),
+                        {{"name", name}, {"lifetime", core_harness::never()}}, credential);
+          REQUIRE(response.status == 201);
+          const auto event =
+              h.find_event(sid, "client_registered", {{"client_id", response.body["client_id"]}});
+          REQUIRE(event);
+          return json{{"response", response.body.value("name", json("absent"))},
+                      {"event", event->data["name"]}};
+        };
+        return json{{"api_key", registered_as("web", admin_key)},
+                    {"token", registered_as("web", h.token_of(sid))}};
+      });
+  CHECK(seen.clean == json{{"api_key", {{"response", "web"}, {"event", "web"}}},
+                           {"token", {{"response", "web_2"}, {"event", "web_2"}}}});
+  CHECK(seen.faulty == json{{"api_key", {{"response", "absent"}, {"event", "web"}}},
+                            {"token", {{"response", "web_2"}, {"event", "web_2"}}}});
 }

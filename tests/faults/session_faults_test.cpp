@@ -78,3 +78,43 @@ TEST_CASE("fault event_seq_gaps breaks SES-3", "[faults][SES-3]") {
   CHECK(seen.clean == json::array({1, 2, 3, 4}));
   CHECK(seen.faulty == json::array({1, 2, 3, 5}));
 }
+
+TEST_CASE("fault last_event_id_beyond_latest_rejected breaks SES-3", "[faults][SES-3]") {
+  // SES-3: "A stream opened with `Last-Event-ID: N` first receives every retained event
+  // after N ... a value that is not a non-negative integer is 400." An N beyond the latest
+  // event is a non-negative integer: the stream opens, with nothing to replay yet.
+  const auto seen =
+      run_clean_and_faulty(fault::last_event_id_beyond_latest_rejected, [](core_harness& h) {
+        const auto sid = h.create_session();
+        h.register_client(sid, "web", core_harness::never());  // seq 1
+        h.register_client(sid, "app", core_harness::never());  // seq 2
+        auto open = [&](const std::string& last_event_id) {
+          const auto opened = h.request("GET", events_path(sid), json(), admin_key, last_event_id);
+          return opened.stream ? json{opened.status, opened.stream->after_seq}
+                               : json{opened.status, opened.body["error"]["type"]};
+        };
+        return json{{"latest", open("2")}, {"beyond", open("7")}};
+      });
+  CHECK(seen.clean == json{{"latest", {200, 2}}, {"beyond", {200, 2}}});
+  CHECK(seen.faulty == json{{"latest", {200, 2}}, {"beyond", {400, "invalid_request"}}});
+}
+
+TEST_CASE("fault seq_skips_after_tools_update breaks SES-3", "[faults][SES-3]") {
+  // SES-3: "`seq` starts at 1 and grows by 1 per session."
+  const auto seen = run_clean_and_faulty(fault::seq_skips_after_tools_update, [](core_harness& h) {
+    const auto sid = h.create_session();
+    const std::string cid = h.register_client(sid, "web", core_harness::never())["client_id"];
+    REQUIRE(h.request("PUT", h.client_path(sid, cid) + "/tools",
+                      {{"tools", json::array({core_harness::tool("read")})}})
+                .status == 200);
+    h.register_client(sid, "app", core_harness::never());
+    json seqs = json::array();
+    for (const auto& event : h.events_of(sid))
+      seqs.push_back(json{event.seq, event.type});
+    return seqs;
+  });
+  CHECK(seen.clean ==
+        json{{1, "client_registered"}, {2, "client_tools_updated"}, {3, "client_registered"}});
+  CHECK(seen.faulty ==
+        json{{1, "client_registered"}, {2, "client_tools_updated"}, {4, "client_registered"}});
+}

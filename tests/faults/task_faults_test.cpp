@@ -1,4 +1,5 @@
-// Fault tests for tasks: result coverage, undeclared tools, timeout, output (TASK-4, 6..8).
+// Fault tests for tasks: creation, status, pending calls, tool results, timeout, output,
+// call ids and the tools offered (TASK-1..10).
 #include <catch2/catch.hpp>
 
 #include <string>
@@ -288,4 +289,48 @@ TEST_CASE("fault task_tools_offered_prefixed breaks TASK-10", "[faults][TASK-10]
   });
   CHECK(seen.clean == json{"locate"});
   CHECK(seen.faulty == json{"client_tools__locate"});
+}
+
+TEST_CASE("fault task_duplicate_tools_collapsed breaks TASK-1", "[faults][TASK-1]") {
+  // TASK-1: "[P] Auth: API key; tool names follow REG-1; duplicate names 400".
+  const auto seen =
+      run_clean_and_faulty(fault::task_duplicate_tools_collapsed, [](core_harness& h) {
+        const json twice = json::array({{{"name", "locate"}, {"description", "first"}},
+                                        {{"name", "locate"}, {"description", "second"}}});
+        const auto created = create_task_with(h, {{"client_tools", twice}});
+        json observed = {{"status", created.status}};
+        if (h.has_model_step()) {
+          const auto step = h.next_model_step();
+          json offered = json::array();
+          for (const auto& tool : step.body["tools"])
+            offered.push_back(json{tool["function"]["name"], tool["function"]["description"]});
+          observed["offered"] = offered;
+        }
+        return observed;
+      });
+  CHECK(seen.clean == json{{"status", 400}});
+  CHECK(seen.faulty == json{{"status", 201}, {"offered", json::array({{"locate", "first"}})}});
+}
+
+TEST_CASE("fault interrupt_deadline_early breaks TASK-7", "[faults][TASK-7]") {
+  // TASK-7: "A task interrupted longer than the profile's `interrupt_timeout` becomes
+  // `failed` with `error.reason = "tool_results_timeout"`."
+  // The profile's timeout, as configured: the faulty core's own config holds 9/10 of it.
+  const time_ms timeout = default_config().interrupt_timeout_ms;
+  const auto seen = run_clean_and_faulty(fault::interrupt_deadline_early, [&](core_harness& h) {
+    const auto uuid = task_calling(h, {"locate"});
+    REQUIRE(get_task(h, uuid)["status"] == "interrupted");
+    auto state = [&] {
+      const json task = get_task(h, uuid);
+      return json{task["status"], task.contains("error") ? task["error"]["reason"] : json()};
+    };
+    h.advance(timeout * 9 / 10);
+    const json at_nine_tenths = state();
+    h.advance(timeout - timeout * 9 / 10);
+    return json{{"at_nine_tenths", at_nine_tenths}, {"at_timeout", state()}};
+  });
+  CHECK(seen.clean == json{{"at_nine_tenths", {"interrupted", nullptr}},
+                           {"at_timeout", {"failed", "tool_results_timeout"}}});
+  CHECK(seen.faulty == json{{"at_nine_tenths", {"failed", "tool_results_timeout"}},
+                            {"at_timeout", {"failed", "tool_results_timeout"}}});
 }

@@ -140,6 +140,11 @@ TEST_CASE("format errors name the file, the line and the problem", "[scenarios][
       {preamble + "steps:\n  - at: 5s\n    expect: {call_settled: {call: 1, outcome: failed, "
                   "why: x}, spec: [CALL-5]}\n",
        "web-tab.yaml:9: unknown field 'why' of 'call_settled'"},
+      {"purpose: p\nspec: [LIFE-1]\nbreaks_with: [vanished_call_left_open]\n",
+       "web-tab.yaml:3: unknown fault 'vanished_call_left_open' (did you mean "
+       "'vanished_calls_left_open'?)"},
+      {"purpose: p\nspec: [LIFE-1]\nbreaks_with: []\n",
+       "web-tab.yaml:3: 'breaks_with' must name a fault"},
       {preamble + "steps:\n  - at: 5s\n    expect: {call_settled: {call: [1], outcome: failed}, "
                   "spec: [CALL-5]}\n",
        "web-tab.yaml:9: 'call' must be a call number or a tool name, got a list"},

@@ -133,6 +133,7 @@ scenario expected_scenario() {
   plan.name = "tab_closes_mid_call";
   plan.purpose = "A tab's TTL lapses while a call is open; the turn still completes.";
   plan.spec_ids = {"LIFE-2", "LIFE-5", "CALL-5"};
+  plan.breaks_with = {"vanished_calls_left_open"};
   plan.needs = {"part_a", "virtual_clock"};
   plan.duration = 120'000;
   plan.ack_timeout_ms = 5'000;

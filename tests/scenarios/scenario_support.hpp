@@ -19,6 +19,7 @@ using protocol::json;
 inline const std::string rich_example = R"yaml(# A tab's TTL lapses while a call is open.
 purpose: A tab's TTL lapses while a call is open; the turn still completes.
 spec: [LIFE-2, LIFE-5, CALL-5]
+breaks_with: [vanished_calls_left_open]
 needs: [part_a, virtual_clock]
 duration: 2m
 settings: {ack_timeout: 5s, result_timeout: 20s}
@@ -135,6 +136,7 @@ inline void check_same_scenario(const actors::scenario& a, const actors::scenari
   CHECK(a.name == b.name);
   CHECK(a.purpose == b.purpose);
   CHECK(a.spec_ids == b.spec_ids);
+  CHECK(a.breaks_with == b.breaks_with);
   CHECK(a.needs == b.needs);
   CHECK(a.duration == b.duration);
   CHECK(a.ack_timeout_ms == b.ack_timeout_ms);

@@ -102,6 +102,9 @@ struct scenario {
   std::string name;
   std::string purpose;
   std::vector<std::string> spec_ids;
+  //! Faults of the reference server that make this scenario fail: a catalog case's proof
+  //! that it can fail, checked by the catalog test (tests/conformance/catalog_test.cpp).
+  std::vector<std::string> breaks_with;
   std::vector<client_spec> clients;
   std::vector<task_caller_spec> task_callers;
   std::vector<scripted_step> steps;  // in time order (ties keep their written order)

@@ -4,6 +4,8 @@
 #pragma once
 
 #include <cstddef>
+#include <cstdint>
+#include <optional>
 #include <string_view>
 
 #include "toolwire/protocol/outcome.hpp"
@@ -40,6 +42,8 @@ outcome<task_create_request> parse_task_create_request(const json& body,
 //! Shape only (TASK-4 items); coverage of the pending calls is the core's check.
 outcome<tool_results_request> parse_tool_results_request(const json& body);
 outcome<advance_request> parse_advance_request(const json& body);
+//! A Last-Event-ID header (SES-3): a non-negative integer in decimal, else nothing.
+std::optional<std::uint64_t> parse_last_event_id(std::string_view text);
 
 //! A tool list under `field` (e.g. "tools"): REG-1, REG-2, REG-3.
 outcome<std::vector<tool_spec>> parse_tool_list(const json& list, std::string_view field,

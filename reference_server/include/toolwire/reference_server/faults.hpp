@@ -117,6 +117,38 @@ enum class fault {
   name_counter_global,                // REG-5
   ttl_lower_bound_unchecked,          // REG-8
   ttl_fraction_truncated,             // REG-8
+  // -- faults that live on the wire, in event shapes, in the HTTP front end and its clock
+  // (wire_faults.cpp, event_faults.cpp, http/): the rule files never name them
+  session_token_rejected_on_messages,       // AUTH-1
+  session_token_rejected_on_delete,         // AUTH-1
+  missing_credential_is_400,                // AUTH-2
+  limited_key_refused_on_workspace_routes,  // AUTH-2
+  non_object_body_is_422,                   // C-2
+  conflict_typed_invalid_state,             // C-2
+  not_found_typed_unknown_resource,         // C-2
+  malformed_json_is_500,                    // C-2
+  rejected_message_starts_turn,             // C-3
+  rejected_registration_registers_client,   // C-3
+  put_tools_extends_ttl,                    // LIFE-6
+  client_name_length_exclusive,             // REG-4
+  ttl_upper_bound_exclusive,                // REG-8
+  second_session_answered_200,              // SES-1
+  last_event_id_beyond_latest_rejected,     // SES-3
+  task_duplicate_tools_collapsed,           // TASK-1
+  zero_advance_rejected,                    // CLOCK-1
+  negative_advance_accepted,                // CLOCK-1
+  result_after_timeout_accepted,            // CALL-6
+  completed_event_without_client_id,        // CALL-4
+  completed_event_is_error_as_text,         // SES-4
+  failed_event_without_tool,                // SES-4
+  turn_failed_named_turn_error,             // SES-4
+  turn_started_omitted,                     // SES-4
+  seq_skips_after_tools_update,             // SES-3
+  api_key_registration_201_without_name,    // REG-9
+  result_requires_ack,                      // CALL-3
+  interrupt_deadline_early,                 // TASK-7
+  model_steps_take_virtual_time,            // CLOCK-3
+  advance_fires_timers_late,                // CLOCK-2
 };
 
 struct fault_info {

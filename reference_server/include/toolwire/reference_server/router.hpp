@@ -3,6 +3,8 @@
 // the in-process target both go through it, so they cannot drift apart.
 #pragma once
 
+#include <memory>
+
 #include "toolwire/protocol/api.hpp"
 
 namespace toolwire::reference {
@@ -10,10 +12,17 @@ namespace toolwire::reference {
 class core;
 class clock_source;
 
+namespace detail {
+class wire_faults;
+}
+
 class router {
  public:
   //! `clock` gives `now` and, when virtual, serves the CLOCK-1 routes.
-  router(core& target, clock_source& clock) : core_(target), clock_(clock) {}
+  router(core& target, clock_source& clock);
+  ~router();
+  router(const router&) = delete;
+  router& operator=(const router&) = delete;
 
   //! Answers one request. A successful events request comes back with `stream` set;
   //! the transport then streams `core.events_after(...)` itself.
@@ -22,6 +31,8 @@ class router {
  private:
   core& core_;
   clock_source& clock_;
+  //! The faults planted on the wire, around the rules (none unless the core has them).
+  std::unique_ptr<detail::wire_faults> wire_faults_;
 };
 
 //! The maximum accepted body size (C-2: larger is 413).

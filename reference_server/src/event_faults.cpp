@@ -1,0 +1,44 @@
+// The faults planted in events and in the core's configuration (see event_faults.hpp).
+#include "event_faults.hpp"
+
+namespace toolwire::reference::detail {
+
+bool reshape_event_by_faults(const core_config& config, session_event& event,
+                             std::uint64_t& next_seq, const std::string& previous) {
+  const auto has = [&](fault f) { return config.faults.contains(f); };
+  // Fault event_seq_gaps: an internal bookkeeping event consumes a number (SES-3).
+  if (has(fault::event_seq_gaps) && event.type == "client_tool_completed") ++next_seq;
+  // Fault seq_skips_after_tools_update (SES-3): the update counts itself twice.
+  if (has(fault::seq_skips_after_tools_update) && previous == "client_tools_updated") ++next_seq;
+  // Fault turn_started_omitted (SES-4).
+  if (has(fault::turn_started_omitted) && event.type == "turn_started") return false;
+  // Fault turn_failed_named_turn_error (SES-4).
+  if (has(fault::turn_failed_named_turn_error) && event.type == "turn_failed") {
+    event.type = "turn_error";
+  }
+  auto& data = event.data;
+  if (event.type == "client_tool_completed") {
+    // Faults completed_event_without_client_id (CALL-4), completed_event_is_error_as_text
+    // (SES-4).
+    if (has(fault::completed_event_without_client_id)) data.erase("client_id");
+    if (has(fault::completed_event_is_error_as_text) && data.contains("is_error") &&
+        data["is_error"].is_boolean()) {
+      data["is_error"] = data["is_error"].get<bool>() ? "true" : "false";
+    }
+  }
+  // Fault failed_event_without_tool (SES-4).
+  if (event.type == "client_tool_failed" && has(fault::failed_event_without_tool)) {
+    data.erase("tool");
+  }
+  return true;
+}
+
+core_config with_config_faults(core_config config) {
+  // Fault interrupt_deadline_early (TASK-7): a tenth of the timeout is lost to rounding.
+  if (config.faults.contains(fault::interrupt_deadline_early)) {
+    config.interrupt_timeout_ms = config.interrupt_timeout_ms * 9 / 10;
+  }
+  return config;
+}
+
+}  // namespace toolwire::reference::detail

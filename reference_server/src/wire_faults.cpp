@@ -1,0 +1,303 @@
+// The faults that live on the wire (see wire_faults.hpp). Each is one realistic defect of
+// a server's HTTP layer: credentials checked per route, bodies parsed by hand, error types
+// spelt its own way, a clock route that rounds.
+#include "wire_faults.hpp"
+
+#include <string_view>
+#include <tuple>
+#include <vector>
+
+#include "toolwire/protocol/safe_json.hpp"
+#include "toolwire/protocol/validation.hpp"
+
+namespace toolwire::reference::detail {
+
+using protocol::api_request;
+using protocol::api_response;
+using protocol::json;
+
+namespace {
+
+//! The segments of `path` when it has the shape of `pattern` (`{}` matches any one
+//! segment), else nothing.
+std::optional<std::vector<std::string>> captures_of(std::string_view pattern,
+                                                    std::string_view path) {
+  std::vector<std::string> captures;
+  while (!pattern.empty() || !path.empty()) {
+    if (pattern.empty() || path.empty() || pattern[0] != '/' || path[0] != '/') return std::nullopt;
+    pattern.remove_prefix(1);
+    path.remove_prefix(1);
+    const auto pattern_end = std::min(pattern.find('/'), pattern.size());
+    const auto path_end = std::min(path.find('/'), path.size());
+    const auto want = pattern.substr(0, pattern_end);
+    const auto got = path.substr(0, path_end);
+    if (want == "{}") {
+      if (got.empty()) return std::nullopt;
+      captures.emplace_back(got);
+    } else if (want != got) {
+      return std::nullopt;
+    }
+    pattern.remove_prefix(pattern_end);
+    path.remove_prefix(path_end);
+  }
+  return captures;
+}
+
+std::optional<std::vector<std::string>> route(const api_request& request, std::string_view method,
+                                              std::string_view pattern) {
+  if (request.method != method) return std::nullopt;
+  return captures_of(pattern, request.path);
+}
+
+api_response error(int status, std::string_view type, std::string message) {
+  return {
+      status, json{{"error", {{"type", type}, {"message", std::move(message)}}}}, std::nullopt, {}};
+}
+
+//! The request's body as a JSON object, when it is one.
+std::optional<json> object_body(const api_request& request) {
+  if (request.body.empty()) return std::nullopt;
+  auto body = protocol::parse_json_body(request.body);
+  if (!body || !body->is_object()) return std::nullopt;
+  return std::move(*body);
+}
+
+//! Whether the rules let `request` past authentication on session `sid`. A fault that
+//! answers before the rules must not answer what they would refuse (AUTH-2's order).
+bool passes_session_auth(const core& target, const api_request& request, const std::string& sid) {
+  auto credential = request.credential;
+  const auto query = request.query.find("access_token");
+  if (!credential && query != request.query.end()) credential = query->second;
+  return target.authorize_session(credential, sid).ok();
+}
+
+//! Whether call `call_id` of session `sid` was dispatched (its event is retained).
+bool was_dispatched(const core& target, const std::string& sid, const std::string& call_id) {
+  for (const auto& event : target.events_after(sid, 0).events) {
+    if (event.type == "client_tool_dispatched" &&
+        protocol::string_at(event.data, "call_id") == call_id) {
+      return true;
+    }
+  }
+  return false;
+}
+
+bool is_clock_or_task_route(const api_request& request) {
+  return request.path.rfind("/api/tasks", 0) == 0 || request.path.rfind("/v1/_test/clock", 0) == 0;
+}
+
+}  // namespace
+
+std::optional<api_response> wire_faults::before(api_request& request) {
+  if (auto refused = refuse_credential(request)) return refused;
+  if (auto refused = refuse_body(request)) return refused;
+  rewrite_clock_request(request);
+  // Fault task_duplicate_tools_collapsed (TASK-1): the first declaration of a name wins.
+  if (has(fault::task_duplicate_tools_collapsed) && route(request, "POST", "/api/tasks")) {
+    auto body = object_body(request);
+    if (body && body->contains("client_tools") && (*body)["client_tools"].is_array()) {
+      json kept = json::array();
+      std::set<std::string> names;
+      for (const auto& tool : (*body)["client_tools"]) {
+        const auto* name = tool.is_object() && tool.contains("name") ? &tool["name"] : nullptr;
+        if (name && name->is_string() && !names.insert(name->get<std::string>()).second) continue;
+        kept.push_back(tool);
+      }
+      (*body)["client_tools"] = std::move(kept);
+      request.body = body->dump(-1, ' ', false, json::error_handler_t::replace);
+    }
+  }
+  // Fault result_requires_ack (CALL-3): a result needs an ack first.
+  if (has(fault::result_requires_ack)) {
+    if (auto at = route(request, "POST", "/v1/sessions/{}/clients/{}/calls/{}/result")) {
+      const auto& [sid, cid, call] = std::tie((*at)[0], (*at)[1], (*at)[2]);
+      if (passes_session_auth(target_, request, sid) && was_dispatched(target_, sid, call) &&
+          !acked_.contains({sid, call})) {
+        return error(409, "conflict", "call " + call + " of " + cid + " must be acked first");
+      }
+    }
+  }
+  // Fault last_event_id_beyond_latest_rejected (SES-3): ids only up to the latest seq.
+  if (has(fault::last_event_id_beyond_latest_rejected) && request.last_event_id) {
+    if (auto at = route(request, "GET", "/v1/sessions/{}/events")) {
+      const auto latest = target_.stream_start((*at)[0], std::nullopt);
+      const auto asked = protocol::parse_last_event_id(*request.last_event_id);
+      if (passes_session_auth(target_, request, (*at)[0]) && latest && asked && *asked > *latest) {
+        return error(400, "invalid_request", "Last-Event-ID: beyond the latest event");
+      }
+    }
+  }
+  return std::nullopt;
+}
+
+std::optional<api_response> wire_faults::refuse_credential(const api_request& request) {
+  const auto who = target_.identify(request.credential);
+  const bool token = who.type == principal::kind::session_token;
+  // Faults session_token_rejected_on_messages, _on_delete (AUTH-1): the token is checked
+  // against a list of routes that forgot these two.
+  if (token && has(fault::session_token_rejected_on_messages) &&
+      route(request, "POST", "/v1/sessions/{}/messages")) {
+    return error(403, "forbidden", "messages need the API key");
+  }
+  if (token && has(fault::session_token_rejected_on_delete) &&
+      route(request, "DELETE", "/v1/sessions/{}/clients/{}")) {
+    return error(403, "forbidden", "removing a client needs the API key");
+  }
+  // Fault limited_key_refused_on_workspace_routes (AUTH-2): session.manage asked everywhere.
+  if (has(fault::limited_key_refused_on_workspace_routes) && is_clock_or_task_route(request) &&
+      who.type == principal::kind::api_key && !who.can_manage_sessions) {
+    return error(403, "forbidden", "this key lacks session.manage");
+  }
+  return std::nullopt;
+}
+
+std::optional<api_response> wire_faults::refuse_body(api_request& request) {
+  if (request.body.empty()) return std::nullopt;
+  const auto body = protocol::parse_json_body(request.body);
+  // Fault malformed_json_is_500 (C-2): the parser's exception escapes to a 500.
+  if (!body && has(fault::malformed_json_is_500)) {
+    return error(500, "internal", "unexpected character in the body");
+  }
+  // Fault non_object_body_is_422 (C-2): a well-formed body of the wrong kind is 422.
+  if (body && !body->is_object() && has(fault::non_object_body_is_422)) {
+    return error(422, "unprocessable_entity", "the body must be an object");
+  }
+  if (!body || !body->is_object() || !route(request, "POST", "/v1/sessions/{}/clients")) {
+    return std::nullopt;
+  }
+  // Fault client_name_length_exclusive (REG-4): 1 < length < 64 for client names.
+  const auto* name = body->contains("name") ? &(*body)["name"] : nullptr;
+  if (name && name->is_string() && has(fault::client_name_length_exclusive)) {
+    const auto length = name->get<std::string>().size();
+    if (length == 1 || length == 64) {
+      return error(400, "invalid_request", "name: 2 to 63 characters");
+    }
+  }
+  // Fault ttl_upper_bound_exclusive (REG-8): seconds < 86400.
+  const json lifetime = body->value("lifetime", json());
+  if (has(fault::ttl_upper_bound_exclusive) && lifetime.is_object() &&
+      lifetime.value("type", json()) == "ttl" && lifetime.value("data", json()).is_object() &&
+      lifetime["data"].value("seconds", json()) == 86400) {
+    return error(400, "invalid_request", "lifetime.data.seconds: must be below 86400");
+  }
+  return std::nullopt;
+}
+
+void wire_faults::rewrite_clock_request(api_request& request) {
+  if (!route(request, "POST", "/v1/_test/clock/advance")) return;
+  const auto body = object_body(request);
+  if (!body) return;
+  const json ms = body->value("ms", json());
+  // Fault zero_advance_rejected (CLOCK-1): "a positive number of ms".
+  if (has(fault::zero_advance_rejected) && ms == 0) {
+    request.body = R"({"ms":-1})";
+  }
+  // Fault negative_advance_accepted (CLOCK-1): a negative advance is clamped to 0.
+  if (has(fault::negative_advance_accepted) && ms.is_number_integer() &&
+      ms.get<std::int64_t>() < 0) {
+    request.body = R"({"ms":0})";
+  }
+  // Fault advance_fires_timers_late (CLOCK-2): the rules see the previous advance's ms, so
+  // what this one reaches fires with the next. Only an advance the rules accept is taken
+  // over: a rejected one changes nothing (C-3), now or later.
+  if (has(fault::advance_fires_timers_late) && clock_.is_virtual() &&
+      target_.authorize_workspace(request.credential) && protocol::parse_advance_request(*body)) {
+    request.body = json{{"ms", unseen_advance_ms_}}.dump();
+    unseen_advance_ms_ = ms.get<protocol::time_ms>();
+  }
+}
+
+void wire_faults::after(const api_request& request, api_response& response) {
+  const bool ok = response.status >= 200 && response.status < 300;
+  if (ok && has(fault::result_requires_ack)) {
+    if (auto at = route(request, "POST", "/v1/sessions/{}/clients/{}/calls/{}/ack")) {
+      acked_.insert({(*at)[0], (*at)[2]});
+    }
+  }
+  // Fault put_tools_extends_ttl (LIFE-6): the handler of PUT also "touches" the client.
+  if (ok && has(fault::put_tools_extends_ttl)) {
+    if (auto at = route(request, "PUT", "/v1/sessions/{}/clients/{}/tools")) {
+      (void)target_.ping((*at)[0], (*at)[1], clock_.now());
+    }
+  }
+  if (ok && request.path.rfind("/v1/_test/clock", 0) == 0 && response.body.is_object() &&
+      response.body.contains("now_ms") && response.body["now_ms"].is_number_integer()) {
+    auto& now_ms = response.body["now_ms"];
+    if (has(fault::advance_fires_timers_late))
+      now_ms = now_ms.get<protocol::time_ms>() + unseen_advance_ms_;
+  }
+  // Fault result_after_timeout_accepted (CALL-6): a late result is answered 200, although
+  // the failure stands.
+  if (response.status == 409 && has(fault::result_after_timeout_accepted)) {
+    if (auto at = route(request, "POST", "/v1/sessions/{}/clients/{}/calls/{}/result")) {
+      for (const auto& event : target_.events_after((*at)[0], 0).events) {
+        const std::string reason = protocol::string_at(event.data, "reason");
+        if (event.type == "client_tool_failed" &&
+            protocol::string_at(event.data, "call_id") == (*at)[2] &&
+            (reason == "ack_timeout" || reason == "result_timeout")) {
+          response = {200, json{{"call_id", (*at)[2]}, {"status", "completed"}}, std::nullopt, {}};
+          break;
+        }
+      }
+    }
+  }
+  change_state_of_rejected(request, response);
+  retype_errors(request, response);
+}
+
+void wire_faults::change_state_of_rejected(const api_request& request,
+                                           const api_response& response) {
+  if (response.status != 400) return;
+  const auto body = object_body(request);
+  if (!body) return;
+  // Fault rejected_message_starts_turn (C-3): the turn starts before the content is checked.
+  if (has(fault::rejected_message_starts_turn)) {
+    if (auto at = route(request, "POST", "/v1/sessions/{}/messages")) {
+      (void)target_.post_message((*at)[0], json{{"content", body->dump()}}, clock_.now());
+    }
+  }
+  // Fault rejected_registration_registers_client (C-3): the client is stored before its
+  // tools and lifetime are checked.
+  if (has(fault::rejected_registration_registers_client) && body->contains("name") &&
+      (*body)["name"].is_string()) {
+    if (auto at = route(request, "POST", "/v1/sessions/{}/clients")) {
+      const json bare{
+          {"name", (*body)["name"]}, {"lifetime", {{"type", "never"}}}, {"tools", json::array()}};
+      (void)target_.register_client((*at)[0], bare, clock_.now());
+    }
+  }
+}
+
+void wire_faults::retype_errors(const api_request& request, api_response& response) {
+  // Fault missing_credential_is_400 (AUTH-2): "no credential" counts as a bad request.
+  if (response.status == 401 && !request.credential && !request.query.contains("access_token") &&
+      has(fault::missing_credential_is_400)) {
+    response = error(400, "invalid_request", "the Authorization header is missing");
+  }
+  const bool has_type = response.body.is_object() && response.body.contains("error") &&
+                        response.body["error"].is_object();
+  // Faults conflict_typed_invalid_state, not_found_typed_unknown_resource (C-2).
+  if (has_type && response.status == 409 && has(fault::conflict_typed_invalid_state)) {
+    response.body["error"]["type"] = "invalid_state";
+  }
+  if (has_type && response.status == 404 && has(fault::not_found_typed_unknown_resource)) {
+    response.body["error"]["type"] = "unknown_resource";
+  }
+  // Fault error_body_is_string (C-2): the error object flattened to its message.
+  if (has_type && response.status >= 400 && has(fault::error_body_is_string)) {
+    response.body = json{{"error", protocol::string_at(response.body["error"], "message")}};
+  }
+  // Faults session_created_with_200, second_session_answered_200 (SES-1).
+  if (response.status == 201 && route(request, "POST", "/v1/sessions")) {
+    const bool second = ++sessions_created_ > 1 && has(fault::second_session_answered_200);
+    if (second || has(fault::session_created_with_200)) response.status = 200;
+  }
+  // Fault api_key_registration_201_without_name (REG-9).
+  if (response.status == 201 && has(fault::api_key_registration_201_without_name) &&
+      response.body.is_object() && route(request, "POST", "/v1/sessions/{}/clients") &&
+      target_.identify(request.credential).type == principal::kind::api_key) {
+    response.body.erase("name");
+  }
+}
+
+}  // namespace toolwire::reference::detail
