@@ -222,6 +222,13 @@ int check_command::run() const {
   for (const auto& name : faults_) {
     auto f = reference::parse_fault(name);
     if (!f) return usage_error("unknown fault '" + name + "' (toolwire serve --list-faults)");
+    // Why refuse: the in-process target has no clock routes and no virtual clock of its
+    // own, so a fault of a CLOCK rule would run a green check that planted nothing.
+    const std::string_view rule = reference::describe(*f).spec_id;
+    if (in_process_ && rule.starts_with("CLOCK-")) {
+      return usage_error("fault " + name + " breaks " + std::string(rule) +
+                         ", which only the bundled server's virtual clock has: drop --in-process");
+    }
     target.faults.insert(*f);
   }
   if (!variations_.empty() && (in_process_ || !target_.empty())) {

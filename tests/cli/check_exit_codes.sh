@@ -32,6 +32,9 @@ few=(--filter 'reg.tool-name-6*' --quiet)
 expect 0 "passing cases" -- "$toolwire" check "${few[@]}"
 expect 1 "a fault the cases catch" -- "$toolwire" check "${few[@]}" --fault invalid_tool_name_accepted
 expect_text "reproduce: toolwire check --filter 'reg.tool-name-65-chars-rejected'" "$work/out" "reproduce line"
+expect 2 "a clock fault in-process" -- "$toolwire" check "${few[@]}" --in-process --fault zero_advance_rejected
+expect_text "only the bundled server's virtual clock has: drop --in-process" "$work/err" "clock fault in-process"
+expect 1 "a clock fault on the bundled server" -- "$toolwire" check --filter 'clock.get-now' --quiet --fault zero_advance_rejected
 expect 2 "a missing profile" -- "$toolwire" check --target "$work/none.json"
 expect_text "none.json" "$work/err" "missing profile names the file"
 echo '{"name": "x", "clock": "fast"}' >"$work/bad.json"
