@@ -36,7 +36,7 @@ bool reshape_event_by_faults(const core_config& config, session_event& event,
 core_config with_config_faults(core_config config) {
   // Fault interrupt_deadline_early (TASK-7): a tenth of the timeout is lost to rounding.
   if (config.faults.contains(fault::interrupt_deadline_early)) {
-    config.interrupt_timeout_ms = config.interrupt_timeout_ms * 9 / 10;
+    config.interrupt_timeout_ms = config.interrupt_timeout_ms / 10 * 9;  // cannot overflow
   }
   return config;
 }

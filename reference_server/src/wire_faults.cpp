@@ -3,6 +3,7 @@
 // spelt its own way, a clock route that rounds.
 #include "wire_faults.hpp"
 
+#include <algorithm>
 #include <string_view>
 #include <tuple>
 #include <vector>
@@ -223,8 +224,11 @@ void wire_faults::after(const api_request& request, api_response& response) {
   if (ok && request.path.rfind("/v1/_test/clock", 0) == 0 && response.body.is_object() &&
       response.body.contains("now_ms") && response.body["now_ms"].is_number_integer()) {
     auto& now_ms = response.body["now_ms"];
-    if (has(fault::advance_fires_timers_late))
-      now_ms = now_ms.get<protocol::time_ms>() + unseen_advance_ms_;
+    if (has(fault::advance_fires_timers_late)) {
+      // Saturates as the clock does (virtual_clock.cpp): ms may be near INT64_MAX.
+      const auto now = std::min(now_ms.get<protocol::time_ms>(), max_virtual_ms);
+      now_ms = now + std::min(unseen_advance_ms_, max_virtual_ms - now);
+    }
   }
   // Fault result_after_timeout_accepted (CALL-6): a late result is answered 200, although
   // the failure stands.
