@@ -5,6 +5,7 @@
 #include <string_view>
 #include <vector>
 
+#include "path_match.hpp"
 #include "toolwire/protocol/validation.hpp"
 #include "toolwire/reference_server/core.hpp"
 #include "toolwire/reference_server/virtual_clock.hpp"
@@ -18,16 +19,8 @@ using protocol::json;
 
 namespace {
 
-std::vector<std::string> split_path(std::string_view path) {
-  std::vector<std::string> parts;
-  std::size_t start = 1;  // skip the leading '/'
-  while (start <= path.size()) {
-    const std::size_t end = std::min(path.find('/', start), path.size());
-    parts.emplace_back(path.substr(start, end - start));
-    start = end + 1;
-  }
-  return parts;
-}
+using detail::match;
+using detail::split_path;
 
 api_response error_response(const protocol::api_error& error) {
   return {protocol::http_status(error.code), protocol::to_json(error), std::nullopt, {}};
@@ -285,22 +278,6 @@ const std::vector<route>& routes() {
     return built;
   }();
   return table;
-}
-
-//! Matches a pre-split pattern against a path; captures the `{}` segments.
-bool match(const std::vector<std::string>& pattern, const std::vector<std::string>& parts,
-           std::vector<std::string>& captures) {
-  if (pattern.size() != parts.size()) return false;
-  captures.clear();
-  for (std::size_t i = 0; i < parts.size(); ++i) {
-    if (pattern[i] == "{}") {
-      if (parts[i].empty()) return false;
-      captures.push_back(parts[i]);
-    } else if (pattern[i] != parts[i]) {
-      return false;
-    }
-  }
-  return true;
 }
 
 api_response handle_by_rules(core& target, clock_source& clock, const api_request& request) {

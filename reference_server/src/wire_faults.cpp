@@ -8,6 +8,7 @@
 #include <tuple>
 #include <vector>
 
+#include "path_match.hpp"
 #include "toolwire/protocol/safe_json.hpp"
 #include "toolwire/protocol/validation.hpp"
 
@@ -19,35 +20,12 @@ using protocol::json;
 
 namespace {
 
-//! The segments of `path` when it has the shape of `pattern` (`{}` matches any one
-//! segment), else nothing.
-std::optional<std::vector<std::string>> captures_of(std::string_view pattern,
-                                                    std::string_view path) {
-  std::vector<std::string> captures;
-  while (!pattern.empty() || !path.empty()) {
-    if (pattern.empty() || path.empty() || pattern[0] != '/' || path[0] != '/') return std::nullopt;
-    pattern.remove_prefix(1);
-    path.remove_prefix(1);
-    const auto pattern_end = std::min(pattern.find('/'), pattern.size());
-    const auto path_end = std::min(path.find('/'), path.size());
-    const auto want = pattern.substr(0, pattern_end);
-    const auto got = path.substr(0, path_end);
-    if (want == "{}") {
-      if (got.empty()) return std::nullopt;
-      captures.emplace_back(got);
-    } else if (want != got) {
-      return std::nullopt;
-    }
-    pattern.remove_prefix(pattern_end);
-    path.remove_prefix(path_end);
-  }
-  return captures;
-}
-
 std::optional<std::vector<std::string>> route(const api_request& request, std::string_view method,
                                               std::string_view pattern) {
   if (request.method != method) return std::nullopt;
-  return captures_of(pattern, request.path);
+  std::vector<std::string> captures;
+  if (!match(split_path(pattern), split_path(request.path), captures)) return std::nullopt;
+  return captures;
 }
 
 api_response error(int status, std::string_view type, std::string message) {
