@@ -146,8 +146,8 @@ void read_ttls(const value& clients, time_context& context) {
   for (auto it = clients.node.begin(); it != clients.node.end(); ++it) {
     const YAML::Node lifetime = it->second.IsMap() ? it->second["lifetime"] : YAML::Node();
     if (!lifetime || !lifetime.IsMap() || !lifetime["ttl"] || !lifetime["ttl"].IsScalar()) continue;
-    const json ttl = plain_scalar(lifetime["ttl"].Scalar());
-    if (ttl.is_number_integer()) context.ttls[it->first.Scalar()] = ttl.get<time_ms>() * 1000;
+    const json ttl = plain_scalar(scalar_text(lifetime["ttl"]));
+    if (ttl.is_number_integer()) context.ttls[scalar_text(it->first)] = ttl.get<time_ms>() * 1000;
   }
 }
 

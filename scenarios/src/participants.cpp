@@ -12,7 +12,7 @@ namespace {
 using actors::client_spec;
 
 protocol::tool_spec read_tool(const value& v) {
-  if (v.node.IsScalar()) return actors::build::tool(v.node.Scalar());
+  if (v.node.IsScalar()) return actors::build::tool(scalar_text(v.node));
   if (!v.node.IsMap()) {
     fail(v.line, "a tool is a name or {name, description, parameters}, got " + described(v.node));
   }
@@ -37,7 +37,7 @@ std::vector<actors::screen_change> read_screens(const value& v) {
 }
 
 protocol::lifetime read_lifetime(const value& v) {
-  if (v.node.IsScalar() && v.node.Scalar() == "never") return {protocol::lifetime::kind::never, 0};
+  if (v.node.IsScalar() && scalar_text(v.node) == "never") return {protocol::lifetime::kind::never, 0};
   if (!v.node.IsMap()) {
     fail(v.line, "'lifetime' must be never or {ttl: seconds}, got " + described(v.node));
   }

@@ -248,7 +248,7 @@ class step_reader {
     if (!at) return now_;
     const time_ms time = as_time(*at);
     if (time < now_) {
-      fail(at->line, "time goes backwards: 'at: " + at->node.Scalar() + "' is before " +
+      fail(at->line, "time goes backwards: 'at: " + scalar_text(at->node) + "' is before " +
                          format_duration(now_) +
                          (advanced_ ? ", where the advance before it moved the clock"
                                     : ", the time of the step before it"));

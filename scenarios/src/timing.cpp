@@ -182,7 +182,7 @@ time_context& current_time() {
 
 time_ms as_time(const value& v) {
   if (!v.node.IsScalar()) wrong_type(v, "a time (500ms, 12s, or e.g. 'ack_timeout - 1ms')");
-  const std::string& text = v.node.Scalar();
+  const std::string text = scalar_text(v.node);
   if (parse_duration(text)) return resolve(text, v.line);
   if (text.find_first_of("+-*_(") == std::string::npos && text != "ttl" && text != "tol") {
     fail(v.line,

@@ -100,7 +100,7 @@ json as_json_bounded(const YAML::Node& node, std::size_t depth, std::size_t& bud
   if (node.IsMap()) {
     json object = json::object();
     for (auto it = node.begin(); it != node.end(); ++it)
-      object[it->first.Scalar()] = as_json_bounded(it->second, depth + 1, budget, line);
+      object[scalar_text(it->first)] = as_json_bounded(it->second, depth + 1, budget, line);
     return object;
   }
   if (node.IsSequence()) {
@@ -112,7 +112,7 @@ json as_json_bounded(const YAML::Node& node, std::size_t depth, std::size_t& bud
   if (!node.IsScalar()) return nullptr;
   // Why the tag: yaml-cpp tags a quoted or block scalar "!", a plain one "?"; only a plain
   // scalar may be a number, a boolean or null, so `'12'` stays the string "12".
-  return node.Tag() == "!" ? json(node.Scalar()) : plain_scalar(node.Scalar());
+  return node.Tag() == "!" ? json(scalar_text(node)) : plain_scalar(scalar_text(node));
 }
 
 }  // namespace
@@ -121,8 +121,28 @@ json as_json_bounded(const YAML::Node& node, std::size_t depth, std::size_t& bud
   fail(v.line, "'" + v.name + "' must be " + std::string(expected) + ", got " + described(v.node));
 }
 
+std::string scalar_text(const YAML::Node& node) {
+  const std::string& raw = node.Scalar();
+  std::string text;
+  std::size_t done = 0;
+  for (;;) {
+    const std::size_t bad = protocol::first_invalid_utf8(std::string_view(raw).substr(done));
+    if (bad == std::string_view::npos) break;
+    text.append(raw, done, bad);
+    const auto byte = static_cast<unsigned char>(raw[done + bad]);
+    // 0x85 and 0xA0 are yaml-cpp's `\N` and `\_`; anything else cannot come from a file
+    // that passed the check, but is still made U+FFFD rather than passed on.
+    text += byte == 0x85 || byte == 0xA0 ? std::string{'\xC2', static_cast<char>(byte)}
+                                         : std::string("\xEF\xBF\xBD");
+    done += bad + 1;
+  }
+  if (done == 0) return raw;
+  text.append(raw, done);
+  return text;
+}
+
 std::string described(const YAML::Node& node) {
-  if (node.IsScalar()) return "'" + node.Scalar() + "'";
+  if (node.IsScalar()) return "'" + scalar_text(node) + "'";
   if (node.IsMap()) return "a mapping";
   if (node.IsSequence()) return "a list";
   return "nothing";
@@ -134,7 +154,7 @@ mapping::mapping(const value& whole) : line_(whole.line) {
   for (auto it = whole.node.begin(); it != whole.node.end(); ++it) {
     const int key_line = line_of(it->first, whole.line);
     if (!it->first.IsScalar()) fail(key_line, "a key of '" + whole.name + "' must be a word");
-    std::string key = it->first.Scalar();
+    std::string key = scalar_text(it->first);
     if (find(key)) fail(key_line, "'" + key + "' is written twice");
     entries_.push_back({key, it->second, value_line(it->second, key_line), key_line});
   }
@@ -173,27 +193,27 @@ std::vector<value> list_items(const value& list) {
 
 std::string as_string(const value& v) {
   if (!v.node.IsScalar()) wrong_type(v, "a string");
-  return v.node.Scalar();
+  return scalar_text(v.node);
 }
 
 std::int64_t as_integer(const value& v) {
-  const auto number = v.node.IsScalar() ? parse_integer(v.node.Scalar()) : std::nullopt;
+  const auto number = v.node.IsScalar() ? parse_integer(scalar_text(v.node)) : std::nullopt;
   if (!number) wrong_type(v, "an integer");
   return *number;
 }
 
 bool as_boolean(const value& v) {
   const json reading =
-      v.node.IsScalar() && v.node.Tag() != "!" ? plain_scalar(v.node.Scalar()) : json();
+      v.node.IsScalar() && v.node.Tag() != "!" ? plain_scalar(scalar_text(v.node)) : json();
   if (!reading.is_boolean()) wrong_type(v, "true or false");
   return reading.get<bool>();
 }
 
 time_ms as_duration(const value& v) {
   if (!v.node.IsScalar()) wrong_type(v, "a duration (500ms, 12s, 2m, 1h)");
-  const auto ms = parse_duration(v.node.Scalar());
+  const auto ms = parse_duration(scalar_text(v.node));
   if (!ms) {
-    fail(v.line, "bad duration '" + v.node.Scalar() +
+    fail(v.line, "bad duration '" + scalar_text(v.node) +
                      "' (write 500ms, 12s, 2m, 1h or an integer of milliseconds)");
   }
   return *ms;

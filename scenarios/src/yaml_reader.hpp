@@ -44,6 +44,12 @@ std::string unknown(std::string_view what, std::string_view word,
 //! "'ttl' must be an integer, got 'ten'".
 [[noreturn]] void wrong_type(const value& v, std::string_view expected);
 
+//! A scalar's text, always valid UTF-8. Why not Node::Scalar(): yaml-cpp decodes the
+//! double-quoted escapes `\N` and `\_` into the lone bytes 0x85 and 0xA0, not into U+0085
+//! and U+00A0 as YAML 1.2 (5.7) says; such a string cannot be written back as JSON. The
+//! file's own bytes were checked before parsing, so those escapes are the only source.
+std::string scalar_text(const YAML::Node& node);
+
 //! How a value reads in a message: "'ten'", "a mapping", "a list", "nothing".
 std::string described(const YAML::Node& node);
 

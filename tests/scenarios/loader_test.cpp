@@ -323,3 +323,20 @@ TEST_CASE("a request body's {time: EXPR} becomes milliseconds", "[scenarios][loa
       " body: {ms: {time: ack_timeout + 1s}}}\n");
   CHECK(plan.steps.at(0).args["body"] == json{{"ms", 3'000}});
 }
+
+// Regression: the sanitize stage's scenario_loader finding (CI, 2026-12-01,
+// fuzz/regressions/scenario_loader/yaml_escape_no_break_space): yaml-cpp decodes "\_" and "\N"
+// into lone bytes, and writing the scenario back threw nlohmann's type_error.316.
+TEST_CASE("YAML's \\N and \\_ escapes load as U+0085 and U+00A0 and write back",
+          "[scenarios][loader]") {
+  const auto plan = loaded(
+      "purpose: \"no\\_break\"\nspec: [C-1]\n"
+      "clients:\n  tab:\n    tools: [t]\n    result_content: {\"k\\_\": \"a\\Nb\\Lc\\x41\"}\n");
+  CHECK(plan.purpose == "no\xC2\xA0" "break");
+  REQUIRE(plan.clients.size() == 1);
+  CHECK(plan.clients[0].result_content ==
+        json{{"k\xC2\xA0", "a\xC2\x85" "b\xE2\x80\xA8" "cA"}});
+  const auto again = loaded(toolwire::scenarios::to_yaml(plan));
+  CHECK(again.purpose == plan.purpose);
+  CHECK(again.clients[0].result_content == plan.clients[0].result_content);
+}
