@@ -1,8 +1,7 @@
 // Fuzz harness: a request body's text into the body validators (protocol/validation), as
-// the router reads every body: parse_json_body, then each route's parse_* function, with
-// and without the fault quirks. Errors are values; nothing may throw or crash, and every
-// error has a message (it becomes the C-2 error body's; serialising that body is the
-// front end's part, fuzzed by the http_request harness).
+// the router reads every body: parse_json_body, then each route's parse_* function. Errors are
+// values; nothing may throw or crash, and every error has a message (it becomes the C-2 error
+// body's; serialising that body is the front end's part, fuzzed by the http_request harness).
 #include <cstddef>
 #include <cstdint>
 #include <cstdlib>
@@ -27,12 +26,9 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   const auto body = protocol::parse_json_body(text);
   answer(body);
   if (!body) return 0;
-  for (const bool quirky : {false, true}) {
-    const protocol::validation_quirks quirks{quirky, quirky};
-    answer(protocol::parse_register_request(*body, quirks));
-    answer(protocol::parse_put_tools_request(*body, quirks));
-    answer(protocol::parse_task_create_request(*body, quirks));
-  }
+  answer(protocol::parse_register_request(*body));
+  answer(protocol::parse_put_tools_request(*body));
+  answer(protocol::parse_task_create_request(*body));
   answer(protocol::parse_result_request(*body));
   answer(protocol::parse_message_request(*body));
   answer(protocol::parse_tool_results_request(*body));

@@ -49,13 +49,6 @@ std::optional<std::int64_t> as_int64(const json& value) {
   return std::nullopt;
 }
 
-//! A name as it may appear inside a message. Why: a message is later serialized as JSON, and
-//! nlohmann refuses to dump invalid UTF-8, which only the allow_any_tool_name quirk lets through.
-std::string printable(const std::string& text) {
-  if (count_code_points(text)) return text;
-  return escape_bytes(text);
-}
-
 //! How a tool list differs between a client registration (REG-1) and a task (TASK-1).
 struct tool_list_shape {
   std::string_view schema_key;  // "parameters" or "input_schema"
@@ -67,7 +60,7 @@ constexpr tool_list_shape client_tool_shape{"parameters", true, "REG-1"};
 constexpr tool_list_shape task_tool_shape{"input_schema", false, "TASK-1"};
 
 outcome<tool_spec> parse_tool(const json& item, const std::string& path,
-                              const tool_list_shape& shape, const validation_quirks& quirks) {
+                              const tool_list_shape& shape) {
   if (!item.is_object()) return field_error(path, "must be an object", shape.shape_rule);
   tool_spec tool;
 
@@ -76,8 +69,7 @@ outcome<tool_spec> parse_tool(const json& item, const std::string& path,
   if (name == item.end()) return field_error(name_path, "missing", shape.shape_rule);
   if (!name->is_string()) return field_error(name_path, "must be a string", shape.shape_rule);
   tool.name = name->get<std::string>();
-  // Why: the quirk relaxes the charset and length only; a name is still a string.
-  if (!quirks.allow_any_tool_name && !is_valid_name(tool.name)) {
+  if (!is_valid_name(tool.name)) {
     return field_error(name_path, name_rule_text, "REG-1");
   }
 
@@ -90,8 +82,7 @@ outcome<tool_spec> parse_tool(const json& item, const std::string& path,
   tool.description = description->get<std::string>();
   const auto code_points = count_code_points(tool.description);
   if (!code_points) return field_error(description_path, "must be valid UTF-8", "REG-2");
-  const auto length = quirks.description_limit_in_bytes ? tool.description.size() : *code_points;
-  if (length > max_description_code_points) {
+  if (*code_points > max_description_code_points) {
     return field_error(description_path, "must be at most 4096 characters", "REG-2");
   }
 
@@ -117,14 +108,13 @@ outcome<tool_spec> parse_tool(const json& item, const std::string& path,
 template <typename duplicate_message>
 outcome<std::vector<tool_spec>> parse_tools(const json& list, std::string_view field,
                                             const tool_list_shape& shape,
-                                            const validation_quirks& quirks,
                                             duplicate_message duplicate) {
   if (!list.is_array()) return field_error(field, "must be an array", shape.shape_rule);
   std::vector<tool_spec> tools;
   tools.reserve(list.size());
   std::set<std::string, std::less<>> seen;
   for (std::size_t i = 0; i < list.size(); ++i) {
-    auto tool = parse_tool(list[i], index_path(field, i), shape, quirks);
+    auto tool = parse_tool(list[i], index_path(field, i), shape);
     if (!tool) return tool.error();
     if (!seen.insert(tool->name).second) return duplicate(tool->name, i);
     tools.push_back(std::move(*tool));
@@ -208,18 +198,15 @@ outcome<json> parse_json_body(std::string_view body) {
   return parse_untrusted_json(body, "body");
 }
 
-outcome<std::vector<tool_spec>> parse_tool_list(const json& list, std::string_view field,
-                                                const validation_quirks& quirks) {
+outcome<std::vector<tool_spec>> parse_tool_list(const json& list, std::string_view field) {
   return parse_tools(
-      list, field, client_tool_shape, quirks, [field](const std::string& name, std::size_t index) {
+      list, field, client_tool_shape, [field](const std::string& name, std::size_t index) {
         return field_error(
-            field, "duplicate tool name '" + printable(name) + "' at " + index_path(field, index),
-            "REG-3");
+            field, "duplicate tool name '" + name + "' at " + index_path(field, index), "REG-3");
       });
 }
 
-outcome<register_request> parse_register_request(const json& body,
-                                                 const validation_quirks& quirks) {
+outcome<register_request> parse_register_request(const json& body) {
   if (!body.is_object()) return not_an_object();
   register_request request;
 
@@ -238,20 +225,19 @@ outcome<register_request> parse_register_request(const json& body,
 
   const auto tools = body.find("tools");
   if (tools != body.end()) {
-    auto parsed = parse_tool_list(*tools, "tools", quirks);
+    auto parsed = parse_tool_list(*tools, "tools");
     if (!parsed) return parsed.error();
     request.tools = std::move(*parsed);
   }
   return request;
 }
 
-outcome<put_tools_request> parse_put_tools_request(const json& body,
-                                                   const validation_quirks& quirks) {
+outcome<put_tools_request> parse_put_tools_request(const json& body) {
   if (!body.is_object()) return not_an_object();
   const auto tools = body.find("tools");
   if (tools == body.end()) return field_error("tools", "missing", "TOOLS-2");
   if (!tools->is_array()) return field_error("tools", "must be an array", "TOOLS-2");
-  auto parsed = parse_tool_list(*tools, "tools", quirks);
+  auto parsed = parse_tool_list(*tools, "tools");
   if (!parsed) return parsed.error();
   return put_tools_request{std::move(*parsed)};
 }
@@ -271,8 +257,7 @@ outcome<message_request> parse_message_request(const json& body) {
   return message_request{content->get<std::string>()};
 }
 
-outcome<task_create_request> parse_task_create_request(const json& body,
-                                                       const validation_quirks& quirks) {
+outcome<task_create_request> parse_task_create_request(const json& body) {
   if (!body.is_object()) return not_an_object();
   task_create_request request;
 
@@ -305,12 +290,11 @@ outcome<task_create_request> parse_task_create_request(const json& body,
 
   const auto tools = body.find("client_tools");
   if (tools != body.end()) {
-    auto parsed =
-        parse_tools(*tools, "client_tools", task_tool_shape, quirks,
-                    [](const std::string& name, std::size_t index) {
-                      return field_error(member_path(index_path("client_tools", index), "name"),
-                                         "duplicate tool name '" + printable(name) + "'", "TASK-1");
-                    });
+    auto parsed = parse_tools(
+        *tools, "client_tools", task_tool_shape, [](const std::string& name, std::size_t index) {
+          return field_error(member_path(index_path("client_tools", index), "name"),
+                             "duplicate tool name '" + name + "'", "TASK-1");
+        });
     if (!parsed) return parsed.error();
     request.client_tools = std::move(*parsed);
   }

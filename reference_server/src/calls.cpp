@@ -129,7 +129,7 @@ outcome<json> ack(state& s, session_record& session, const std::string& cid,
     move(call.status, call_status::acked);
     if (!s.has(fault::ack_does_not_extend_deadline)) extend_deadline(s, session, call, now);
   }
-  touch_ttl_by_fault(s, session, **client, now);
+  touch_ttl_on_call_traffic(s, session, **client, now);
   return json{{"call_id", call.id}, {"status", "acked"}};
 }
 
@@ -184,7 +184,7 @@ outcome<json> post_result(state& s, session_record& session, const std::string& 
   } else {
     close_call(s, session, *call);
   }
-  touch_ttl_by_fault(s, session, **client, now);
+  touch_ttl_on_call_traffic(s, session, **client, now);
   // Fault completed_event_deferred: the event waits for the step's last settlement (SES-5).
   if (!s.has(fault::completed_event_deferred)) {
     emit(s, session, "client_tool_completed",

@@ -8,6 +8,7 @@
 
 #include "core_state.hpp"
 #include "event_faults.hpp"
+#include "policy.hpp"
 
 namespace toolwire::reference {
 
@@ -99,26 +100,6 @@ protocol::outcome<done> reject_unknown_fields_by_fault(
   return done{};
 }
 
-json collapse_duplicate_tools_by_fault(const state& s, json body, const std::string& key) {
-  if (!s.has(fault::duplicate_tool_names_collapsed) || !body.is_object()) return body;
-  auto tools = body.find(key);
-  if (tools == body.end() || !tools->is_array()) return body;
-  json kept = json::array();
-  for (const auto& tool : *tools) {
-    const bool named = tool.is_object() && tool.contains("name") && tool["name"].is_string();
-    auto same = std::find_if(kept.begin(), kept.end(), [&](const json& k) {
-      return named && k.is_object() && k.value("name", json()) == tool["name"];
-    });
-    if (same != kept.end()) {
-      *same = tool;
-    } else {
-      kept.push_back(tool);
-    }
-  }
-  *tools = std::move(kept);
-  return body;
-}
-
 std::string user_text_by_fault(const state& s, std::string text) {
   if (!s.has(fault::user_text_trimmed)) return text;
   const auto first = text.find_first_not_of(" \t\r\n");
@@ -147,10 +128,16 @@ std::uint64_t request_model_step(state& s, step_owner owner, json messages, json
   return id;
 }
 
+std::shared_ptr<const rule_policy> clean_policy() {
+  static const auto clean = std::make_shared<const rule_policy>();
+  return clean;
+}
+
 }  // namespace detail
 
 core::core(core_config config) : state_(std::make_unique<state>()) {
   state_->config = with_config_faults(std::move(config));
+  state_->policy = policy_for(state_->config.faults);
 }
 core::~core() = default;
 core::core(core&&) noexcept = default;

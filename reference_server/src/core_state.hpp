@@ -7,6 +7,7 @@
 #include <deque>
 #include <initializer_list>
 #include <map>
+#include <memory>
 #include <optional>
 #include <set>
 #include <string>
@@ -120,8 +121,12 @@ struct step_owner {
   std::string id;
 };
 
+class rule_policy;
+
 struct state {
   core_config config;
+  //! Every decision point a fault may answer differently (policy.hpp); never null.
+  std::shared_ptr<const rule_policy> policy;
   std::uint64_t next_serial = 1;
   std::uint64_t next_session = 1, next_client = 1, next_call = 1, next_turn = 1, next_task = 1;
   std::uint64_t next_step = 1;
@@ -153,9 +158,6 @@ void emit(state& s, session_record& session, std::string type, json data, time_m
 //! Fault unknown_fields_rejected (C-6): a 400 for the first key of `body` outside `known`.
 protocol::outcome<protocol::done> reject_unknown_fields_by_fault(
     const state& s, const json& body, std::initializer_list<std::string_view> known);
-//! Fault duplicate_tool_names_collapsed (REG-3): `body[key]` with each repeated tool name
-//! kept once, its last declaration winning. Unchanged without the fault.
-json collapse_duplicate_tools_by_fault(const state& s, json body, const std::string& key);
 //! Fault user_text_trimmed (MODEL-3): the text without surrounding whitespace.
 std::string user_text_by_fault(const state& s, std::string text);
 //! Fault only_first_tool_call_taken (MODEL-2): the answer with at most its first tool call.
@@ -175,9 +177,9 @@ protocol::outcome<json> put_tools(state& s, session_record& session, const std::
 enum class departure { left, expired };
 void end_client(state& s, session_record& session, std::uint64_t serial, departure why,
                 time_ms now);
-//! LIFE-6 fault only: an ack or a result refreshing the TTL.
-void touch_ttl_by_fault(state& s, const session_record& session, client_record& client,
-                        time_ms now);
+//! An ack or a result from `client`: LIFE-6 says it does not restart the TTL (policy.hpp).
+void touch_ttl_on_call_traffic(state& s, const session_record& session, client_record& client,
+                               time_ms now);
 
 // -- calls (calls.cpp) -----------------------------------------------------------------
 void dispatch_call(state& s, session_record& session, client_record& client, const tool_spec& tool,

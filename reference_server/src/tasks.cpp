@@ -5,6 +5,7 @@
 #include <cstdio>
 
 #include "core_state.hpp"
+#include "policy.hpp"
 #include "toolwire/protocol/codec.hpp"
 #include "toolwire/protocol/safe_json.hpp"
 
@@ -91,30 +92,6 @@ std::string model_content(const state& s, const tool_outcome& outcome) {
     return error->message;
   }
   return protocol::model_content(outcome);
-}
-
-//! The body as validation sees it: faults duplicate_tool_names_collapsed (REG-3),
-//! task_tool_description_optional and assistant_id_coerced (TASK-1) relax it.
-json relaxed_task_body(const state& s, const json& body) {
-  json relaxed = collapse_duplicate_tools_by_fault(s, body, "client_tools");
-  if (!relaxed.is_object()) return relaxed;
-  if (s.has(fault::task_tool_description_optional) && relaxed.contains("client_tools") &&
-      relaxed["client_tools"].is_array()) {
-    for (auto& tool : relaxed["client_tools"]) {
-      if (tool.is_object() && !tool.contains("description")) tool["description"] = "";
-    }
-  }
-  if (s.has(fault::assistant_id_coerced) && relaxed.contains("assistant_id")) {
-    json& id = relaxed["assistant_id"];
-    if (id.is_number_float()) id = static_cast<std::int64_t>(id.get<double>());
-    if (id.is_string()) {
-      const std::string text = id.get<std::string>();
-      const bool digits =
-          !text.empty() && text.find_first_not_of("0123456789") == std::string::npos;
-      if (digits && text.size() < 18) id = std::stoll(text);
-    }
-  }
-  return relaxed;
 }
 
 //! Records one submitted result: its output item and what the model will get.
@@ -225,10 +202,13 @@ outcome<protocol::done> check_coverage(const state& s, const task_record& task,
 
 }  // namespace
 
+// The clean answer of the task decision point (policy.hpp).
+outcome<protocol::task_create_request> rule_policy::read_task_request(const json& body) const {
+  return protocol::parse_task_create_request(body);
+}
+
 outcome<json> create_task(state& s, const json& body, time_ms now) {
-  protocol::validation_quirks quirks;
-  quirks.allow_any_tool_name = s.has(fault::invalid_tool_name_accepted);
-  auto request = protocol::parse_task_create_request(relaxed_task_body(s, body), quirks);
+  auto request = s.policy->read_task_request(body);
   if (!request) return request.error();
   // Fault unknown_assistant_accepted: the assistant is never looked up (TASK-1).
   if (request->assistant_id != s.config.assistant_id && !s.has(fault::unknown_assistant_accepted)) {

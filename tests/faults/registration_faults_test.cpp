@@ -87,6 +87,48 @@ TEST_CASE("fault invalid_tool_name_accepted breaks REG-1", "[faults][REG-1]") {
         json{{"longest_valid", 201}, {"too_long", 201}, {"space", 201}, {"dot", 201}});
 }
 
+// The two faults relax one check each, and only that one: the rest of REG-1..3 still holds,
+// the client keeps the name it wrote, and a refusal quotes the name it was sent.
+TEST_CASE("faults invalid_tool_name_accepted and description_limit_in_bytes relax one check only",
+          "[faults][REG-1][REG-2]") {
+  core_harness h(default_config({fault::invalid_tool_name_accepted}));
+  const auto sid = h.create_session();
+  auto register_with = [&](json tools) {
+    return h.request("POST", h.clients_path(sid),
+                     {{"name", "web"}, {"lifetime", core_harness::never()}, {"tools", tools}});
+  };
+  const auto kept = register_with(json::array({core_harness::tool("read form")}));
+  REQUIRE(kept.status == 201);
+  CHECK(kept.body["tools"][0]["name"] == "read form");
+  json numeric = core_harness::tool("t");
+  numeric["name"] = 7;
+  CHECK(register_with(json::array({numeric})).body["error"]["message"] ==
+        "tools[0].name: must be a string (REG-1)");
+  CHECK(register_with(json::array({core_harness::tool("a b"), core_harness::tool("a b")}))
+            .body["error"]["message"] == "tools: duplicate tool name 'a b' at tools[1] (REG-3)");
+  const auto app = h.request("POST", h.clients_path(sid),
+                             {{"name", "my app"}, {"lifetime", core_harness::never()}});
+  CHECK(app.body["error"]["message"] == "name: must be 1-64 characters of [A-Za-z0-9_-] (REG-4)");
+  const json task = {
+      {"assistant_id", 1},
+      {"input", json::array({{{"type", "text"}, {"text", "hi"}}})},
+      {"client_tools", json::array({{{"name", "get location"}, {"description", "where"}}})}};
+  CHECK(h.request("POST", "/api/tasks", task).status == 201);
+
+  core_harness bytes(default_config({fault::description_limit_in_bytes}));
+  const auto sid2 = bytes.create_session();
+  auto status_with = [&](const std::string& description) {
+    return bytes
+        .request("POST", bytes.clients_path(sid2),
+                 {{"name", "web"},
+                  {"lifetime", core_harness::never()},
+                  {"tools", json::array({core_harness::tool("t", description)})}})
+        .status;
+  };
+  CHECK(status_with(std::string(4096, 'a')) == 201);
+  CHECK(status_with(std::string(4097, 'a')) == 400);
+}
+
 TEST_CASE("fault api_key_registration_201_without_name breaks REG-9", "[faults][REG-9]") {
   // REG-9: "The `client_registered` event carries the same `client_id` and assigned `name`
   // as the 201 response." Section 3: "-> 201 `{"client_id", "name", "lifetime", "tools"}`".

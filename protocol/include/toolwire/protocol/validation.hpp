@@ -13,12 +13,6 @@
 
 namespace toolwire::protocol {
 
-//! Deliberate deviations, used only by the reference server's fault injection.
-struct validation_quirks {
-  bool description_limit_in_bytes = false;  // breaks REG-2
-  bool allow_any_tool_name = false;         // breaks REG-1
-};
-
 inline constexpr std::size_t max_name_length = 64;
 inline constexpr std::size_t max_description_code_points = 4096;
 inline constexpr std::int64_t max_ttl_seconds = 86400;
@@ -33,12 +27,11 @@ std::optional<std::size_t> count_code_points(std::string_view utf8);
 //! `max_json_depth`, numbers beyond a double and malformed JSON are 400 (safe_json.hpp).
 outcome<json> parse_json_body(std::string_view body);
 
-outcome<register_request> parse_register_request(const json& body, const validation_quirks& = {});
-outcome<put_tools_request> parse_put_tools_request(const json& body, const validation_quirks& = {});
+outcome<register_request> parse_register_request(const json& body);
+outcome<put_tools_request> parse_put_tools_request(const json& body);
 outcome<result_request> parse_result_request(const json& body);
 outcome<message_request> parse_message_request(const json& body);
-outcome<task_create_request> parse_task_create_request(const json& body,
-                                                       const validation_quirks& = {});
+outcome<task_create_request> parse_task_create_request(const json& body);
 //! Shape only (TASK-4 items); coverage of the pending calls is the core's check.
 outcome<tool_results_request> parse_tool_results_request(const json& body);
 outcome<advance_request> parse_advance_request(const json& body);
@@ -46,7 +39,6 @@ outcome<advance_request> parse_advance_request(const json& body);
 std::optional<std::uint64_t> parse_last_event_id(std::string_view text);
 
 //! A tool list under `field` (e.g. "tools"): REG-1, REG-2, REG-3.
-outcome<std::vector<tool_spec>> parse_tool_list(const json& list, std::string_view field,
-                                                const validation_quirks& = {});
+outcome<std::vector<tool_spec>> parse_tool_list(const json& list, std::string_view field);
 
 }  // namespace toolwire::protocol

@@ -26,6 +26,16 @@ bool reshape_event_by_faults(const core_config& config, session_event& event,
       data["is_error"] = data["is_error"].get<bool>() ? "true" : "false";
     }
   }
+  // Fault registered_event_wrong_name (REG-9): the event reports the requested name.
+  if (event.type == "client_registered" && has(fault::registered_event_wrong_name) &&
+      data.contains("requested_name")) {
+    data["name"] = data["requested_name"];
+  }
+  // Fault left_reason_named_deleted (SES-4): a DELETE is reported as "deleted".
+  if (event.type == "client_unregistered" && has(fault::left_reason_named_deleted) &&
+      data.value("reason", json()) == "left") {
+    data["reason"] = "deleted";
+  }
   // Fault failed_event_without_tool (SES-4).
   if (event.type == "client_tool_failed" && has(fault::failed_event_without_tool)) {
     data.erase("tool");
