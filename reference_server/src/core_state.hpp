@@ -42,7 +42,7 @@ struct call_record {
   std::string client_id;
   std::string tool;
   std::string turn_id;
-  call_status status = call_status::dispatched;
+  call_status status = call_status::dispatched;  // lifecycle.hpp
   time_ms dispatched_at = 0;
   time_ms deadline = 0;
   std::size_t step = 0;  // the turn step that made the call
@@ -90,7 +90,7 @@ struct pending_tool_call {
 struct task_record {
   std::uint64_t serial = 0;  // also the task's timer key
   std::string uuid;
-  task_status status = task_status::pending;
+  task_status status = task_status::pending;  // lifecycle.hpp
   std::int64_t assistant_id = 0;
   time_ms created_at = 0;
   std::vector<tool_spec> client_tools;
@@ -186,6 +186,8 @@ protocol::outcome<json> ack(state& s, session_record& session, const std::string
                             const std::string& call_id, time_ms now);
 protocol::outcome<json> post_result(state& s, session_record& session, const std::string& cid,
                                     const std::string& call_id, const json& body, time_ms now);
+//! Fails an open call with a reason of client_tool_failed (SES-4); the reason names the
+//! cause the call table is asked about (a deadline, a departure, an unavailable tool).
 void fail_call(state& s, session_record& session, call_record& call, const std::string& reason,
                time_ms now);
 void on_call_deadline(state& s, session_record& session, const std::string& call_id, time_ms now);

@@ -1,5 +1,7 @@
-// Wire names of the call and task statuses.
+// Names of the life-cycle statuses and events, and the exception of a refused move.
 #include "lifecycle.hpp"
+
+#include <string>
 
 namespace toolwire::reference::detail {
 
@@ -13,6 +15,22 @@ std::string_view to_string(call_status s) {
       return "completed";
     case call_status::failed:
       return "failed";
+  }
+  return "unknown";
+}
+
+std::string_view to_string(call_event e) {
+  switch (e) {
+    case call_event::acked:
+      return "acked";
+    case call_event::result_posted:
+      return "result_posted";
+    case call_event::deadline_passed:
+      return "deadline_passed";
+    case call_event::client_gone:
+      return "client_gone";
+    case call_event::tool_unavailable:
+      return "tool_unavailable";
   }
   return "unknown";
 }
@@ -32,5 +50,30 @@ std::string_view to_string(task_status s) {
   }
   return "unknown";
 }
+
+std::string_view to_string(task_event e) {
+  switch (e) {
+    case task_event::step_requested:
+      return "step_requested";
+    case task_event::tool_calls:
+      return "tool_calls";
+    case task_event::tool_results:
+      return "tool_results";
+    case task_event::text_answer:
+      return "text_answer";
+    case task_event::model_failed:
+      return "model_failed";
+    case task_event::step_limit_reached:
+      return "step_limit_reached";
+    case task_event::interrupt_deadline_passed:
+      return "interrupt_deadline_passed";
+  }
+  return "unknown";
+}
+
+illegal_transition::illegal_transition(std::string_view life_cycle, std::string_view from,
+                                       std::string_view on)
+    : std::logic_error(std::string(life_cycle) + ": no transition from " + std::string(from) +
+                       " on " + std::string(on)) {}
 
 }  // namespace toolwire::reference::detail
