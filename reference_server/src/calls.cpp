@@ -1,6 +1,6 @@
 // Calls to client tools: dispatch (CALL-1), ack and its deadlines (CALL-3), results
-// (CALL-4), exactly-once settlement (CALL-5, CALL-6), addressing (CALL-7). Every status
-// change goes through the call table (lifecycle.hpp).
+// (CALL-4), exactly-once settlement (CALL-5, CALL-6), addressing (CALL-7), and the calls
+// TOOLS-5 fails at once. Every status change goes through the call table (lifecycle.hpp).
 #include "core_state.hpp"
 #include "toolwire/protocol/safe_json.hpp"
 
@@ -228,6 +228,25 @@ void fail_call(state& s, session_record& session, call_record& call, const std::
   report_to_turn(s, session, call,
                  protocol::tool_error{"the call to '" + call.tool + "' failed: " + reason, reason},
                  now);
+}
+
+void fail_unavailable_call(state& s, session_record& session, const client_record& client,
+                           const std::string& tool, std::size_t slot, time_ms now) {
+  call_record call;
+  // Why no serial: the call has no timer and is in no client's open set.
+  call.id = "call_" + std::to_string(s.next_call++);
+  call.client_id = client.id;
+  call.tool = tool;
+  call.turn_id = session.turn->id;
+  call.step = session.turn->steps;
+  call.slot = slot;
+  call.dispatched_at = now;
+  // Why a record at all: the call exists and is settled, so a later ack or result on its
+  // id is 409 (CALL-6), not 404.
+  move(call.status, call_event::tool_unavailable);
+  session.turn->slots[slot].call_id = call.id;
+  emit_failed(s, session, call, "tool_unavailable", now);
+  session.calls.emplace(call.id, std::move(call));
 }
 
 void on_call_deadline(state& s, session_record& session, const std::string& call_id, time_ms now) {

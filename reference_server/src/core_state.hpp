@@ -190,6 +190,11 @@ protocol::outcome<json> post_result(state& s, session_record& session, const std
 //! cause the call table is asked about (a deadline, a departure, an unavailable tool).
 void fail_call(state& s, session_record& session, call_record& call, const std::string& reason,
                time_ms now);
+//! TOOLS-5 for a name that designates a live client: records a call that fails at once,
+//! never dispatched, and emits its client_tool_failed. The turn's slot is settled by the
+//! caller (turns.cpp), since the model's error names the tool as the model called it.
+void fail_unavailable_call(state& s, session_record& session, const client_record& client,
+                           const std::string& tool, std::size_t slot, time_ms now);
 void on_call_deadline(state& s, session_record& session, const std::string& call_id, time_ms now);
 
 // -- turns (turns.cpp) -----------------------------------------------------------------

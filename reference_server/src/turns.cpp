@@ -138,19 +138,14 @@ bool step_complete(const state& s, const turn_record& turn) {
   return std::all_of(turn.slots.begin(), turn.slots.end(), settled);
 }
 
-//! TOOLS-5: a call naming a tool that is not offered now is settled at once.
+//! TOOLS-5: a call naming a tool that is not offered now is settled at once. Only a name
+//! that designates a live client gets a call id (and a call record); the model's error
+//! result alone records any other.
 void settle_unavailable(state& s, session_record& session, std::size_t slot,
                         const resolved_tool& target, time_ms now) {
   const std::string& model_name = session.turn->slots[slot].model_name;
   if (target.client != nullptr) {
-    const std::string call_id = "call_" + std::to_string(s.next_call++);
-    session.turn->slots[slot].call_id = call_id;
-    emit(s, session, "client_tool_failed",
-         {{"call_id", call_id},
-          {"client_id", target.client->id},
-          {"tool", target.tool_name},
-          {"reason", "tool_unavailable"}},
-         now);
+    fail_unavailable_call(s, session, *target.client, target.tool_name, slot, now);
   }
   settle_slot(s, session, slot,
               protocol::tool_error{"tool '" + model_name + "' is not offered", "tool_unavailable"},
