@@ -59,11 +59,12 @@ struct step_slot {
 
 struct turn_record {
   std::string id;
+  turn_status status = turn_status::started;  // lifecycle.hpp
   json messages = json::array();
-  std::uint64_t waiting_step = 0;  // the model step in flight, 0 when none
-  std::vector<step_slot> slots;    // the current step's calls, in the model's order
+  //! The id of the model step in flight, 0 once answered: a reply must carry it to count.
+  std::uint64_t waiting_step = 0;
+  std::vector<step_slot> slots;  // the current step's calls, in the model's order
   std::size_t steps = 0;
-  bool dispatching = false;  // true while a model answer's calls are being resolved
 };
 
 struct session_record {
@@ -133,10 +134,12 @@ struct state {
   std::set<std::pair<time_ms, std::uint64_t>> timers;
   std::map<std::uint64_t, std::pair<time_ms, timer_ref>> timer_refs;
   core_outputs pending;
-  //! While the timers of one instant fire, turns whose step completed wait here, so the
-  //! next step sees every change of that instant (e.g. a client expiring with it).
+  //! While the timers of one instant fire, turns whose step settled wait here (status
+  //! settled), so the next step sees every change of that instant (e.g. a client expiring
+  //! with it). Why not turn state: the flag is the core's, one for all sessions, and the
+  //! list only orders the waiting turns; the turn's own status says that it waits.
   bool firing_timers = false;
-  std::vector<std::string> deferred_turns;
+  std::vector<std::string> deferred_turns;  // session ids
 
   bool has(fault f) const { return config.faults.count(f) != 0; }
   std::uint64_t serial() { return next_serial++; }

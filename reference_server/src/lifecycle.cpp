@@ -71,6 +71,46 @@ std::string_view to_string(task_event e) {
   return "unknown";
 }
 
+std::string_view to_string(turn_status s) {
+  switch (s) {
+    case turn_status::started:
+      return "started";
+    case turn_status::awaiting_model:
+      return "awaiting_model";
+    case turn_status::dispatching:
+      return "dispatching";
+    case turn_status::awaiting_calls:
+      return "awaiting_calls";
+    case turn_status::settled:
+      return "settled";
+    case turn_status::completed:
+      return "completed";
+    case turn_status::failed:
+      return "failed";
+  }
+  return "unknown";
+}
+
+std::string_view to_string(turn_event e) {
+  switch (e) {
+    case turn_event::step_requested:
+      return "step_requested";
+    case turn_event::step_limit_reached:
+      return "step_limit_reached";
+    case turn_event::text_answer:
+      return "text_answer";
+    case turn_event::model_failed:
+      return "model_failed";
+    case turn_event::tool_calls:
+      return "tool_calls";
+    case turn_event::calls_resolved:
+      return "calls_resolved";
+    case turn_event::calls_settled:
+      return "calls_settled";
+  }
+  return "unknown";
+}
+
 illegal_transition::illegal_transition(std::string_view life_cycle, std::string_view from,
                                        std::string_view on)
     : std::logic_error(std::string(life_cycle) + ": no transition from " + std::string(from) +

@@ -1,4 +1,4 @@
-// The life cycles of the core's records (calls, tasks) as (state, event) -> state
+// The life cycles of the core's records (calls, tasks, turns) as (state, event) -> state
 // tables, in one place.
 //
 // A call (SPEC CALL-3..6, LIFE-5, TOOLS-5). A record is born dispatched, when its id is issued.
@@ -17,6 +17,18 @@
 //   interrupted --interrupt_deadline_passed--> failed                     (TASK-7)
 //   completed and failed are final (TASK-5).
 //   Steps whose calls surface nothing (TASK-8) leave a task processing: no move.
+//
+// A turn of a session (SES-2, section 6). Born started, by a message.
+//   started | settled --step_requested--> awaiting_model
+//   started | settled --step_limit_reached--> failed
+//   awaiting_model --text_answer--> completed
+//   awaiting_model --model_failed--> failed
+//   awaiting_model --tool_calls--> dispatching --calls_resolved--> awaiting_calls
+//   awaiting_calls --calls_settled--> settled         (CALL-9: every call of the step)
+//   completed and failed are final: the session drops the turn and takes a new message.
+//   dispatching lasts while one model answer's calls are dispatched or settled at once;
+//   settled lasts until the next step is asked, which waits for the timers of the instant
+//   (state::deferred_turns). Neither outlives the command that entered it.
 //
 // The core changes a status only through `move`, which asks the table first, in every
 // build: a move the table refuses is a core bug, so `move` throws illegal_transition and
@@ -45,11 +57,32 @@ enum class task_event {
   interrupt_deadline_passed,
 };
 
+enum class turn_status {
+  started,
+  awaiting_model,
+  dispatching,
+  awaiting_calls,
+  settled,
+  completed,
+  failed,
+};
+enum class turn_event {
+  step_requested,
+  step_limit_reached,
+  text_answer,
+  model_failed,
+  tool_calls,
+  calls_resolved,
+  calls_settled,
+};
+
 //! Names as statuses show on the wire (task GET, CALL-6 messages) and in illegal_transition.
 std::string_view to_string(call_status s);
 std::string_view to_string(call_event e);
 std::string_view to_string(task_status s);
 std::string_view to_string(task_event e);
+std::string_view to_string(turn_status s);
+std::string_view to_string(turn_event e);
 
 template <typename Status, typename Event>
 struct transition {
@@ -80,6 +113,18 @@ inline constexpr auto task_table = std::to_array<transition<task_status, task_ev
     {task_status::interrupted, task_event::interrupt_deadline_passed, task_status::failed},
 });
 
+inline constexpr auto turn_table = std::to_array<transition<turn_status, turn_event>>({
+    {turn_status::started, turn_event::step_requested, turn_status::awaiting_model},
+    {turn_status::settled, turn_event::step_requested, turn_status::awaiting_model},
+    {turn_status::started, turn_event::step_limit_reached, turn_status::failed},
+    {turn_status::settled, turn_event::step_limit_reached, turn_status::failed},
+    {turn_status::awaiting_model, turn_event::text_answer, turn_status::completed},
+    {turn_status::awaiting_model, turn_event::model_failed, turn_status::failed},
+    {turn_status::awaiting_model, turn_event::tool_calls, turn_status::dispatching},
+    {turn_status::dispatching, turn_event::calls_resolved, turn_status::awaiting_calls},
+    {turn_status::awaiting_calls, turn_event::calls_settled, turn_status::settled},
+});
+
 //! Which table and name go with an event type.
 template <typename Event>
 struct life_cycle;
@@ -94,6 +139,12 @@ struct life_cycle<task_event> {
   using status = task_status;
   static constexpr std::string_view name = "task";
   static constexpr const auto& table = task_table;
+};
+template <>
+struct life_cycle<turn_event> {
+  using status = turn_status;
+  static constexpr std::string_view name = "turn";
+  static constexpr const auto& table = turn_table;
 };
 template <typename Event>
 using status_of = typename life_cycle<Event>::status;
