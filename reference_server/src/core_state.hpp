@@ -29,6 +29,7 @@ struct client_record {
   std::string id;
   std::string name;  // assigned (REG-5)
   std::string requested_name;
+  client_status status = client_status::live;  // lifecycle.hpp
   protocol::lifetime lifetime;
   std::vector<tool_spec> tools;
   std::vector<tool_spec> withdrawn_tools;           // kept only for fault withdrawn_tool_offered

@@ -111,6 +111,28 @@ std::string_view to_string(turn_event e) {
   return "unknown";
 }
 
+std::string_view to_string(client_status s) {
+  switch (s) {
+    case client_status::live:
+      return "live";
+    case client_status::left:
+      return "left";
+    case client_status::expired:
+      return "expired";
+  }
+  return "unknown";
+}
+
+std::string_view to_string(client_event e) {
+  switch (e) {
+    case client_event::deleted:
+      return "deleted";
+    case client_event::ttl_lapsed:
+      return "ttl_lapsed";
+  }
+  return "unknown";
+}
+
 illegal_transition::illegal_transition(std::string_view life_cycle, std::string_view from,
                                        std::string_view on)
     : std::logic_error(std::string(life_cycle) + ": no transition from " + std::string(from) +

@@ -1,5 +1,5 @@
-// The life cycles of the core's records (calls, tasks, turns) as (state, event) -> state
-// tables, in one place.
+// The life cycles of the core's records (calls, tasks, turns, clients) as
+// (state, event) -> state tables, in one place.
 //
 // A call (SPEC CALL-3..6, LIFE-5, TOOLS-5). A record is born dispatched, when its id is issued.
 //   dispatched --acked--> acked --acked--> acked      (a repeated ack of an open call is 200)
@@ -29,6 +29,12 @@
 //   dispatching lasts while one model answer's calls are dispatched or settled at once;
 //   settled lasts until the next step is asked, which waits for the timers of the instant
 //   (state::deferred_turns). Neither outlives the command that entered it.
+//
+// A client (LIFE-1..4). Born live, by registration; pings and PUTs leave it live.
+//   live --deleted--> left
+//   live --ttl_lapsed--> expired
+//   left and expired are final; the session then drops the record, so every later
+//   request on the client is 404 (LIFE-4).
 //
 // The core changes a status only through `move`, which asks the table first, in every
 // build: a move the table refuses is a core bug, so `move` throws illegal_transition and
@@ -76,6 +82,9 @@ enum class turn_event {
   calls_settled,
 };
 
+enum class client_status { live, left, expired };
+enum class client_event { deleted, ttl_lapsed };
+
 //! Names as statuses show on the wire (task GET, CALL-6 messages) and in illegal_transition.
 std::string_view to_string(call_status s);
 std::string_view to_string(call_event e);
@@ -83,6 +92,8 @@ std::string_view to_string(task_status s);
 std::string_view to_string(task_event e);
 std::string_view to_string(turn_status s);
 std::string_view to_string(turn_event e);
+std::string_view to_string(client_status s);
+std::string_view to_string(client_event e);
 
 template <typename Status, typename Event>
 struct transition {
@@ -125,6 +136,11 @@ inline constexpr auto turn_table = std::to_array<transition<turn_status, turn_ev
     {turn_status::awaiting_calls, turn_event::calls_settled, turn_status::settled},
 });
 
+inline constexpr auto client_table = std::to_array<transition<client_status, client_event>>({
+    {client_status::live, client_event::deleted, client_status::left},
+    {client_status::live, client_event::ttl_lapsed, client_status::expired},
+});
+
 //! Which table and name go with an event type.
 template <typename Event>
 struct life_cycle;
@@ -146,6 +162,13 @@ struct life_cycle<turn_event> {
   static constexpr std::string_view name = "turn";
   static constexpr const auto& table = turn_table;
 };
+template <>
+struct life_cycle<client_event> {
+  using status = client_status;
+  static constexpr std::string_view name = "client";
+  static constexpr const auto& table = client_table;
+};
+
 template <typename Event>
 using status_of = typename life_cycle<Event>::status;
 
