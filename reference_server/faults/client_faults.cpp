@@ -84,7 +84,10 @@ void fail_withdrawn_calls(state& s, session_record& session, client_record& clie
   std::vector<std::string> withdrawn;
   for (const auto& [serial, call_id] : client.open_calls) {
     auto call = session.calls.find(call_id);
-    if (call != session.calls.end() && !offers(kept, call->second.tool)) {
+    // Only where the call table lets tool_unavailable apply (an un-acked call): an acked
+    // one stays open, since a fault makes no move the table refuses.
+    if (call != session.calls.end() && !offers(kept, call->second.tool) &&
+        allows(call->second.status, call_event::tool_unavailable)) {
       withdrawn.push_back(call_id);
     }
   }

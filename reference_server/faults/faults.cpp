@@ -104,12 +104,13 @@ constexpr std::array<fault_info, 129> catalogue{{
     {fault::put_tools_unvalidated, "put_tools_unvalidated", "TOOLS-2",
      "A PUT takes the tool list as given, without the REG-1..3 checks of registration."},
     {fault::withdrawn_tool_calls_failed, "withdrawn_tool_calls_failed", "TOOLS-4",
-     "A PUT that withdraws a tool fails its open calls as tool_unavailable."},
+     "A PUT that withdraws a tool fails its un-acked open calls as tool_unavailable."},
     {fault::unresolved_call_never_settled, "unresolved_call_never_settled", "TOOLS-5",
      "A model call naming no live client is neither dispatched nor settled; the turn waits "
      "forever."},
     {fault::put_applied_in_two_phases, "put_applied_in_two_phases", "TOOLS-6",
-     "A PUT withdraws (failing the open calls) before it adds, so a step can see neither list."},
+     "A PUT withdraws (failing the un-acked open calls) before it adds, so a step can see "
+     "neither list."},
     {fault::arguments_as_text, "arguments_as_text", "CALL-1",
      "client_tool_dispatched carries the arguments as the model's JSON text, not as the object."},
     {fault::model_name_uses_requested_name, "model_name_uses_requested_name", "CALL-2",

@@ -1,5 +1,6 @@
 // Calls to client tools: dispatch (CALL-1), ack and its deadlines (CALL-3), results
-// (CALL-4), exactly-once settlement (CALL-5, CALL-6), addressing (CALL-7).
+// (CALL-4), exactly-once settlement (CALL-5, CALL-6), addressing (CALL-7), and the calls
+// TOOLS-5 fails at once. Every status change goes through the call table (lifecycle.hpp).
 #include "core_state.hpp"
 #include "toolwire/protocol/safe_json.hpp"
 
@@ -75,6 +76,31 @@ call_record* oldest_open_call(session_record& session, const std::string& cid) {
   return &session.calls.at(client->open_calls.begin()->second);
 }
 
+//! CALL-6: the answer to an ack or a result that the call's status refuses (it is settled).
+protocol::api_error settled_conflict(const std::string& call_id, call_status status) {
+  return protocol::conflict("call '" + call_id + "' is already " + std::string(to_string(status)) +
+                            " (CALL-6)");
+}
+
+//! The cause behind a failure reason. Why by reason: the callers name a failure by its
+//! SPEC reason, which is what the event and the model get, and each reason has one cause.
+call_event failure_cause(const std::string& reason) {
+  if (reason == "ack_timeout" || reason == "result_timeout") return call_event::deadline_passed;
+  if (reason == "client_left" || reason == "client_expired") return call_event::client_gone;
+  if (reason == "tool_unavailable") return call_event::tool_unavailable;
+  throw std::logic_error("call: no cause for the failure reason '" + reason + "'");
+}
+
+void emit_failed(state& s, session_record& session, const call_record& call,
+                 const std::string& reason, time_ms now) {
+  emit(s, session, "client_tool_failed",
+       {{"call_id", call.id},
+        {"client_id", call.client_id},
+        {"tool", call.tool},
+        {"reason", reason}},
+       now);
+}
+
 }  // namespace
 
 void dispatch_call(state& s, session_record& session, client_record& client, const tool_spec& tool,
@@ -117,17 +143,16 @@ outcome<json> ack(state& s, session_record& session, const std::string& cid,
   auto found = find_call(s, session, cid, call_id);
   if (!found) return found.error();
   call_record& call = **found;
+  const bool ack_applies = allows(call.status, call_event::acked);
   // Fault ack_after_settle_accepted: a late ack is answered as if the call were open.
-  if (is_settled(call.status) && s.has(fault::ack_after_settle_accepted)) {
+  if (!ack_applies && s.has(fault::ack_after_settle_accepted)) {
     return json{{"call_id", call.id}, {"status", "acked"}};
   }
-  if (is_settled(call.status)) {
-    return protocol::conflict("call '" + call_id + "' is already " +
-                              std::string(to_string(call.status)) + " (CALL-6)");
-  }
-  if (call.status == call_status::dispatched) {
-    move(call.status, call_status::acked);
-    if (!s.has(fault::ack_does_not_extend_deadline)) extend_deadline(s, session, call, now);
+  if (!ack_applies) return settled_conflict(call_id, call.status);
+  const bool first_ack = call.status == call_status::dispatched;
+  move(call.status, call_event::acked);
+  if (first_ack && !s.has(fault::ack_does_not_extend_deadline)) {
+    extend_deadline(s, session, call, now);
   }
   touch_ttl_on_call_traffic(s, session, **client, now);
   return json{{"call_id", call.id}, {"status", "acked"}};
@@ -141,7 +166,7 @@ outcome<json> post_result(state& s, session_record& session, const std::string& 
   if (!found) return found.error();
   // Fault rejected_result_acks_call: the result counts as an ack before it is validated (C-3).
   if (s.has(fault::rejected_result_acks_call) && (*found)->status == call_status::dispatched) {
-    move((*found)->status, call_status::acked);
+    move((*found)->status, call_event::acked);
     extend_deadline(s, session, **found, now);
   }
   if (auto known = reject_unknown_fields_by_fault(s, body, {"content", "error", "reason"});
@@ -157,24 +182,25 @@ outcome<json> post_result(state& s, session_record& session, const std::string& 
   }
 
   call_record* call = *found;
-  if (s.has(fault::results_matched_by_position) && !is_settled(call->status)) {
+  if (s.has(fault::results_matched_by_position) &&
+      allows(call->status, call_event::result_posted)) {
     if (call_record* oldest = oldest_open_call(session, cid)) call = oldest;
   }
   // Fault error_result_reported_as_success: is_error is always false (CALL-4).
   const bool is_error = std::holds_alternative<protocol::tool_error>(request->outcome) &&
                         !s.has(fault::error_result_reported_as_success);
-  if (is_settled(call->status)) {
-    // Fault double_result_accepted: a second result is acknowledged and announced again.
+  if (!allows(call->status, call_event::result_posted)) {
+    // Fault double_result_accepted: a second result is acknowledged and announced again;
+    // the call stays as it is.
     if (!s.has(fault::double_result_accepted) || call->status != call_status::completed) {
-      return protocol::conflict("call '" + call_id + "' is already " +
-                                std::string(to_string(call->status)) + " (CALL-6)");
+      return settled_conflict(call_id, call->status);
     }
     emit(s, session, "client_tool_completed",
          {{"call_id", call->id}, {"client_id", call->client_id}, {"is_error", is_error}}, now);
     return json{{"call_id", call->id}, {"status", "completed"}};
   }
 
-  move(call->status, call_status::completed);
+  move(call->status, call_event::result_posted);
   if (s.has(fault::deadline_not_cancelled_on_result)) {
     // Fault deadline_not_cancelled_on_result: the call leaves its client's open set, but
     // its deadline stays armed (CALL-5).
@@ -196,17 +222,31 @@ outcome<json> post_result(state& s, session_record& session, const std::string& 
 
 void fail_call(state& s, session_record& session, call_record& call, const std::string& reason,
                time_ms now) {
-  move(call.status, call_status::failed);
+  move(call.status, failure_cause(reason));
   close_call(s, session, call);
-  emit(s, session, "client_tool_failed",
-       {{"call_id", call.id},
-        {"client_id", call.client_id},
-        {"tool", call.tool},
-        {"reason", reason}},
-       now);
+  emit_failed(s, session, call, reason, now);
   report_to_turn(s, session, call,
                  protocol::tool_error{"the call to '" + call.tool + "' failed: " + reason, reason},
                  now);
+}
+
+void fail_unavailable_call(state& s, session_record& session, const client_record& client,
+                           const std::string& tool, std::size_t slot, time_ms now) {
+  call_record call;
+  // Why no serial: the call has no timer and is in no client's open set.
+  call.id = "call_" + std::to_string(s.next_call++);
+  call.client_id = client.id;
+  call.tool = tool;
+  call.turn_id = session.turn->id;
+  call.step = session.turn->steps;
+  call.slot = slot;
+  call.dispatched_at = now;
+  // Why a record at all: the call exists and is settled, so a later ack or result on its
+  // id is 409 (CALL-6), not 404.
+  move(call.status, call_event::tool_unavailable);
+  session.turn->slots[slot].call_id = call.id;
+  emit_failed(s, session, call, "tool_unavailable", now);
+  session.calls.emplace(call.id, std::move(call));
 }
 
 void on_call_deadline(state& s, session_record& session, const std::string& call_id, time_ms now) {
@@ -214,17 +254,13 @@ void on_call_deadline(state& s, session_record& session, const std::string& call
   if (call == session.calls.end()) return;
   const call_record& c = call->second;
   if (c.status == call_status::completed && s.has(fault::deadline_not_cancelled_on_result)) {
+    // The call stays completed: the fault only announces a second settlement.
     const bool acked = c.deadline != c.dispatched_at + s.config.ack_timeout_ms;
-    emit(s, session, "client_tool_failed",
-         {{"call_id", c.id},
-          {"client_id", c.client_id},
-          {"tool", c.tool},
-          {"reason", acked ? "result_timeout" : "ack_timeout"}},
-         now);
+    emit_failed(s, session, c, acked ? "result_timeout" : "ack_timeout", now);
     return;
   }
-  if (is_settled(call->second.status)) return;
-  const char* reason = call->second.status == call_status::acked ? "result_timeout" : "ack_timeout";
+  if (!allows(c.status, call_event::deadline_passed)) return;  // settled before its deadline
+  const char* reason = c.status == call_status::acked ? "result_timeout" : "ack_timeout";
   fail_call(s, session, call->second, reason, now);
 }
 

@@ -30,6 +30,7 @@ struct client_record {
   std::string id;
   std::string name;  // assigned (REG-5)
   std::string requested_name;
+  client_status status = client_status::live;  // lifecycle.hpp
   protocol::lifetime lifetime;
   std::vector<tool_spec> tools;
   std::vector<tool_spec> withdrawn_tools;           // kept only for fault withdrawn_tool_offered
@@ -43,7 +44,7 @@ struct call_record {
   std::string client_id;
   std::string tool;
   std::string turn_id;
-  call_status status = call_status::dispatched;
+  call_status status = call_status::dispatched;  // lifecycle.hpp
   time_ms dispatched_at = 0;
   time_ms deadline = 0;
   std::size_t step = 0;  // the turn step that made the call
@@ -60,11 +61,12 @@ struct step_slot {
 
 struct turn_record {
   std::string id;
+  turn_status status = turn_status::started;  // lifecycle.hpp
   json messages = json::array();
-  std::uint64_t waiting_step = 0;  // the model step in flight, 0 when none
-  std::vector<step_slot> slots;    // the current step's calls, in the model's order
+  //! The id of the model step in flight, 0 once answered: a reply must carry it to count.
+  std::uint64_t waiting_step = 0;
+  std::vector<step_slot> slots;  // the current step's calls, in the model's order
   std::size_t steps = 0;
-  bool dispatching = false;  // true while a model answer's calls are being resolved
 };
 
 struct session_record {
@@ -91,7 +93,7 @@ struct pending_tool_call {
 struct task_record {
   std::uint64_t serial = 0;  // also the task's timer key
   std::string uuid;
-  task_status status = task_status::pending;
+  task_status status = task_status::pending;  // lifecycle.hpp
   std::int64_t assistant_id = 0;
   time_ms created_at = 0;
   std::vector<tool_spec> client_tools;
@@ -138,10 +140,12 @@ struct state {
   std::set<std::pair<time_ms, std::uint64_t>> timers;
   std::map<std::uint64_t, std::pair<time_ms, timer_ref>> timer_refs;
   core_outputs pending;
-  //! While the timers of one instant fire, turns whose step completed wait here, so the
-  //! next step sees every change of that instant (e.g. a client expiring with it).
+  //! While the timers of one instant fire, turns whose step settled wait here (status
+  //! settled), so the next step sees every change of that instant (e.g. a client expiring
+  //! with it). Why not turn state: the flag is the core's, one for all sessions, and the
+  //! list only orders the waiting turns; the turn's own status says that it waits.
   bool firing_timers = false;
-  std::vector<std::string> deferred_turns;
+  std::vector<std::string> deferred_turns;  // session ids
 
   bool has(fault f) const { return config.faults.count(f) != 0; }
   std::uint64_t serial() { return next_serial++; }
@@ -188,8 +192,15 @@ protocol::outcome<json> ack(state& s, session_record& session, const std::string
                             const std::string& call_id, time_ms now);
 protocol::outcome<json> post_result(state& s, session_record& session, const std::string& cid,
                                     const std::string& call_id, const json& body, time_ms now);
+//! Fails an open call with a reason of client_tool_failed (SES-4); the reason names the
+//! cause the call table is asked about (a deadline, a departure, an unavailable tool).
 void fail_call(state& s, session_record& session, call_record& call, const std::string& reason,
                time_ms now);
+//! TOOLS-5 for a name that designates a live client: records a call that fails at once,
+//! never dispatched, and emits its client_tool_failed. The turn's slot is settled by the
+//! caller (turns.cpp), since the model's error names the tool as the model called it.
+void fail_unavailable_call(state& s, session_record& session, const client_record& client,
+                           const std::string& tool, std::size_t slot, time_ms now);
 void on_call_deadline(state& s, session_record& session, const std::string& call_id, time_ms now);
 
 // -- turns (turns.cpp) -----------------------------------------------------------------

@@ -1,6 +1,6 @@
-// Tasks (SPEC Part B): creation (TASK-1), the status machine (TASK-2, TASK-5), pending
-// client tool calls (TASK-3, TASK-8, TASK-9), tool-results coverage (TASK-4), the
-// interrupt timeout (TASK-7) and the output list (TASK-6).
+// Tasks (SPEC Part B): creation (TASK-1), the status machine (TASK-2, TASK-5; its table is
+// in lifecycle.hpp), pending client tool calls (TASK-3, TASK-8, TASK-9), tool-results
+// coverage (TASK-4), the interrupt timeout (TASK-7) and the output list (TASK-6).
 #include <algorithm>
 #include <cstdio>
 
@@ -22,16 +22,18 @@ std::string make_uuid(std::uint64_t n) {
   return buffer;
 }
 
-void fail_task(state& s, task_record& task, const std::string& reason, const std::string& message) {
+void fail_task(state& s, task_record& task, task_event cause, const std::string& reason,
+               const std::string& message) {
   cancel(s, task.serial);
-  move(task.status, task_status::failed);
+  move(task.status, cause);
   task.pending.clear();
   task.error = json{{"reason", reason}, {"message", message}};
 }
 
 void issue_step(state& s, task_record& task) {
   if (task.steps >= s.config.max_model_steps) {
-    fail_task(s, task, "max_steps_exceeded", "the model took more than the allowed steps");
+    fail_task(s, task, task_event::step_limit_reached, "max_steps_exceeded",
+              "the model took more than the allowed steps");
     return;
   }
   ++task.steps;
@@ -226,7 +228,7 @@ outcome<json> create_task(state& s, const json& body, time_ms now) {
   }
   json response = {{"uuid", task.uuid}, {"status", "pending"}};
   task_record& stored = s.tasks.emplace(task.uuid, std::move(task)).first->second;
-  move(stored.status, task_status::processing);
+  move(stored.status, task_event::step_requested);
   issue_step(s, stored);
   return response;
 }
@@ -267,7 +269,7 @@ outcome<json> post_tool_results(state& s, const std::string& uuid, const json& b
     auto early = protocol::parse_tool_results_request(body);
     if (!early) return early.error();
   }
-  if (task.status != task_status::interrupted) {
+  if (!allows(task.status, task_event::tool_results)) {
     return protocol::conflict("task '" + uuid + "' is " + std::string(to_string(task.status)) +
                               ", not interrupted (TASK-4)");
   }
@@ -296,7 +298,7 @@ outcome<json> post_tool_results(state& s, const std::string& uuid, const json& b
   }
   task.pending.clear();
   cancel(s, task.serial);
-  move(task.status, task_status::processing);
+  move(task.status, task_event::tool_results);
   continue_task(s, task);
   const bool requeued = s.has(fault::task_requeued_as_pending);
   return json{{"uuid", task.uuid}, {"status", requeued ? "pending" : "processing"}};
@@ -307,7 +309,7 @@ void task_model_replied(state& s, task_record& task, const model_reply& reply, t
   // Fault model_failure_hangs_turn: the failure is dropped; the task stays processing.
   if (!reply.answer && s.has(fault::model_failure_hangs_turn)) return;
   if (!reply.answer) {
-    fail_task(s, task, "model_error", reply.failure);
+    fail_task(s, task, task_event::model_failed, "model_error", reply.failure);
     return;
   }
   const protocol::model_answer& answer = first_call_only_by_fault(s, *reply.answer);
@@ -316,7 +318,7 @@ void task_model_replied(state& s, task_record& task, const model_reply& reply, t
     task.output.push_back({{"type", "text"}, {"text", *answer.text}});
   }
   if (answer.tool_calls.empty()) {
-    move(task.status, task_status::completed);
+    move(task.status, task_event::text_answer);
     return;
   }
   task.round.clear();
@@ -324,11 +326,11 @@ void task_model_replied(state& s, task_record& task, const model_reply& reply, t
   if (s.has(fault::task_call_ids_restart_each_round)) task.next_call = 1;
   for (const auto& call : answer.tool_calls)
     take_call(s, task, call);
-  if (task.pending.empty()) {
+  if (task.pending.empty()) {  // TASK-8: nothing surfaced, so the task stays processing
     continue_task(s, task);
     return;
   }
-  move(task.status, task_status::interrupted);
+  move(task.status, task_event::tool_calls);
   if (!s.has(fault::interrupt_never_times_out)) {
     // Fault interrupt_deadline_from_creation: the timeout counts from creation (TASK-7).
     const time_ms from = s.has(fault::interrupt_deadline_from_creation) ? task.created_at : now;
@@ -338,8 +340,8 @@ void task_model_replied(state& s, task_record& task, const model_reply& reply, t
 }
 
 void on_interrupt_deadline(state& s, task_record& task, time_ms /*now*/) {
-  if (task.status != task_status::interrupted) return;
-  fail_task(s, task, "tool_results_timeout",
+  if (!allows(task.status, task_event::interrupt_deadline_passed)) return;
+  fail_task(s, task, task_event::interrupt_deadline_passed, "tool_results_timeout",
             "no tool results within " + std::to_string(s.config.interrupt_timeout_ms) + " ms");
 }
 

@@ -1,6 +1,7 @@
 // Model turns of a session (SES-2, section 6): the loop of model steps, the tools each
 // step is offered (TOOLS-3, TOOLS-6, CALL-2), resolving the model's calls to clients
 // (CALL-1, TOOLS-5), and the one tool result per call the model receives (CALL-8, CALL-9).
+// Every status change of a turn goes through the turn table (lifecycle.hpp).
 #include <algorithm>
 
 #include "core_state.hpp"
@@ -72,10 +73,12 @@ void end_turn(session_record& session) {
 void issue_step(state& s, session_record& session, time_ms now) {
   turn_record& turn = *session.turn;
   if (turn.steps >= s.config.max_model_steps) {
+    move(turn.status, turn_event::step_limit_reached);
     emit(s, session, "turn_failed", {{"turn_id", turn.id}, {"reason", "max_steps_exceeded"}}, now);
     end_turn(session);
     return;
   }
+  move(turn.status, turn_event::step_requested);
   ++turn.steps;
   turn.slots.clear();
   // TOOLS-6: the step's tool list is one snapshot, taken here, all at once.
@@ -138,19 +141,14 @@ bool step_complete(const state& s, const turn_record& turn) {
   return std::all_of(turn.slots.begin(), turn.slots.end(), settled);
 }
 
-//! TOOLS-5: a call naming a tool that is not offered now is settled at once.
+//! TOOLS-5: a call naming a tool that is not offered now is settled at once. Only a name
+//! that designates a live client gets a call id (and a call record); the model's error
+//! result alone records any other.
 void settle_unavailable(state& s, session_record& session, std::size_t slot,
                         const resolved_tool& target, time_ms now) {
   const std::string& model_name = session.turn->slots[slot].model_name;
   if (target.client != nullptr) {
-    const std::string call_id = "call_" + std::to_string(s.next_call++);
-    session.turn->slots[slot].call_id = call_id;
-    emit(s, session, "client_tool_failed",
-         {{"call_id", call_id},
-          {"client_id", target.client->id},
-          {"tool", target.tool_name},
-          {"reason", "tool_unavailable"}},
-         now);
+    fail_unavailable_call(s, session, *target.client, target.tool_name, slot, now);
   }
   settle_slot(s, session, slot,
               protocol::tool_error{"tool '" + model_name + "' is not offered", "tool_unavailable"},
@@ -230,9 +228,11 @@ outcome<json> post_message(state& s, session_record& session, const json& body, 
 void turn_model_replied(state& s, session_record& session, const model_reply& reply, time_ms now) {
   turn_record& turn = *session.turn;
   turn.waiting_step = 0;
-  // Fault model_failure_hangs_turn: the failure is dropped and the turn never ends (MODEL-4).
+  // Fault model_failure_hangs_turn: the failure is dropped and the turn never ends (MODEL-4);
+  // it stays awaiting_model.
   if (!reply.answer && s.has(fault::model_failure_hangs_turn)) return;
   if (!reply.answer) {
+    move(turn.status, turn_event::model_failed);
     emit(s, session, "turn_failed",
          {{"turn_id", turn.id}, {"reason", "model_error: " + reply.failure}}, now);
     end_turn(session);
@@ -241,6 +241,7 @@ void turn_model_replied(state& s, session_record& session, const model_reply& re
   const protocol::model_answer& answer = first_call_only_by_fault(s, *reply.answer);
   turn.messages.push_back(protocol::to_assistant_message(answer));
   if (answer.tool_calls.empty()) {
+    move(turn.status, turn_event::text_answer);
     emit(s, session, "turn_completed", {{"turn_id", turn.id}, {"output", answer.text.value_or("")}},
          now);
     end_turn(session);
@@ -249,21 +250,27 @@ void turn_model_replied(state& s, session_record& session, const model_reply& re
   for (const auto& call : answer.tool_calls) {
     turn.slots.push_back({call.id, call.name, "", std::nullopt});
   }
-  // Why the flag: a call settled at once must not start the next step before the
-  // later calls of the same answer have been dispatched.
-  turn.dispatching = true;
+  // Why dispatching: a call settled at once must not start the next step before the
+  // later calls of the same answer have been dispatched (settle_slot waits for this).
+  move(turn.status, turn_event::tool_calls);
   for (std::size_t i = 0; i < answer.tool_calls.size(); ++i) {
     start_call(s, session, i, answer.tool_calls[i], now);
   }
-  turn.dispatching = false;
-  if (session.turn && step_complete(s, *session.turn)) continue_turn(s, session, now);
+  move(turn.status, turn_event::calls_resolved);
+  if (!step_complete(s, turn)) return;
+  move(turn.status, turn_event::calls_settled);
+  continue_turn(s, session, now);
 }
 
 void settle_slot(state& s, session_record& session, std::size_t slot, tool_outcome outcome,
                  time_ms now) {
   turn_record& turn = *session.turn;
   turn.slots[slot].outcome = std::move(outcome);
-  if (turn.dispatching || !step_complete(s, turn)) return;
+  // Only a turn awaiting its calls moves on here: a dispatching one does so once the
+  // answer's last call is out (turn_model_replied), a settled one already waits for its
+  // next step.
+  if (!allows(turn.status, turn_event::calls_settled) || !step_complete(s, turn)) return;
+  move(turn.status, turn_event::calls_settled);
   if (s.firing_timers) {
     s.deferred_turns.push_back(session.id);
     return;
@@ -277,9 +284,8 @@ void run_deferred_turns(state& s, time_ms now) {
   for (const auto& sid : sessions) {
     auto session = s.sessions.find(sid);
     if (session == s.sessions.end() || !session->second.turn) continue;
-    turn_record& turn = *session->second.turn;
-    // A turn deferred twice in one instant moves on once.
-    if (turn.waiting_step == 0 && !turn.slots.empty() && step_complete(s, turn)) {
+    // A turn that is no longer settled has moved on already.
+    if (session->second.turn->status == turn_status::settled) {
       continue_turn(s, session->second, now);
     }
   }

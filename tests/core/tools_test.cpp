@@ -233,16 +233,54 @@ TEST_CASE("TOOLS-5 a call to a tool no longer offered is not dispatched", "[core
     CHECK(model_error_reason(next, 0) == "tool_unavailable");
     CHECK(tool_content(next, last_model_call_ids(next).at(1)) == std::string("written"));
   }
-  SECTION("TOOLS-5 the unavailable call's id cannot be acked or answered") {
+  SECTION("TOOLS-5 the unavailable call's id cannot be acked or answered: it is settled") {
     REQUIRE(f.put_tools(cid, tool_list({"write"})).status == 200);
     f.h.answer_calls(step.step_id, {{"app__read", json::object()}});
     auto failed = f.find("client_tool_failed", {{"reason", "tool_unavailable"}});
     REQUIRE(failed);
     const std::string call_id = failed->data["call_id"];
-    const auto ack = f.ack(cid, call_id);
-    CHECK((ack.status == 404 || ack.status == 409));
-    const auto result = f.content(cid, call_id, "x");
-    CHECK((result.status == 404 || result.status == 409));
+    CHECK(f.ack(cid, call_id).status == 409);  // CALL-6
+    CHECK(f.content(cid, call_id, "x").status == 409);
+  }
+}
+
+TEST_CASE("TOOLS-5 regression: a result on a tool_unavailable call id was 404, not 409",
+          "[core][tools]") {
+  // The call of TOOLS-5 got an id and a client_tool_failed event but no call record, so a
+  // result on that id answered 404 as for an id never issued. CALL-6: "a result or ack
+  // after the call was settled (completed or failed): 409, and nothing changes".
+  session_fixture f;
+  const std::string cid = f.add("app", {"read", "write"})["client_id"];
+  f.start_turn();
+  auto step = f.step();
+  REQUIRE(f.put_tools(cid, tool_list({"write"})).status == 200);
+  f.h.answer_calls(step.step_id, {{"app__read", json::object()}});
+  auto failed = f.find("client_tool_failed", {{"reason", "tool_unavailable"}});
+  REQUIRE(failed);
+  const std::string call_id = failed->data["call_id"];
+  const std::size_t events_before = f.event_count();
+  auto next = f.step();
+
+  const auto result = f.content(cid, call_id, "too late");
+  CHECK(result.status == 409);
+  // C-2: {"error": {"type": "conflict", "message": "<text>"}}
+  REQUIRE(result.body.is_object());
+  REQUIRE(result.body.contains("error"));
+  CHECK(result.body["error"]["type"] == "conflict");
+  CHECK(result.body["error"]["message"].is_string());
+  CHECK(f.event_count() == events_before);  // C-3: no event
+  CHECK_FALSE(f.h.has_model_step());        // and nothing for the model
+  auto content = tool_content(next, last_model_call_ids(next).at(0));
+  REQUIRE(content);
+  CHECK(json::parse(*content)["error"]["reason"] == "tool_unavailable");
+
+  SECTION("CALL-7 through another client the id is still 404") {
+    const std::string other = f.add("other")["client_id"];
+    CHECK(f.content(other, call_id, "not mine").status == 404);
+  }
+  SECTION("LIFE-4 once its client is gone the id is 404") {
+    REQUIRE(f.remove(cid).status == 204);
+    CHECK(f.content(cid, call_id, "gone").status == 404);
   }
 }
 
