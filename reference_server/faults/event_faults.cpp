@@ -1,6 +1,8 @@
 // The faults planted in events and in the core's configuration (see event_faults.hpp).
 #include "event_faults.hpp"
 
+#include "toolwire/protocol/safe_json.hpp"
+
 namespace toolwire::reference::detail {
 
 bool reshape_event_by_faults(const core_config& config, session_event& event,
@@ -17,6 +19,16 @@ bool reshape_event_by_faults(const core_config& config, session_event& event,
     event.type = "turn_error";
   }
   auto& data = event.data;
+  // Fault arguments_as_text (CALL-1): the arguments go out as the model's JSON text.
+  if (event.type == "client_tool_dispatched" && has(fault::arguments_as_text) &&
+      data.contains("arguments")) {
+    data["arguments"] = protocol::safe_dump(data["arguments"]);
+  }
+  // Fault error_result_reported_as_success (CALL-4): is_error is always false.
+  if (event.type == "client_tool_completed" && has(fault::error_result_reported_as_success) &&
+      data.contains("is_error")) {
+    data["is_error"] = false;
+  }
   if (event.type == "client_tool_completed") {
     // Faults completed_event_without_client_id (CALL-4), completed_event_is_error_as_text
     // (SES-4).

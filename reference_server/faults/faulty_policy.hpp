@@ -3,6 +3,11 @@
 // the overrides and says which fault breaks which rule.
 #pragma once
 
+#include <initializer_list>
+#include <optional>
+#include <string>
+#include <string_view>
+
 #include "policy.hpp"
 
 namespace toolwire::reference::detail {
@@ -36,6 +41,44 @@ class faulty_policy final : public rule_policy {
                               departure why, time_ms now) const override;
   void keep_departed(session_record& session, client_record client) const override;
 
+  // call_faults.cpp
+  bool may_answer(const call_record& call, const std::string& client_id) const override;
+  std::string tool_as_dispatched(const client_record& client, const tool_spec& tool) const override;
+  time_ms first_deadline(const state& s, time_ms now) const override;
+  std::optional<time_ms> deadline_once_acked(const state& s, const call_record& call,
+                                             time_ms now) const override;
+  protocol::outcome<json> answer_to_settled_ack(const call_record& call) const override;
+  void before_result_read(state& s, session_record& session, call_record& call,
+                          time_ms now) const override;
+  protocol::outcome<protocol::result_request> read_result(const json& body) const override;
+  call_record& call_settled_by_result(session_record& session, const std::string& client_id,
+                                      call_record& addressed) const override;
+  protocol::outcome<json> answer_to_settled_result(state& s, session_record& session,
+                                                   const call_record& call, bool is_error,
+                                                   time_ms now) const override;
+  void close_settled_call(state& s, session_record& session, call_record& call) const override;
+  void deadline_of_settled_call(state& s, session_record& session, const call_record& call,
+                                time_ms now) const override;
+  void announce_completion(state& s, session_record& session, const call_record& call,
+                           bool is_error, time_ms now) const override;
+
+  // turn_faults.cpp
+  protocol::outcome<protocol::message_request> read_message(const json& body) const override;
+  std::optional<api_error> refuse_message(const session_record& session) const override;
+  protocol::model_answer answer_as_taken(protocol::model_answer answer) const override;
+  void model_step_failed(state& s, session_record& session, const std::string& why,
+                         time_ms now) const override;
+  std::vector<const client_record*> offering_clients(const session_record& session) const override;
+  std::vector<const tool_spec*> tools_offered_by(const client_record& client) const override;
+  const std::string& model_side_name(const client_record& client) const override;
+  void call_to_unoffered_tool(state& s, session_record& session, std::size_t slot,
+                              client_record* client, const std::string& tool_name, json arguments,
+                              time_ms now) const override;
+  bool step_complete(const turn_record& turn) const override;
+  std::string content_for_model(const tool_outcome& outcome) const override;
+  const std::string& tool_call_id_for_model(const step_slot& slot) const override;
+  void step_over(state& s, session_record& session, time_ms now) const override;
+
   // task_faults.cpp
   protocol::outcome<protocol::task_create_request> read_task_request(
       const json& body) const override;
@@ -46,7 +89,14 @@ class faulty_policy final : public rule_policy {
   fault_set faults_;
 };
 
-// -- shared by the areas' fault files (client_faults.cpp) -------------------------------------
+// -- shared by the areas' fault files -----------------------------------------------------------
+
+//! Fault unknown_fields_rejected (C-6): the 400 for the first key of `body` outside `known`.
+std::optional<api_error> unknown_field_refused(const json& body,
+                                               std::initializer_list<std::string_view> known);
+
+//! `text` without surrounding whitespace (fault user_text_trimmed, MODEL-3).
+std::string trimmed(const std::string& text);
 
 //! Fault duplicate_tool_names_collapsed (REG-3): `body[key]` with each repeated tool name
 //! kept once, its last declaration winning.

@@ -202,6 +202,13 @@ void fail_call(state& s, session_record& session, call_record& call, const std::
 void fail_unavailable_call(state& s, session_record& session, const client_record& client,
                            const std::string& tool, std::size_t slot, time_ms now);
 void on_call_deadline(state& s, session_record& session, const std::string& call_id, time_ms now);
+//! CALL-3: an acked call's deadline as the policy gives it, armed (or the old one kept).
+void extend_deadline(state& s, const session_record& session, call_record& call, time_ms now);
+//! The client_tool_completed and client_tool_failed events of a call (SES-4).
+void emit_completed(state& s, session_record& session, const call_record& call, bool is_error,
+                    time_ms now);
+void emit_failed(state& s, session_record& session, const call_record& call,
+                 const std::string& reason, time_ms now);
 
 // -- turns (turns.cpp) -----------------------------------------------------------------
 protocol::outcome<json> post_message(state& s, session_record& session, const json& body,

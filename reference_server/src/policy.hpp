@@ -7,6 +7,7 @@
 #pragma once
 
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -66,6 +67,69 @@ class rule_policy {
                                       time_ms now) const;
   //! LIFE-4: a departed client is forgotten; nothing of it is kept.
   virtual void keep_departed(session_record& session, client_record client) const;
+
+  // -- calls (CALL-1, CALL-3..7, SES-5) -------------------------------------------------------
+  //! CALL-7: only the client a call was dispatched to may ack or answer it.
+  virtual bool may_answer(const call_record& call, const std::string& client_id) const;
+  //! CALL-1: the tool a dispatch event names: the client's own name for it.
+  virtual std::string tool_as_dispatched(const client_record& client, const tool_spec& tool) const;
+  //! CALL-3: the deadline of a call dispatched at `now`: the ack deadline.
+  virtual time_ms first_deadline(const state& s, time_ms now) const;
+  //! CALL-3: the deadline once the call is acked, counted from dispatch; none keeps it.
+  virtual std::optional<time_ms> deadline_once_acked(const state& s, const call_record& call,
+                                                     time_ms now) const;
+  //! CALL-6: an ack on a settled call is 409.
+  virtual protocol::outcome<json> answer_to_settled_ack(const call_record& call) const;
+  //! C-3: a result changes nothing before it is read and accepted.
+  virtual void before_result_read(state& s, session_record& session, call_record& call,
+                                  time_ms now) const;
+  //! CALL-4: the result body, or the 400 that refuses it.
+  virtual protocol::outcome<protocol::result_request> read_result(const json& body) const;
+  //! CALL-7: a result settles the call its path names.
+  virtual call_record& call_settled_by_result(session_record& session, const std::string& client_id,
+                                              call_record& addressed) const;
+  //! CALL-6: a result on a settled call is 409 and changes nothing.
+  virtual protocol::outcome<json> answer_to_settled_result(state& s, session_record& session,
+                                                           const call_record& call, bool is_error,
+                                                           time_ms now) const;
+  //! CALL-5: a settled call leaves its client's open calls, and its deadline is cancelled.
+  virtual void close_settled_call(state& s, session_record& session, call_record& call) const;
+  //! CALL-5: so a deadline never fires on a settled call; if one did, it would do nothing.
+  virtual void deadline_of_settled_call(state& s, session_record& session, const call_record& call,
+                                        time_ms now) const;
+  //! SES-5: a call's client_tool_completed event comes with its result.
+  virtual void announce_completion(state& s, session_record& session, const call_record& call,
+                                   bool is_error, time_ms now) const;
+
+  // -- model turns (SES-2, MODEL-1..4, CALL-2, CALL-8, CALL-9, TOOLS-1, TOOLS-5) ------------
+  //! MODEL-3: a message body; its text reaches the model as written.
+  virtual protocol::outcome<protocol::message_request> read_message(const json& body) const;
+  //! SES-2: one turn at a time; a message while one runs is 409.
+  virtual std::optional<api_error> refuse_message(const session_record& session) const;
+  //! MODEL-2: the model's answer as a step takes it: every tool call of it.
+  virtual protocol::model_answer answer_as_taken(protocol::model_answer answer) const;
+  //! MODEL-4: a model step that failed fails the turn.
+  virtual void model_step_failed(state& s, session_record& session, const std::string& why,
+                                 time_ms now) const;
+  //! TOOLS-3, LIFE-4: the clients whose tools a step offers: the live ones, in order.
+  virtual std::vector<const client_record*> offering_clients(const session_record& session) const;
+  //! TOOLS-1: the tools a client offers: its current list.
+  virtual std::vector<const tool_spec*> tools_offered_by(const client_record& client) const;
+  //! CALL-2: the client part of a model-side tool name: the client's assigned name.
+  virtual const std::string& model_side_name(const client_record& client) const;
+  //! TOOLS-5: a model call of a tool not offered now is settled at once; `client` is the
+  //! live client the name designates, if any.
+  virtual void call_to_unoffered_tool(state& s, session_record& session, std::size_t slot,
+                                      client_record* client, const std::string& tool_name,
+                                      json arguments, time_ms now) const;
+  //! CALL-9: a step is over once every call of it has its outcome.
+  virtual bool step_complete(const turn_record& turn) const;
+  //! CALL-8: what the model gets for an outcome.
+  virtual std::string content_for_model(const tool_outcome& outcome) const;
+  //! MODEL-1: a tool message answers the model's own call id.
+  virtual const std::string& tool_call_id_for_model(const step_slot& slot) const;
+  //! SES-5: when a step is over, every completion has been announced already.
+  virtual void step_over(state& s, session_record& session, time_ms now) const;
 };
 
 //! The SPEC's answers, shared by every core without faults.

@@ -5,6 +5,7 @@
 #include <algorithm>
 
 #include "core_state.hpp"
+#include "policy.hpp"
 #include "toolwire/protocol/codec.hpp"
 #include "toolwire/protocol/safe_json.hpp"
 
@@ -22,31 +23,13 @@ struct resolved_tool {
   std::string tool_name;            // the part after `__`
 };
 
-//! The tools a client offers the model: its list, plus (faults only) what it withdrew.
-std::vector<const tool_spec*> offered_by(const state& s, const client_record& client) {
-  std::vector<const tool_spec*> tools;
-  for (const auto& tool : client.tools)
-    tools.push_back(&tool);
-  if (s.has(fault::withdrawn_tool_offered)) {
-    for (const auto& tool : client.withdrawn_tools)
-      tools.push_back(&tool);
-  }
-  return tools;
-}
-
-//! The client part of the model-side names of `client`'s tools (CALL-2).
-const std::string& model_side_name(const state& s, const client_record& client) {
-  // Fault model_name_uses_requested_name: the requested name instead of the assigned one.
-  return s.has(fault::model_name_uses_requested_name) ? client.requested_name : client.name;
-}
-
 //! Finds the offered tool the model named: an exact `<client>__<tool>` match over the
 //! live clients in registration order (names may themselves contain `__`). Without one,
 //! the live client whose `<name>__` is the longest prefix, so TOOLS-5 can name it.
 resolved_tool resolve(const state& s, session_record& session, const std::string& model_name) {
   for (auto& [serial, client] : session.clients) {
-    for (const tool_spec* tool : offered_by(s, client)) {
-      if (model_side_name(s, client) + tool_separator + tool->name == model_name) {
+    for (const tool_spec* tool : s.policy->tools_offered_by(client)) {
+      if (s.policy->model_side_name(client) + tool_separator + tool->name == model_name) {
         return {&client, tool, tool->name};
       }
     }
@@ -54,7 +37,7 @@ resolved_tool resolve(const state& s, session_record& session, const std::string
   resolved_tool best;
   std::size_t best_length = 0;
   for (auto& [serial, client] : session.clients) {
-    const std::string prefix = model_side_name(s, client) + tool_separator;
+    const std::string prefix = s.policy->model_side_name(client) + tool_separator;
     if (model_name.size() <= prefix.size() || model_name.compare(0, prefix.size(), prefix) != 0 ||
         prefix.size() <= best_length) {
       continue;
@@ -86,70 +69,25 @@ void issue_step(state& s, session_record& session, time_ms now) {
                                          turn.messages, offered_tools(s, session));
 }
 
-//! What the model gets back for a slot (CALL-8).
-std::string content_for_model(const state& s, const tool_outcome& outcome) {
-  // Fault string_content_serialized: string content reaches the model JSON-quoted.
-  if (s.has(fault::string_content_serialized) && std::holds_alternative<json>(outcome)) {
-    return protocol::safe_dump(std::get<json>(outcome));
-  }
-  // Fault error_result_message_only: an error reaches the model as its bare message.
-  if (const auto* error = std::get_if<protocol::tool_error>(&outcome);
-      error != nullptr && s.has(fault::error_result_message_only)) {
-    return error->message;
-  }
-  return protocol::model_content(outcome);
-}
-
-//! Fault completed_event_deferred (SES-5): the client_tool_completed events of the step's
-//! completed calls, emitted only now that the step is over.
-void emit_deferred_completions(state& s, session_record& session, time_ms now) {
-  if (!s.has(fault::completed_event_deferred)) return;
-  for (const auto& slot : session.turn->slots) {
-    auto call = session.calls.find(slot.call_id);
-    if (slot.call_id.empty() || call == session.calls.end() ||
-        call->second.status != call_status::completed || !slot.outcome) {
-      continue;
-    }
-    emit(s, session, "client_tool_completed",
-         {{"call_id", call->second.id},
-          {"client_id", call->second.client_id},
-          {"is_error", std::holds_alternative<protocol::tool_error>(*slot.outcome)}},
-         now);
-  }
-}
-
 void continue_turn(state& s, session_record& session, time_ms now) {
   turn_record& turn = *session.turn;
-  emit_deferred_completions(s, session, now);
+  s.policy->step_over(s, session, now);
   for (const auto& slot : turn.slots) {
-    if (!slot.outcome) continue;  // only under fault next_step_before_all_settled
-    // Fault tool_message_uses_our_call_id: the tool message answers our call id (MODEL-1).
-    const bool ours = s.has(fault::tool_message_uses_our_call_id) && !slot.call_id.empty();
+    if (!slot.outcome) continue;  // a step the policy let move on early has open slots
     turn.messages.push_back({{"role", "tool"},
-                             {"tool_call_id", ours ? slot.call_id : slot.model_call_id},
-                             {"content", content_for_model(s, *slot.outcome)}});
+                             {"tool_call_id", s.policy->tool_call_id_for_model(slot)},
+                             {"content", s.policy->content_for_model(*slot.outcome)}});
   }
   issue_step(s, session, now);
-}
-
-bool step_complete(const state& s, const turn_record& turn) {
-  auto settled = [](const step_slot& slot) { return slot.outcome.has_value(); };
-  // Fault next_step_before_all_settled: the first settlement moves the turn on (CALL-9).
-  if (s.has(fault::next_step_before_all_settled)) {
-    return std::any_of(turn.slots.begin(), turn.slots.end(), settled);
-  }
-  return std::all_of(turn.slots.begin(), turn.slots.end(), settled);
 }
 
 //! TOOLS-5: a call naming a tool that is not offered now is settled at once. Only a name
 //! that designates a live client gets a call id (and a call record); the model's error
 //! result alone records any other.
 void settle_unavailable(state& s, session_record& session, std::size_t slot,
-                        const resolved_tool& target, time_ms now) {
+                        const client_record* client, const std::string& tool_name, time_ms now) {
   const std::string& model_name = session.turn->slots[slot].model_name;
-  if (target.client != nullptr) {
-    fail_unavailable_call(s, session, *target.client, target.tool_name, slot, now);
-  }
+  if (client != nullptr) fail_unavailable_call(s, session, *client, tool_name, slot, now);
   settle_slot(s, session, slot,
               protocol::tool_error{"tool '" + model_name + "' is not offered", "tool_unavailable"},
               now);
@@ -168,20 +106,9 @@ void start_call(state& s, session_record& session, std::size_t slot,
     return;
   }
   resolved_tool target = resolve(s, session, call.name);
-  // Fault unavailable_tool_dispatched: a withdrawn tool of a live client is dispatched anyway.
-  if (target.tool == nullptr && target.client != nullptr &&
-      s.has(fault::unavailable_tool_dispatched)) {
-    const tool_spec withdrawn{target.tool_name, "", json::object()};
-    dispatch_call(s, session, *target.client, withdrawn, std::move(arguments), slot, now);
-    return;
-  }
-  // Fault unresolved_call_never_settled: a name no live client has is left hanging (TOOLS-5).
-  if (target.tool == nullptr && target.client == nullptr &&
-      s.has(fault::unresolved_call_never_settled)) {
-    return;
-  }
   if (target.tool == nullptr) {
-    settle_unavailable(s, session, slot, target, now);
+    s.policy->call_to_unoffered_tool(s, session, slot, target.client, target.tool_name,
+                                     std::move(arguments), now);
     return;
   }
   dispatch_call(s, session, *target.client, *target.tool, std::move(arguments), slot, now);
@@ -189,35 +116,90 @@ void start_call(state& s, session_record& session, std::size_t slot,
 
 }  // namespace
 
+// -- the clean answers of the turn rules' decision points (policy.hpp) --------------------
+
+outcome<protocol::message_request> rule_policy::read_message(const json& body) const {
+  return protocol::parse_message_request(body);
+}
+
+std::optional<api_error> rule_policy::refuse_message(const session_record& session) const {
+  if (!session.turn) return std::nullopt;
+  return protocol::conflict("turn '" + session.turn->id +
+                            "' is still running: one turn at a time per session (SES-2)");
+}
+
+protocol::model_answer rule_policy::answer_as_taken(protocol::model_answer answer) const {
+  return answer;
+}
+
+void rule_policy::model_step_failed(state& s, session_record& session, const std::string& why,
+                                    time_ms now) const {
+  turn_record& turn = *session.turn;
+  move(turn.status, turn_event::model_failed);
+  emit(s, session, "turn_failed", {{"turn_id", turn.id}, {"reason", "model_error: " + why}}, now);
+  end_turn(session);
+}
+
+std::vector<const client_record*> rule_policy::offering_clients(
+    const session_record& session) const {
+  std::vector<const client_record*> clients;
+  for (const auto& [serial, client] : session.clients)
+    clients.push_back(&client);
+  return clients;
+}
+
+std::vector<const tool_spec*> rule_policy::tools_offered_by(const client_record& client) const {
+  std::vector<const tool_spec*> tools;
+  for (const auto& tool : client.tools)
+    tools.push_back(&tool);
+  return tools;
+}
+
+const std::string& rule_policy::model_side_name(const client_record& client) const {
+  return client.name;
+}
+
+void rule_policy::call_to_unoffered_tool(state& s, session_record& session, std::size_t slot,
+                                         client_record* client, const std::string& tool_name, json,
+                                         time_ms now) const {
+  settle_unavailable(s, session, slot, client, tool_name, now);
+}
+
+bool rule_policy::step_complete(const turn_record& turn) const {
+  return std::all_of(turn.slots.begin(), turn.slots.end(),
+                     [](const step_slot& slot) { return slot.outcome.has_value(); });
+}
+
+std::string rule_policy::content_for_model(const tool_outcome& outcome) const {
+  return protocol::model_content(outcome);
+}
+
+const std::string& rule_policy::tool_call_id_for_model(const step_slot& slot) const {
+  return slot.model_call_id;
+}
+
+void rule_policy::step_over(state&, session_record&, time_ms) const {}
+
+// -- the turn rules --------------------------------------------------------------------------
+
 json offered_tools(const state& s, const session_record& session) {
   json tools = json::array();
-  auto add_client = [&](const client_record& client) {
-    for (const tool_spec* tool : offered_by(s, client)) {
+  for (const client_record* client : s.policy->offering_clients(session)) {
+    for (const tool_spec* tool : s.policy->tools_offered_by(*client)) {
       tools.push_back(protocol::to_openai_tool(
-          model_side_name(s, client) + tool_separator + tool->name, *tool));
+          s.policy->model_side_name(*client) + tool_separator + tool->name, *tool));
     }
-  };
-  for (const auto& [serial, client] : session.clients)
-    add_client(client);
-  // Fault departed_client_tools_offered: tools of clients that ended are still offered.
-  for (const auto& [serial, client] : session.departed)
-    add_client(client);
+  }
   return tools;
 }
 
 outcome<json> post_message(state& s, session_record& session, const json& body, time_ms now) {
-  if (auto known = reject_unknown_fields_by_fault(s, body, {"content"}); !known) {
-    return known.error();
-  }
-  auto request = protocol::parse_message_request(body);
+  auto request = s.policy->read_message(body);
   if (!request) return request.error();
-  if (session.turn && !s.has(fault::concurrent_turns_accepted)) {
-    return protocol::conflict("turn '" + session.turn->id +
-                              "' is still running: one turn at a time per session (SES-2)");
-  }
+  if (auto busy = s.policy->refuse_message(session)) return *busy;
   turn_record turn;
   turn.id = "turn_" + std::to_string(s.next_turn++);
-  turn.messages.push_back({{"role", "user"}, {"content", user_text_by_fault(s, request->content)}});
+  turn.messages.push_back({{"role", "user"}, {"content", request->content}});
   session.turn = std::move(turn);
   emit(s, session, "turn_started", {{"turn_id", session.turn->id}}, now);
   const std::string turn_id = session.turn->id;
@@ -228,17 +210,11 @@ outcome<json> post_message(state& s, session_record& session, const json& body, 
 void turn_model_replied(state& s, session_record& session, const model_reply& reply, time_ms now) {
   turn_record& turn = *session.turn;
   turn.waiting_step = 0;
-  // Fault model_failure_hangs_turn: the failure is dropped and the turn never ends (MODEL-4);
-  // it stays awaiting_model.
-  if (!reply.answer && s.has(fault::model_failure_hangs_turn)) return;
   if (!reply.answer) {
-    move(turn.status, turn_event::model_failed);
-    emit(s, session, "turn_failed",
-         {{"turn_id", turn.id}, {"reason", "model_error: " + reply.failure}}, now);
-    end_turn(session);
+    s.policy->model_step_failed(s, session, reply.failure, now);
     return;
   }
-  const protocol::model_answer& answer = first_call_only_by_fault(s, *reply.answer);
+  const protocol::model_answer answer = s.policy->answer_as_taken(*reply.answer);
   turn.messages.push_back(protocol::to_assistant_message(answer));
   if (answer.tool_calls.empty()) {
     move(turn.status, turn_event::text_answer);
@@ -257,7 +233,7 @@ void turn_model_replied(state& s, session_record& session, const model_reply& re
     start_call(s, session, i, answer.tool_calls[i], now);
   }
   move(turn.status, turn_event::calls_resolved);
-  if (!step_complete(s, turn)) return;
+  if (!s.policy->step_complete(turn)) return;
   move(turn.status, turn_event::calls_settled);
   continue_turn(s, session, now);
 }
@@ -269,7 +245,7 @@ void settle_slot(state& s, session_record& session, std::size_t slot, tool_outco
   // Only a turn awaiting its calls moves on here: a dispatching one does so once the
   // answer's last call is out (turn_model_replied), a settled one already waits for its
   // next step.
-  if (!allows(turn.status, turn_event::calls_settled) || !step_complete(s, turn)) return;
+  if (!allows(turn.status, turn_event::calls_settled) || !s.policy->step_complete(turn)) return;
   move(turn.status, turn_event::calls_settled);
   if (s.firing_timers) {
     s.deferred_turns.push_back(session.id);
