@@ -16,6 +16,19 @@ class faulty_policy final : public rule_policy {
  public:
   explicit faulty_policy(fault_set faults) : faults_(std::move(faults)) {}
 
+  // access_faults.cpp
+  bool key_manages_sessions(const api_key& key) const override;
+  api_error unknown_credential_refusal() const override;
+  bool token_grants(const principal& who, const std::string& session_id) const override;
+  api_error missing_session_refusal(const std::string& session_id) const override;
+  std::optional<api_error> refuse_session_creation(const principal& who) const override;
+  std::optional<api_error> refuse_workspace_route(const principal& who) const override;
+  protocol::outcome<protocol::done> delete_of_absent_client(const session_record& session,
+                                                            const std::string& client_id,
+                                                            api_error not_found) const override;
+  std::optional<std::uint64_t> resume_after(
+      std::optional<std::uint64_t> last_event_id) const override;
+
   // client_faults.cpp
   protocol::outcome<protocol::register_request> read_registration(const state& s,
                                                                   const session_record& session,

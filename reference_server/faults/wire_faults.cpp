@@ -65,9 +65,47 @@ bool is_clock_or_task_route(const api_request& request) {
   return request.path.rfind("/api/tasks", 0) == 0 || request.path.rfind("/v1/_test/clock", 0) == 0;
 }
 
+//! The routes whose handler reads the body as JSON (not ping, ack or the clock advance,
+//! which read none or their own, nor a session creation without a body).
+bool reads_json_body(const api_request& request) {
+  static const std::pair<std::string_view, std::string_view> readers[] = {
+      {"POST", "/v1/sessions/{}/clients"},
+      {"PUT", "/v1/sessions/{}/clients/{}/tools"},
+      {"POST", "/v1/sessions/{}/clients/{}/calls/{}/result"},
+      {"POST", "/v1/sessions/{}/messages"},
+      {"POST", "/api/tasks"},
+      {"POST", "/api/tasks/{}/tool-results"},
+  };
+  if (route(request, "POST", "/v1/sessions")) return !request.body.empty();
+  return std::any_of(std::begin(readers), std::end(readers),
+                     [&](const auto& r) { return route(request, r.first, r.second).has_value(); });
+}
+
+//! The session of a client route (`/v1/sessions/{sid}/clients...`), if `request` is one.
+std::optional<std::string> client_route_session(const api_request& request) {
+  static const std::pair<std::string_view, std::string_view> client_routes[] = {
+      {"POST", "/v1/sessions/{}/clients"},
+      {"DELETE", "/v1/sessions/{}/clients/{}"},
+      {"POST", "/v1/sessions/{}/clients/{}/ping"},
+      {"PUT", "/v1/sessions/{}/clients/{}/tools"},
+      {"POST", "/v1/sessions/{}/clients/{}/calls/{}/ack"},
+      {"POST", "/v1/sessions/{}/clients/{}/calls/{}/result"},
+  };
+  for (const auto& [method, pattern] : client_routes) {
+    if (auto at = route(request, method, pattern)) return (*at)[0];
+  }
+  return std::nullopt;
+}
+
+bool is_session_route(const api_request& request) {
+  const auto parts = split_path(request.path);
+  return parts.size() >= 3 && parts[0] == "v1" && parts[1] == "sessions";
+}
+
 }  // namespace
 
 std::optional<api_response> wire_faults::before(api_request& request) {
+  if (auto refused = reread_request(request)) return refused;
   if (auto refused = refuse_credential(request)) return refused;
   if (auto refused = refuse_body(request)) return refused;
   rewrite_clock_request(request);
@@ -126,6 +164,49 @@ std::optional<api_response> wire_faults::refuse_credential(const api_request& re
   if (has(fault::limited_key_refused_on_workspace_routes) && is_clock_or_task_route(request) &&
       who.type == principal::kind::api_key && !who.can_manage_sessions) {
     return error(403, "forbidden", "this key lacks session.manage");
+  }
+  return std::nullopt;
+}
+
+std::optional<api_response> wire_faults::reread_request(api_request& request) {
+  // Fault malformed_json_treated_as_empty (C-1): a body that does not parse reads as {}.
+  if (has(fault::malformed_json_treated_as_empty) && reads_json_body(request) &&
+      !protocol::parse_json_body(request.body)) {
+    request.body = "{}";
+  }
+  // Fault access_token_accepted_everywhere (C-5): every session route takes the token from
+  // the query, as the events route does.
+  if (has(fault::access_token_accepted_everywhere) && is_session_route(request) &&
+      !request.credential) {
+    if (auto token = request.query.find("access_token"); token != request.query.end()) {
+      request.credential = token->second;
+    }
+  }
+  // Fault api_key_rejected_on_client_routes (AUTH-1): /clients routes take only the token,
+  // once the rules' own checks pass.
+  if (has(fault::api_key_rejected_on_client_routes)) {
+    const auto sid = client_route_session(request);
+    if (sid && target_.authorize_session(request.credential, *sid) &&
+        target_.identify(request.credential).type == principal::kind::api_key) {
+      return error(403, "forbidden", "client routes take the session's token");
+    }
+  }
+  // Fault unknown_fields_rejected (C-6): creation takes no fields, so any is unknown.
+  if (has(fault::unknown_fields_rejected) && route(request, "POST", "/v1/sessions") &&
+      target_.authorize_create_session(request.credential)) {
+    const auto body = object_body(request);
+    if (body && !body->empty())
+      return error(400, "invalid_request", body->begin().key() + ": unknown field");
+  }
+  if (!route(request, "GET", "/v1/sessions/{}/events")) return std::nullopt;
+  // Fault access_token_query_ignored (AUTH-5): only the header counts, also here.
+  if (has(fault::access_token_query_ignored)) request.query.erase("access_token");
+  if (request.last_event_id) {
+    const auto last = protocol::parse_last_event_id(*request.last_event_id);
+    // Fault last_event_id_zero_rejected (SES-3): ids start at 1, so 0 is refused.
+    if (last == 0u && has(fault::last_event_id_zero_rejected)) request.last_event_id = "-0";
+    // Fault invalid_last_event_id_replays_all (SES-3): garbage means "from the start".
+    if (!last && has(fault::invalid_last_event_id_replays_all)) request.last_event_id = "0";
   }
   return std::nullopt;
 }

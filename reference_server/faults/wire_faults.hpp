@@ -26,6 +26,8 @@ class wire_faults {
 
  private:
   bool has(fault f) const { return target_.has_fault(f); }
+  //! Faults of how the router reads a request (body, credential, Last-Event-ID).
+  std::optional<protocol::api_response> reread_request(protocol::api_request& request);
   std::optional<protocol::api_response> refuse_credential(const protocol::api_request& request);
   std::optional<protocol::api_response> refuse_body(protocol::api_request& request);
   void rewrite_clock_request(protocol::api_request& request);

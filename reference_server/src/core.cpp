@@ -156,10 +156,7 @@ principal core::identify(const std::optional<std::string>& credential) const {
   if (!credential || credential->empty()) return {};
   for (const auto& key : state_->config.api_keys) {
     if (key.key == *credential) {
-      // Fault api_key_scopes_ignored: any workspace key may manage sessions (AUTH-2).
-      const bool manage =
-          key.scopes.count(scope_session_manage) != 0 || state_->has(fault::api_key_scopes_ignored);
-      return {principal::kind::api_key, manage, {}};
+      return {principal::kind::api_key, state_->policy->key_manages_sessions(key), {}};
     }
   }
   auto session = state_->session_by_token.find(*credential);
@@ -171,77 +168,88 @@ principal core::identify(const std::optional<std::string>& credential) const {
 
 namespace {
 
-std::optional<protocol::api_error> unauthenticated_error(const principal& who) {
+std::optional<protocol::api_error> unauthenticated_error(const state& s, const principal& who) {
   if (who.type == principal::kind::none) {
     return protocol::unauthenticated("missing credential: send Authorization: Bearer <credential>");
   }
-  if (who.type == principal::kind::unknown) return protocol::unauthenticated("unknown credential");
-  return std::nullopt;
-}
-
-//! Fault unknown_credential_is_403 (AUTH-2): an unknown credential is "forbidden".
-std::optional<protocol::api_error> unknown_credential_by_fault(const state& s,
-                                                               const principal& who) {
-  if (who.type == principal::kind::unknown && s.has(fault::unknown_credential_is_403)) {
-    return protocol::forbidden("this credential grants nothing here");
-  }
+  if (who.type == principal::kind::unknown) return s.policy->unknown_credential_refusal();
   return std::nullopt;
 }
 
 }  // namespace
 
-outcome<done> core::authorize_session(const std::optional<std::string>& credential,
-                                      const std::string& session_id) const {
-  const principal who = identify(credential);
-  if (auto error = unknown_credential_by_fault(*state_, who)) return *error;
-  if (auto error = unauthenticated_error(who)) return *error;
-  const bool allowed =
-      who.type == principal::kind::api_key
-          ? who.can_manage_sessions
-          : (who.session_id == session_id || state_->has(fault::foreign_session_token_accepted));
-  if (!allowed) {
-    return protocol::forbidden(who.type == principal::kind::api_key
-                                   ? "this API key lacks the session.manage scope"
-                                   : "this session token grants nothing on another session");
-  }
-  if (state_->sessions.count(session_id) == 0) {
-    // Fault unknown_session_is_403: a missing session reads as one without access (AUTH-2).
-    if (state_->has(fault::unknown_session_is_403)) {
-      return protocol::forbidden("no access to session '" + session_id + "'");
-    }
-    return protocol::not_found("no session '" + session_id + "'");
-  }
-  return done{};
+// The clean answers of the access decision points (policy.hpp).
+
+bool rule_policy::key_manages_sessions(const api_key& key) const {
+  return key.scopes.count(scope_session_manage) != 0;
 }
 
-outcome<done> core::authorize_create_session(const std::optional<std::string>& credential) const {
-  const principal who = identify(credential);
-  if (auto error = unknown_credential_by_fault(*state_, who)) return *error;
-  if (auto error = unauthenticated_error(who)) return *error;
-  // Fault session_token_creates_session: any known credential may create sessions (AUTH-4).
-  if (who.type == principal::kind::session_token &&
-      state_->has(fault::session_token_creates_session)) {
-    return done{};
-  }
+api_error rule_policy::unknown_credential_refusal() const {
+  return protocol::unauthenticated("unknown credential");
+}
+
+bool rule_policy::token_grants(const principal& who, const std::string& session_id) const {
+  return who.session_id == session_id;
+}
+
+api_error rule_policy::missing_session_refusal(const std::string& session_id) const {
+  return protocol::not_found("no session '" + session_id + "'");
+}
+
+std::optional<api_error> rule_policy::refuse_session_creation(const principal& who) const {
   if (who.type != principal::kind::api_key) {
     return protocol::forbidden("creating a session needs an API key, not a session token");
   }
   if (!who.can_manage_sessions) {
     return protocol::forbidden("this API key lacks the session.manage scope");
   }
+  return std::nullopt;
+}
+
+std::optional<api_error> rule_policy::refuse_workspace_route(const principal& who) const {
+  if (who.type == principal::kind::api_key) return std::nullopt;
+  return protocol::forbidden("this route needs a workspace API key, not a session token");
+}
+
+outcome<done> rule_policy::delete_of_absent_client(const session_record&, const std::string&,
+                                                   api_error not_found) const {
+  return not_found;
+}
+
+std::optional<std::uint64_t> rule_policy::resume_after(
+    std::optional<std::uint64_t> last_event_id) const {
+  return last_event_id;
+}
+
+outcome<done> core::authorize_session(const std::optional<std::string>& credential,
+                                      const std::string& session_id) const {
+  const principal who = identify(credential);
+  if (auto error = unauthenticated_error(*state_, who)) return *error;
+  const bool allowed = who.type == principal::kind::api_key
+                           ? who.can_manage_sessions
+                           : state_->policy->token_grants(who, session_id);
+  if (!allowed) {
+    return protocol::forbidden(who.type == principal::kind::api_key
+                                   ? "this API key lacks the session.manage scope"
+                                   : "this session token grants nothing on another session");
+  }
+  if (state_->sessions.count(session_id) == 0) {
+    return state_->policy->missing_session_refusal(session_id);
+  }
+  return done{};
+}
+
+outcome<done> core::authorize_create_session(const std::optional<std::string>& credential) const {
+  const principal who = identify(credential);
+  if (auto error = unauthenticated_error(*state_, who)) return *error;
+  if (auto error = state_->policy->refuse_session_creation(who)) return *error;
   return done{};
 }
 
 outcome<done> core::authorize_workspace(const std::optional<std::string>& credential) const {
   const principal who = identify(credential);
-  if (auto error = unknown_credential_by_fault(*state_, who)) return *error;
-  if (auto error = unauthenticated_error(who)) return *error;
-  // Fault session_token_accepted_on_tasks: a session token passes as a workspace key.
-  const bool token_passes = who.type == principal::kind::session_token &&
-                            state_->has(fault::session_token_accepted_on_tasks);
-  if (who.type != principal::kind::api_key && !token_passes) {
-    return protocol::forbidden("this route needs a workspace API key, not a session token");
-  }
+  if (auto error = unauthenticated_error(*state_, who)) return *error;
+  if (auto error = state_->policy->refuse_workspace_route(who)) return *error;
   return done{};
 }
 
@@ -261,13 +269,6 @@ session_created core::create_session(time_ms now) {
 }
 
 namespace {
-
-//! Whether the retained log shows `cid` leaving (fault second_delete_accepted only).
-bool has_left(const session_record& session, const std::string& cid) {
-  return std::any_of(session.log.begin(), session.log.end(), [&](const session_event& event) {
-    return event.type == "client_unregistered" && event.data.value("client_id", "") == cid;
-  });
-}
 
 //! Fires due timers, finds the session (404 when unknown) and runs `act` on it.
 template <typename Act>
@@ -303,11 +304,7 @@ outcome<json> core::put_tools(const std::string& sid, const std::string& cid, co
 outcome<done> core::delete_client(const std::string& sid, const std::string& cid, time_ms now) {
   return on_session(*this, *state_, sid, now, [&](session_record& session) -> outcome<done> {
     auto client = find_client(session, cid);
-    // Fault second_delete_accepted: deleting a client that already left is "idempotent".
-    if (!client && state_->has(fault::second_delete_accepted) && has_left(session, cid)) {
-      return done{};
-    }
-    if (!client) return client.error();
+    if (!client) return state_->policy->delete_of_absent_client(session, cid, client.error());
     end_client(*state_, session, (*client)->serial, departure::left, now);
     return done{};
   });
@@ -338,8 +335,8 @@ outcome<std::uint64_t> core::stream_start(const std::string& sid,
   auto session = state_->sessions.find(sid);
   if (session == state_->sessions.end()) return protocol::not_found("no session '" + sid + "'");
   const std::uint64_t last_seq = session->second.next_seq - 1;
-  // Fault last_event_id_ignored: a resumed stream silently starts at "now".
-  if (!last_event_id || state_->has(fault::last_event_id_ignored)) return last_seq;
+  last_event_id = state_->policy->resume_after(last_event_id);
+  if (!last_event_id) return last_seq;
   // An id from the future (e.g. of an earlier server run) resumes from now, rather than
   // silently skipping every event up to that number.
   return std::min(*last_event_id, last_seq);

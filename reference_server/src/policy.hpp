@@ -20,6 +20,27 @@ class rule_policy {
  public:
   virtual ~rule_policy() = default;
 
+  // -- access (AUTH-2, AUTH-4, LIFE-4, SES-3) ------------------------------------------------
+  //! AUTH-2: a workspace key manages sessions only with the session.manage scope.
+  virtual bool key_manages_sessions(const api_key& key) const;
+  //! AUTH-2: an unknown credential is 401.
+  virtual api_error unknown_credential_refusal() const;
+  //! AUTH-2: a session token grants its own session only.
+  virtual bool token_grants(const principal& who, const std::string& session_id) const;
+  //! AUTH-2: a session that does not exist is 404 (after access is checked).
+  virtual api_error missing_session_refusal(const std::string& session_id) const;
+  //! AUTH-4: only a workspace key with session.manage creates sessions.
+  virtual std::optional<api_error> refuse_session_creation(const principal& who) const;
+  //! AUTH-2: the task routes need a workspace key.
+  virtual std::optional<api_error> refuse_workspace_route(const principal& who) const;
+  //! LIFE-4: a DELETE of a client that is not live is 404, even one that just left.
+  virtual protocol::outcome<protocol::done> delete_of_absent_client(const session_record& session,
+                                                                    const std::string& client_id,
+                                                                    api_error not_found) const;
+  //! SES-3: a stream resumes after the Last-Event-ID it was sent.
+  virtual std::optional<std::uint64_t> resume_after(
+      std::optional<std::uint64_t> last_event_id) const;
+
   // -- reading request bodies (REG-1..4, REG-8, TOOLS-2, TASK-1) ---------------------------
   //! POST .../clients: the request, or the 400 that refuses it.
   virtual protocol::outcome<protocol::register_request> read_registration(

@@ -54,30 +54,14 @@ struct context {
   const std::string& cid() const { return captures[1]; }
 };
 
-//! The request's JSON body. Fault malformed_json_treated_as_empty (C-1) reads what does
-//! not parse as `{}`.
+//! The request's JSON body (C-1).
 protocol::outcome<json> body_of(const context& ctx) {
-  auto body = protocol::parse_json_body(ctx.request.body);
-  if (!body && ctx.target.has_fault(fault::malformed_json_treated_as_empty)) return json::object();
-  return body;
+  return protocol::parse_json_body(ctx.request.body);
 }
 
-//! The credential of a session route. Fault access_token_accepted_everywhere (C-5) also
-//! takes it from the query, as the events route does.
+//! The credential of a session route: the Authorization header only (AUTH-5).
 std::optional<std::string> session_credential(const context& ctx) {
-  return credential_of(ctx.request, ctx.target.has_fault(fault::access_token_accepted_everywhere));
-}
-
-//! Fault api_key_rejected_on_client_routes (AUTH-1): /clients routes take only the token.
-std::optional<protocol::api_error> client_route_by_fault(const context& ctx) {
-  if (!ctx.target.has_fault(fault::api_key_rejected_on_client_routes) ||
-      ctx.request.path.find("/clients") == std::string::npos) {
-    return std::nullopt;
-  }
-  if (ctx.target.identify(session_credential(ctx)).type != principal::kind::api_key) {
-    return std::nullopt;
-  }
-  return protocol::forbidden("client routes take the session's token");
+  return credential_of(ctx.request, /*allow_query=*/false);
 }
 
 //! Authenticates for a session route, parses the JSON body, then runs `act(body)`.
@@ -86,7 +70,6 @@ api_response session_with_body(const context& ctx, Act act) {
   if (auto ok = ctx.target.authorize_session(session_credential(ctx), ctx.sid()); !ok) {
     return error_response(ok.error());
   }
-  if (auto error = client_route_by_fault(ctx)) return error_response(*error);
   auto body = body_of(ctx);
   if (!body) return error_response(body.error());
   return act(*body);
@@ -98,7 +81,6 @@ api_response session_only(const context& ctx, Act act) {
   if (auto ok = ctx.target.authorize_session(session_credential(ctx), ctx.sid()); !ok) {
     return error_response(ok.error());
   }
-  if (auto error = client_route_by_fault(ctx)) return error_response(*error);
   return act();
 }
 
@@ -120,10 +102,6 @@ api_response create_session(const context& ctx) {
     if (!body) return error_response(body.error());
     if (!body->is_object()) {
       return error_response(protocol::invalid_request("body: must be a JSON object"));
-    }
-    // Fault unknown_fields_rejected (C-6): creation takes no fields, so any is unknown.
-    if (!body->empty() && ctx.target.has_fault(fault::unknown_fields_rejected)) {
-      return error_response(protocol::invalid_request(body->begin().key() + ": unknown field"));
     }
   }
   auto created = ctx.target.create_session(ctx.now);
@@ -175,21 +153,13 @@ api_response post_message(const context& ctx) {
 }
 
 api_response open_events(const context& ctx) {
-  // Fault access_token_query_ignored: only the header counts, also here (AUTH-5).
-  const auto credential = credential_of(
-      ctx.request, /*allow_query=*/!ctx.target.has_fault(fault::access_token_query_ignored));
+  const auto credential = credential_of(ctx.request, /*allow_query=*/true);
   if (auto ok = ctx.target.authorize_session(credential, ctx.sid()); !ok) {
     return error_response(ok.error());
   }
   std::optional<std::uint64_t> last;
   if (ctx.request.last_event_id) {
     last = protocol::parse_last_event_id(*ctx.request.last_event_id);
-    // Faults of SES-3: ids start at 1 for one; garbage means "from the start" for another.
-    if (last == 0u && ctx.target.has_fault(fault::last_event_id_zero_rejected)) last.reset();
-    if (!last && ctx.target.has_fault(fault::invalid_last_event_id_replays_all) &&
-        !protocol::parse_last_event_id(*ctx.request.last_event_id)) {
-      last = 0;
-    }
     if (!last) {
       return error_response(
           protocol::invalid_request("Last-Event-ID: must be a non-negative integer (SES-3)"));
