@@ -1,9 +1,11 @@
-// The decision points of the core's rules that a fault may answer differently: a narrow,
-// named hook interface. The core calls these hooks where SPEC decides something (how a
-// body reads, when a TTL is over, what a tool-list replacement does to open calls); the
-// clean answer of each, the SPEC's own, is defined next to its rule (clients.cpp,
-// tasks.cpp). Faulty answers live apart, in reference_server/faults/, as an override of
-// this class; the rule files name no fault.
+// The decision points of the core's rules that a fault may answer differently: named
+// hooks, grouped by area, each citing its rule. The core calls them where SPEC decides
+// something (how a body reads, when a TTL is over, who may answer a call, what a step
+// offers the model); the clean answer of each, the SPEC's own, is defined next to its rule
+// (core.cpp for access, clients.cpp, calls.cpp, turns.cpp, tasks.cpp). Faulty answers live
+// apart, in reference_server/faults/, as overrides of this class; the rule files name no
+// fault. Why a class, not the rules themselves swapped out: each hook is one decision, so
+// a fault replaces that decision and nothing else of the rule around it.
 #pragma once
 
 #include <memory>
