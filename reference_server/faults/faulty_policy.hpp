@@ -39,6 +39,17 @@ class faulty_policy final : public rule_policy {
   // task_faults.cpp
   protocol::outcome<protocol::task_create_request> read_task_request(
       const json& body) const override;
+  bool knows_assistant(const state& s, std::int64_t assistant_id) const override;
+  std::string task_input_text(const state& s, std::string text) const override;
+  std::string offered_task_tool_name(const tool_spec& tool) const override;
+  bool model_failure_fails_task() const override;
+  protocol::model_answer task_answer_taken(const state& s,
+                                           protocol::model_answer answer) const override;
+  void before_round_numbered(task_record& task) const override;
+  bool surfaced_as_pending(const task_record& task, const std::string& tool) const override;
+  std::string output_tool_name(const std::string& declared) const override;
+  std::optional<time_ms> interrupt_deadline(const state& s, const task_record& task,
+                                            time_ms now) const override;
 
  private:
   bool has(fault f) const { return faults_.count(f) != 0; }

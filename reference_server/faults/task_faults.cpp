@@ -1,6 +1,9 @@
-// Faults of reading a task's creation body (TASK-1, and REG-1/REG-3 for its client tools):
-// the faulty answer of policy.hpp's task decision point.
+// Faults of the task rules (TASK-1..10, and the CALL-8, MODEL-2..4, C-6, REG-1 and REG-3
+// rules where tasks meet them): the faulty answers of policy.hpp's task decision points.
+// Each fault is named with the rule it breaks; without its fault, each override gives the
+// clean answer.
 #include <string>
+#include <utility>
 
 #include "faulty_policy.hpp"
 
@@ -18,6 +21,8 @@ void coerce_assistant_id(json& id) {
 }
 
 }  // namespace
+
+// -- creating a task ----------------------------------------------------------------------
 
 protocol::outcome<protocol::task_create_request> faulty_policy::read_task_request(
     const json& body) const {
@@ -46,6 +51,68 @@ protocol::outcome<protocol::task_create_request> faulty_policy::read_task_reques
   if (!request) return names.restore(request.error());
   names.restore(request->client_tools);
   return request;
+}
+
+bool faulty_policy::knows_assistant(const state& s, std::int64_t assistant_id) const {
+  // Fault unknown_assistant_accepted (TASK-1): the assistant is never looked up.
+  return has(fault::unknown_assistant_accepted) || rule_policy::knows_assistant(s, assistant_id);
+}
+
+std::string faulty_policy::task_input_text(const state& s, std::string text) const {
+  // Fault user_text_trimmed (MODEL-3): the helper is shared with turns.
+  if (!has(fault::user_text_trimmed)) return rule_policy::task_input_text(s, std::move(text));
+  return user_text_by_fault(s, std::move(text));
+}
+
+std::string faulty_policy::offered_task_tool_name(const tool_spec& tool) const {
+  // Fault task_tools_offered_prefixed (TASK-10): the model sees a namespaced name.
+  if (has(fault::task_tools_offered_prefixed)) return "client_tools__" + tool.name;
+  return rule_policy::offered_task_tool_name(tool);
+}
+
+// -- the model's answers --------------------------------------------------------------------
+
+bool faulty_policy::model_failure_fails_task() const {
+  // Fault model_failure_hangs_turn (MODEL-4): the failure is dropped; the task stays
+  // processing.
+  return !has(fault::model_failure_hangs_turn) && rule_policy::model_failure_fails_task();
+}
+
+protocol::model_answer faulty_policy::task_answer_taken(const state& s,
+                                                        protocol::model_answer answer) const {
+  // Fault only_first_tool_call_taken (MODEL-2): the helper is shared with turns.
+  if (!has(fault::only_first_tool_call_taken)) {
+    return rule_policy::task_answer_taken(s, std::move(answer));
+  }
+  return first_call_only_by_fault(s, std::move(answer));
+}
+
+void faulty_policy::before_round_numbered(task_record& task) const {
+  // Fault task_call_ids_restart_each_round (TASK-9): every round numbers its calls from 1,
+  // so a later round reuses the ids of the first.
+  if (has(fault::task_call_ids_restart_each_round)) task.next_call = 1;
+}
+
+bool faulty_policy::surfaced_as_pending(const task_record& task, const std::string& tool) const {
+  // Fault undeclared_tool_surfaced (TASK-8): a call of any tool becomes pending.
+  return has(fault::undeclared_tool_surfaced) || rule_policy::surfaced_as_pending(task, tool);
+}
+
+std::string faulty_policy::output_tool_name(const std::string& declared) const {
+  // Fault task_output_prefixed (TASK-6): the output shows the model-side, prefixed name.
+  if (has(fault::task_output_prefixed)) return "client_tools__" + declared;
+  return rule_policy::output_tool_name(declared);
+}
+
+std::optional<time_ms> faulty_policy::interrupt_deadline(const state& s, const task_record& task,
+                                                         time_ms now) const {
+  // Fault interrupt_never_times_out (TASK-7): an interrupted task waits for ever.
+  if (has(fault::interrupt_never_times_out)) return std::nullopt;
+  // Fault interrupt_deadline_from_creation (TASK-7): the timeout counts from creation.
+  if (has(fault::interrupt_deadline_from_creation)) {
+    return task.created_at + s.config.interrupt_timeout_ms;
+  }
+  return rule_policy::interrupt_deadline(s, task, now);
 }
 
 }  // namespace toolwire::reference::detail

@@ -6,8 +6,12 @@
 // this class; the rule files name no fault.
 #pragma once
 
+#include <cstdint>
 #include <memory>
+#include <optional>
+#include <set>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "core_state.hpp"
@@ -66,6 +70,28 @@ class rule_policy {
                                       time_ms now) const;
   //! LIFE-4: a departed client is forgotten; nothing of it is kept.
   virtual void keep_departed(session_record& session, client_record client) const;
+
+  // -- tasks (TASK-*) ------------------------------------------------------------------------
+  //! TASK-1: the configured assistant is the only one; any other id is 404.
+  virtual bool knows_assistant(const state& s, std::int64_t assistant_id) const;
+  //! MODEL-3, TASK-10: each input text reaches the model unchanged, as a user message.
+  virtual std::string task_input_text(const state& s, std::string text) const;
+  //! TASK-10: the model is offered a task's tool under its declared name, unprefixed.
+  virtual std::string offered_task_tool_name(const tool_spec& tool) const;
+  //! MODEL-4: a failed model step fails the task; nothing hangs.
+  virtual bool model_failure_fails_task() const;
+  //! MODEL-2: the task takes the model's answer whole, with every tool call in it.
+  virtual protocol::model_answer task_answer_taken(const state& s,
+                                                   protocol::model_answer answer) const;
+  //! TASK-9: before a new round's calls get ids, nothing happens: ids go on, never reused.
+  virtual void before_round_numbered(task_record& task) const;
+  //! TASK-8: only a call of a tool the task declares is surfaced as pending.
+  virtual bool surfaced_as_pending(const task_record& task, const std::string& tool) const;
+  //! TASK-6: an output tool_call item names the tool as declared, without any prefix.
+  virtual std::string output_tool_name(const std::string& declared) const;
+  //! TASK-7: an interrupted task fails interrupt_timeout after `now`, when it was interrupted.
+  virtual std::optional<time_ms> interrupt_deadline(const state& s, const task_record& task,
+                                                    time_ms now) const;
 };
 
 //! The SPEC's answers, shared by every core without faults.

@@ -38,12 +38,8 @@ void issue_step(state& s, task_record& task) {
   }
   ++task.steps;
   json tools = json::array();
-  for (const auto& tool : task.client_tools) {
-    // Fault task_tools_offered_prefixed: the model sees a namespaced name (TASK-10).
-    const std::string offered =
-        s.has(fault::task_tools_offered_prefixed) ? "client_tools__" + tool.name : tool.name;
-    tools.push_back(protocol::to_openai_tool(offered, tool));  // TASK-10: unprefixed
-  }
+  for (const auto& tool : task.client_tools)
+    tools.push_back(protocol::to_openai_tool(s.policy->offered_task_tool_name(tool), tool));
   task.waiting_step = request_model_step(s, {model_step_request::owner_kind::task, task.uuid},
                                          task.messages, tools);
 }
@@ -64,11 +60,6 @@ const tool_spec* declared_tool(const task_record& task, const std::string& name)
     if (tool.name == name) return &tool;
   }
   return nullptr;
-}
-
-std::string output_name(const state& s, const std::string& name) {
-  // Fault task_output_prefixed: the output shows the model-side, prefixed name (TASK-6).
-  return s.has(fault::task_output_prefixed) ? "client_tools__" + name : name;
 }
 
 //! TASK-6: how a result appears as a tool_call item's `output`.
@@ -135,9 +126,7 @@ void take_call(state& s, task_record& task, const protocol::model_tool_call& cal
   // Why bounded: the model is outside input; a value nested too deep is not surfaced.
   auto parsed = protocol::parse_untrusted_json(call.arguments, "arguments");
   json arguments = parsed ? std::move(*parsed) : json(json::value_t::discarded);
-  const bool surfaced =
-      declared_tool(task, call.name) != nullptr || s.has(fault::undeclared_tool_surfaced);
-  if (!surfaced) {
+  if (!s.policy->surfaced_as_pending(task, call.name)) {
     task.round.emplace_back(
         call.id, error_content("unknown_tool", "'" + call.name + "' is not a tool of this task"));
     return;
@@ -157,7 +146,7 @@ void take_call(state& s, task_record& task, const protocol::model_tool_call& cal
   pending.output_index = task.output.size();
   task.output.push_back({{"type", "tool_call"},
                          {"tool_call",
-                          {{"name", output_name(s, call.name)},
+                          {{"name", s.policy->output_tool_name(call.name)},
                            {"input", std::move(arguments)},
                            {"output", nullptr}}}});
   task.pending.push_back(std::move(pending));
@@ -204,16 +193,55 @@ outcome<protocol::done> check_coverage(const state& s, const task_record& task,
 
 }  // namespace
 
-// The clean answer of the task decision point (policy.hpp).
+// -- the clean answers of the task rules' decision points (policy.hpp) --------------------
+
 outcome<protocol::task_create_request> rule_policy::read_task_request(const json& body) const {
   return protocol::parse_task_create_request(body);
 }
 
+bool rule_policy::knows_assistant(const state& s, std::int64_t assistant_id) const {
+  return assistant_id == s.config.assistant_id;
+}
+
+std::string rule_policy::task_input_text(const state&, std::string text) const {
+  return text;
+}
+
+std::string rule_policy::offered_task_tool_name(const tool_spec& tool) const {
+  return tool.name;
+}
+
+bool rule_policy::model_failure_fails_task() const {
+  return true;
+}
+
+protocol::model_answer rule_policy::task_answer_taken(const state&,
+                                                      protocol::model_answer answer) const {
+  return answer;
+}
+
+// Why nothing: `next_call` counts on across rounds, which is what keeps ids unused (TASK-9).
+void rule_policy::before_round_numbered(task_record&) const {}
+
+bool rule_policy::surfaced_as_pending(const task_record& task, const std::string& tool) const {
+  return declared_tool(task, tool) != nullptr;
+}
+
+std::string rule_policy::output_tool_name(const std::string& declared) const {
+  return declared;
+}
+
+std::optional<time_ms> rule_policy::interrupt_deadline(const state& s, const task_record&,
+                                                       time_ms now) const {
+  return now + s.config.interrupt_timeout_ms;
+}
+
+// -- the task rules ------------------------------------------------------------------------
+
 outcome<json> create_task(state& s, const json& body, time_ms now) {
   auto request = s.policy->read_task_request(body);
   if (!request) return request.error();
-  // Fault unknown_assistant_accepted: the assistant is never looked up (TASK-1).
-  if (request->assistant_id != s.config.assistant_id && !s.has(fault::unknown_assistant_accepted)) {
+  if (!s.policy->knows_assistant(s, request->assistant_id)) {
     return protocol::not_found("no assistant " + std::to_string(request->assistant_id));
   }
   task_record task;
@@ -223,8 +251,7 @@ outcome<json> create_task(state& s, const json& body, time_ms now) {
   task.created_at = now;
   task.client_tools = std::move(request->client_tools);
   for (const auto& text : request->input_texts) {
-    task.messages.push_back(
-        {{"role", "user"}, {"content", user_text_by_fault(s, text)}});  // TASK-10, MODEL-3
+    task.messages.push_back({{"role", "user"}, {"content", s.policy->task_input_text(s, text)}});
   }
   json response = {{"uuid", task.uuid}, {"status", "pending"}};
   task_record& stored = s.tasks.emplace(task.uuid, std::move(task)).first->second;
@@ -306,13 +333,13 @@ outcome<json> post_tool_results(state& s, const std::string& uuid, const json& b
 
 void task_model_replied(state& s, task_record& task, const model_reply& reply, time_ms now) {
   task.waiting_step = 0;
-  // Fault model_failure_hangs_turn: the failure is dropped; the task stays processing.
-  if (!reply.answer && s.has(fault::model_failure_hangs_turn)) return;
   if (!reply.answer) {
-    fail_task(s, task, task_event::model_failed, "model_error", reply.failure);
+    if (s.policy->model_failure_fails_task()) {
+      fail_task(s, task, task_event::model_failed, "model_error", reply.failure);
+    }
     return;
   }
-  const protocol::model_answer& answer = first_call_only_by_fault(s, *reply.answer);
+  const protocol::model_answer answer = s.policy->task_answer_taken(s, *reply.answer);
   task.messages.push_back(protocol::to_assistant_message(answer));
   if (answer.text && !answer.text->empty()) {
     task.output.push_back({{"type", "text"}, {"text", *answer.text}});
@@ -322,8 +349,7 @@ void task_model_replied(state& s, task_record& task, const model_reply& reply, t
     return;
   }
   task.round.clear();
-  // Fault task_call_ids_restart_each_round: every round numbers its calls from 1 (TASK-9).
-  if (s.has(fault::task_call_ids_restart_each_round)) task.next_call = 1;
+  s.policy->before_round_numbered(task);
   for (const auto& call : answer.tool_calls)
     take_call(s, task, call);
   if (task.pending.empty()) {  // TASK-8: nothing surfaced, so the task stays processing
@@ -331,11 +357,9 @@ void task_model_replied(state& s, task_record& task, const model_reply& reply, t
     return;
   }
   move(task.status, task_event::tool_calls);
-  if (!s.has(fault::interrupt_never_times_out)) {
-    // Fault interrupt_deadline_from_creation: the timeout counts from creation (TASK-7).
-    const time_ms from = s.has(fault::interrupt_deadline_from_creation) ? task.created_at : now;
-    task.interrupt_deadline = from + s.config.interrupt_timeout_ms;
-    schedule(s, task.serial, *task.interrupt_deadline, {timer_kind::task_interrupt, task.uuid, ""});
+  if (auto deadline = s.policy->interrupt_deadline(s, task, now)) {
+    task.interrupt_deadline = deadline;
+    schedule(s, task.serial, *deadline, {timer_kind::task_interrupt, task.uuid, ""});
   }
 }
 
