@@ -50,6 +50,10 @@ class faulty_policy final : public rule_policy {
   std::string output_tool_name(const std::string& declared) const override;
   std::optional<time_ms> interrupt_deadline(const state& s, const task_record& task,
                                             time_ms now) const override;
+  std::string shown_pending_id(const task_record& task,
+                               const pending_tool_call& call) const override;
+  std::string_view shown_status(const task_record& task) const override;
+  std::string_view status_after_tool_results() const override;
 
  private:
   bool has(fault f) const { return faults_.count(f) != 0; }

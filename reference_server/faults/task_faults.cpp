@@ -115,4 +115,32 @@ std::optional<time_ms> faulty_policy::interrupt_deadline(const state& s, const t
   return rule_policy::interrupt_deadline(s, task, now);
 }
 
+// -- what a task shows ----------------------------------------------------------------------
+
+std::string faulty_policy::shown_pending_id(const task_record& task,
+                                            const pending_tool_call& call) const {
+  // Fault pending_shows_model_call_ids (TASK-3): the model's own id is shown, not ours.
+  if (has(fault::pending_shows_model_call_ids)) return task.round.at(call.round_index).first;
+  return rule_policy::shown_pending_id(task, call);
+}
+
+std::string_view faulty_policy::shown_status(const task_record& task) const {
+  // Fault task_requeued_as_pending (TASK-5): a task back from interruption shows as pending.
+  if (has(fault::task_requeued_as_pending) && task.status == task_status::processing &&
+      task.steps > 1) {
+    return "pending";
+  }
+  // Fault task_status_renamed (TASK-2): "interrupted" goes out under another API's name.
+  if (task.status == task_status::interrupted && has(fault::task_status_renamed)) {
+    return "requires_action";
+  }
+  return rule_policy::shown_status(task);
+}
+
+std::string_view faulty_policy::status_after_tool_results() const {
+  // Fault task_requeued_as_pending (TASK-5): the accepted task answers that it is pending.
+  if (has(fault::task_requeued_as_pending)) return "pending";
+  return rule_policy::status_after_tool_results();
+}
+
 }  // namespace toolwire::reference::detail

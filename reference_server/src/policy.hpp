@@ -92,6 +92,13 @@ class rule_policy {
   //! TASK-7: an interrupted task fails interrupt_timeout after `now`, when it was interrupted.
   virtual std::optional<time_ms> interrupt_deadline(const state& s, const task_record& task,
                                                     time_ms now) const;
+  //! TASK-3: a pending call shows our id for it (TASK-9), not the model's.
+  virtual std::string shown_pending_id(const task_record& task,
+                                       const pending_tool_call& call) const;
+  //! TASK-2, TASK-5: a task's GET shows the status it has.
+  virtual std::string_view shown_status(const task_record& task) const;
+  //! TASK-4: accepted tool-results answer that the task is processing again.
+  virtual std::string_view status_after_tool_results() const;
 };
 
 //! The SPEC's answers, shared by every core without faults.

@@ -155,11 +155,9 @@ void take_call(state& s, task_record& task, const protocol::model_tool_call& cal
 json pending_json(const state& s, const task_record& task) {
   json calls = json::array();
   for (const auto& call : task.pending) {
-    // Fault pending_shows_model_call_ids: the model's own id is shown, not ours (TASK-3).
-    const std::string& id = s.has(fault::pending_shows_model_call_ids)
-                                ? task.round.at(call.round_index).first
-                                : call.id;
-    calls.push_back({{"id", id}, {"name", call.name}, {"arguments", call.arguments}});
+    calls.push_back({{"id", s.policy->shown_pending_id(task, call)},
+                     {"name", call.name},
+                     {"arguments", call.arguments}});
   }
   return calls;
 }
@@ -236,6 +234,18 @@ std::optional<time_ms> rule_policy::interrupt_deadline(const state& s, const tas
   return now + s.config.interrupt_timeout_ms;
 }
 
+std::string rule_policy::shown_pending_id(const task_record&, const pending_tool_call& call) const {
+  return call.id;
+}
+
+std::string_view rule_policy::shown_status(const task_record& task) const {
+  return to_string(task.status);
+}
+
+std::string_view rule_policy::status_after_tool_results() const {
+  return "processing";
+}
+
 // -- the task rules ------------------------------------------------------------------------
 
 outcome<json> create_task(state& s, const json& body, time_ms now) {
@@ -264,16 +274,8 @@ outcome<json> get_task(state& s, const std::string& uuid) {
   auto found = s.tasks.find(uuid);
   if (found == s.tasks.end()) return protocol::not_found("no task '" + uuid + "'");
   const task_record& task = found->second;
-  // Fault task_requeued_as_pending: a task back from interruption shows as pending (TASK-5).
-  const bool requeued = s.has(fault::task_requeued_as_pending) &&
-                        task.status == task_status::processing && task.steps > 1;
-  std::string_view status = requeued ? std::string_view("pending") : to_string(task.status);
-  // Fault task_status_renamed: "interrupted" goes out under another API's name (TASK-2).
-  if (task.status == task_status::interrupted && s.has(fault::task_status_renamed)) {
-    status = "requires_action";
-  }
   json body = {{"uuid", task.uuid},
-               {"status", status},
+               {"status", s.policy->shown_status(task)},
                {"assistant_id", task.assistant_id},
                {"created_at_ms", task.created_at}};
   if (task.status == task_status::interrupted) body["pending_tool_calls"] = pending_json(s, task);
@@ -327,8 +329,7 @@ outcome<json> post_tool_results(state& s, const std::string& uuid, const json& b
   cancel(s, task.serial);
   move(task.status, task_event::tool_results);
   continue_task(s, task);
-  const bool requeued = s.has(fault::task_requeued_as_pending);
-  return json{{"uuid", task.uuid}, {"status", requeued ? "pending" : "processing"}};
+  return json{{"uuid", task.uuid}, {"status", s.policy->status_after_tool_results()}};
 }
 
 void task_model_replied(state& s, task_record& task, const model_reply& reply, time_ms now) {
