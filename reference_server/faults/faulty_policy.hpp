@@ -54,6 +54,15 @@ class faulty_policy final : public rule_policy {
                                const pending_tool_call& call) const override;
   std::string_view shown_status(const task_record& task) const override;
   std::string_view status_after_tool_results() const override;
+  protocol::api_error missing_task_refusal(const std::string& uuid) const override;
+  protocol::outcome<protocol::done> check_before_status(const json& body) const override;
+  protocol::outcome<protocol::tool_results_request> read_tool_results(
+      const state& s, const json& body) const override;
+  protocol::outcome<protocol::done> settle_round(const state& s, task_record& task,
+                                                 const json& body) const override;
+  protocol::outcome<protocol::done> check_round_covered(
+      const task_record& task, const std::set<std::string>& answered) const override;
+  std::string task_model_content(const tool_outcome& outcome) const override;
 
  private:
   bool has(fault f) const { return faults_.count(f) != 0; }

@@ -2,8 +2,10 @@
 // rules where tasks meet them): the faulty answers of policy.hpp's task decision points.
 // Each fault is named with the rule it breaks; without its fault, each override gives the
 // clean answer.
+#include <algorithm>
 #include <string>
 #include <utility>
+#include <variant>
 
 #include "faulty_policy.hpp"
 
@@ -18,6 +20,48 @@ void coerce_assistant_id(json& id) {
   const std::string text = id.get<std::string>();
   const bool digits = !text.empty() && text.find_first_not_of("0123456789") == std::string::npos;
   if (digits && text.size() < 18) id = std::stoll(text);
+}
+
+//! Fault unknown_fields_rejected (C-6): a 400 for an unknown field of the body or of one of
+//! its items.
+protocol::outcome<protocol::done> unknown_tool_results_fields(const state& s, const json& body) {
+  if (auto known = reject_unknown_fields_by_fault(s, body, {"tool_results"}); !known) {
+    return known.error();
+  }
+  if (body.is_object() && body.contains("tool_results") && body["tool_results"].is_array()) {
+    for (const auto& item : body["tool_results"]) {
+      auto known = reject_unknown_fields_by_fault(s, item, {"id", "content", "error", "reason"});
+      if (!known) return known.error();
+    }
+  }
+  return protocol::done{};
+}
+
+//! Fault tool_results_items_applied_one_by_one (TASK-4): each item is checked and applied
+//! in turn, so a bad item leaves the ones before it applied; the round ends when none is
+//! pending any more.
+protocol::outcome<protocol::done> apply_items_one_by_one(const state& s, task_record& task,
+                                                         const json& body) {
+  if (!body.is_object() || !body.contains("tool_results") || !body["tool_results"].is_array()) {
+    auto request = protocol::parse_tool_results_request(body);
+    return request.error();
+  }
+  for (const auto& item : body["tool_results"]) {
+    auto one = protocol::parse_tool_results_request({{"tool_results", json::array({item})}});
+    if (!one) return one.error();
+    const auto& result = one->results.front();
+    auto call = std::find_if(task.pending.begin(), task.pending.end(),
+                             [&](const pending_tool_call& p) { return p.id == result.id; });
+    if (call == task.pending.end()) {
+      return protocol::invalid_request("'" + result.id + "' is not a pending call (TASK-4)");
+    }
+    apply_result(s, task, *call, result.outcome);
+    task.pending.erase(call);
+  }
+  if (!task.pending.empty()) {
+    return protocol::invalid_request("tool_results: some pending calls have no result (TASK-4)");
+  }
+  return protocol::done{};
 }
 
 }  // namespace
@@ -141,6 +185,56 @@ std::string_view faulty_policy::status_after_tool_results() const {
   // Fault task_requeued_as_pending (TASK-5): the accepted task answers that it is pending.
   if (has(fault::task_requeued_as_pending)) return "pending";
   return rule_policy::status_after_tool_results();
+}
+
+// -- tool-results ---------------------------------------------------------------------------
+
+protocol::api_error faulty_policy::missing_task_refusal(const std::string& uuid) const {
+  // Fault tool_results_unknown_task_409 (TASK-4): a missing task counts as "not interrupted".
+  if (has(fault::tool_results_unknown_task_409)) {
+    return protocol::conflict("task '" + uuid + "' is not interrupted (TASK-4)");
+  }
+  return rule_policy::missing_task_refusal(uuid);
+}
+
+protocol::outcome<protocol::done> faulty_policy::check_before_status(const json& body) const {
+  // Fault task_409_checked_after_items (TASK-4): the items are validated before the status.
+  if (!has(fault::task_409_checked_after_items)) return rule_policy::check_before_status(body);
+  auto early = protocol::parse_tool_results_request(body);
+  if (!early) return early.error();
+  return protocol::done{};
+}
+
+protocol::outcome<protocol::tool_results_request> faulty_policy::read_tool_results(
+    const state& s, const json& body) const {
+  if (auto known = unknown_tool_results_fields(s, body); !known) return known.error();
+  return rule_policy::read_tool_results(s, body);
+}
+
+protocol::outcome<protocol::done> faulty_policy::settle_round(const state& s, task_record& task,
+                                                              const json& body) const {
+  if (!has(fault::tool_results_items_applied_one_by_one)) {
+    return rule_policy::settle_round(s, task, body);
+  }
+  if (auto known = unknown_tool_results_fields(s, body); !known) return known.error();
+  return apply_items_one_by_one(s, task, body);
+}
+
+protocol::outcome<protocol::done> faulty_policy::check_round_covered(
+    const task_record& task, const std::set<std::string>& answered) const {
+  // Fault partial_tool_results_accepted (TASK-4): the calls left without a result are
+  // dropped with the round.
+  if (has(fault::partial_tool_results_accepted)) return protocol::done{};
+  return rule_policy::check_round_covered(task, answered);
+}
+
+std::string faulty_policy::task_model_content(const tool_outcome& outcome) const {
+  // Fault error_result_message_only (CALL-8): an error reaches the model as its bare message.
+  if (const auto* error = std::get_if<protocol::tool_error>(&outcome);
+      error != nullptr && has(fault::error_result_message_only)) {
+    return error->message;
+  }
+  return rule_policy::task_model_content(outcome);
 }
 
 }  // namespace toolwire::reference::detail

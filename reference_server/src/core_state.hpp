@@ -222,6 +222,10 @@ protocol::outcome<json> post_tool_results(state& s, const std::string& uuid, con
                                           time_ms now);
 void task_model_replied(state& s, task_record& task, const model_reply& reply, time_ms now);
 void on_interrupt_deadline(state& s, task_record& task, time_ms now);
+//! Records one submitted result of a pending call: its output item (TASK-6) and what the
+//! model will get for it (CALL-8). Does not take the call off `pending`.
+void apply_result(const state& s, task_record& task, const pending_tool_call& call,
+                  const tool_outcome& outcome);
 
 // -- model steps (core.cpp) ------------------------------------------------------------
 //! Queues a model step request for `owner` and returns its id.

@@ -99,6 +99,22 @@ class rule_policy {
   virtual std::string_view shown_status(const task_record& task) const;
   //! TASK-4: accepted tool-results answer that the task is processing again.
   virtual std::string_view status_after_tool_results() const;
+  //! TASK-4: tool-results for a task that does not exist: 404, as for any unknown uuid.
+  virtual protocol::api_error missing_task_refusal(const std::string& uuid) const;
+  //! TASK-4: the status is checked before the items, so nothing of the body is read first.
+  virtual protocol::outcome<protocol::done> check_before_status(const json& body) const;
+  //! TASK-4, C-6: a tool-results body, its unknown fields ignored.
+  virtual protocol::outcome<protocol::tool_results_request> read_tool_results(
+      const state& s, const json& body) const;
+  //! TASK-4: a tool-results body is read and checked whole, then applied at once; a
+  //! refused one applies nothing.
+  virtual protocol::outcome<protocol::done> settle_round(const state& s, task_record& task,
+                                                         const json& body) const;
+  //! TASK-4: tool-results may settle the round only when they answer every pending call.
+  virtual protocol::outcome<protocol::done> check_round_covered(
+      const task_record& task, const std::set<std::string>& answered) const;
+  //! CALL-8: what the model gets for a task's tool result.
+  virtual std::string task_model_content(const tool_outcome& outcome) const;
 };
 
 //! The SPEC's answers, shared by every core without faults.

@@ -47,7 +47,9 @@ void issue_step(state& s, task_record& task) {
 //! Sends the current round's results to the model and runs the next step.
 void continue_task(state& s, task_record& task) {
   for (const auto& [model_call_id, content] : task.round) {
-    if (!content) continue;  // only under fault partial_tool_results_accepted
+    // Why: a round may settle without some results (policy.hpp, check_round_covered); the
+    // model then gets nothing for those calls.
+    if (!content) continue;
     task.messages.push_back(
         {{"role", "tool"}, {"tool_call_id", model_call_id}, {"content", *content}});
   }
@@ -75,49 +77,6 @@ json output_of(const tool_outcome& outcome) {
 
 std::string error_content(const std::string& reason, const std::string& message) {
   return protocol::model_content(protocol::tool_error{message, reason});
-}
-
-//! What the model gets for a submitted result (CALL-8, as for session calls).
-std::string model_content(const state& s, const tool_outcome& outcome) {
-  // Fault error_result_message_only: an error reaches the model as its bare message.
-  if (const auto* error = std::get_if<protocol::tool_error>(&outcome);
-      error != nullptr && s.has(fault::error_result_message_only)) {
-    return error->message;
-  }
-  return protocol::model_content(outcome);
-}
-
-//! Records one submitted result: its output item and what the model will get.
-void apply_result(const state& s, task_record& task, const pending_tool_call& call,
-                  const tool_outcome& outcome) {
-  task.output[call.output_index]["tool_call"]["output"] = output_of(outcome);
-  task.round[call.round_index].second = model_content(s, outcome);
-}
-
-//! Fault tool_results_items_applied_one_by_one (TASK-4): each item is checked and applied
-//! in turn, so a bad item leaves the ones before it applied; the round ends when none is
-//! pending any more.
-outcome<bool> apply_items_one_by_one(const state& s, task_record& task, const json& body) {
-  if (!body.is_object() || !body.contains("tool_results") || !body["tool_results"].is_array()) {
-    auto request = protocol::parse_tool_results_request(body);
-    return request.error();
-  }
-  for (const auto& item : body["tool_results"]) {
-    auto one = protocol::parse_tool_results_request({{"tool_results", json::array({item})}});
-    if (!one) return one.error();
-    const auto& result = one->results.front();
-    auto call = std::find_if(task.pending.begin(), task.pending.end(),
-                             [&](const pending_tool_call& p) { return p.id == result.id; });
-    if (call == task.pending.end()) {
-      return protocol::invalid_request("'" + result.id + "' is not a pending call (TASK-4)");
-    }
-    apply_result(s, task, *call, result.outcome);
-    task.pending.erase(call);
-  }
-  if (!task.pending.empty()) {
-    return protocol::invalid_request("tool_results: some pending calls have no result (TASK-4)");
-  }
-  return true;
 }
 
 //! Turns one model call into a pending call, or (TASK-8) an error result for the model.
@@ -162,9 +121,9 @@ json pending_json(const state& s, const task_record& task) {
   return calls;
 }
 
-//! TASK-4: the items must name every pending call, once, and nothing else.
-outcome<protocol::done> check_coverage(const state& s, const task_record& task,
-                                       const protocol::tool_results_request& request) {
+//! TASK-4: the ids the items answer, each of them a pending call, named once.
+outcome<std::set<std::string>> answered_pending_calls(
+    const task_record& task, const protocol::tool_results_request& request) {
   std::set<std::string> seen;
   for (std::size_t i = 0; i < request.results.size(); ++i) {
     const std::string& id = request.results[i].id;
@@ -177,19 +136,18 @@ outcome<protocol::done> check_coverage(const state& s, const task_record& task,
       return protocol::invalid_request(field + ": duplicate result for '" + id + "' (TASK-4)");
     }
   }
-  if (s.has(fault::partial_tool_results_accepted)) return protocol::done{};
-  std::string missing;
-  for (const auto& call : task.pending) {
-    if (seen.count(call.id) == 0) missing += (missing.empty() ? "" : ", ") + call.id;
-  }
-  if (!missing.empty()) {
-    return protocol::invalid_request("tool_results: no result for pending call(s) " + missing +
-                                     "; every pending call must be covered (TASK-4)");
-  }
-  return protocol::done{};
+  return seen;
 }
 
 }  // namespace
+
+// Why outside the anonymous namespace: a policy that settles a round its own way records
+// each result as the clean rule does (core_state.hpp).
+void apply_result(const state& s, task_record& task, const pending_tool_call& call,
+                  const tool_outcome& outcome) {
+  task.output[call.output_index]["tool_call"]["output"] = output_of(outcome);
+  task.round[call.round_index].second = s.policy->task_model_content(outcome);
+}
 
 // -- the clean answers of the task rules' decision points (policy.hpp) --------------------
 
@@ -246,6 +204,55 @@ std::string_view rule_policy::status_after_tool_results() const {
   return "processing";
 }
 
+api_error rule_policy::missing_task_refusal(const std::string& uuid) const {
+  return protocol::not_found("no task '" + uuid + "'");
+}
+
+// Why nothing: TASK-4 checks the status first, so a task that is not interrupted answers
+// 409 whatever the body.
+outcome<protocol::done> rule_policy::check_before_status(const json&) const {
+  return protocol::done{};
+}
+
+outcome<protocol::tool_results_request> rule_policy::read_tool_results(const state&,
+                                                                       const json& body) const {
+  return protocol::parse_tool_results_request(body);
+}
+
+// TASK-4's own body: nothing is applied until the whole body has passed, so a refused
+// submission leaves every pending call pending.
+outcome<protocol::done> rule_policy::settle_round(const state& s, task_record& task,
+                                                  const json& body) const {
+  auto request = read_tool_results(s, body);
+  if (!request) return request.error();
+  auto answered = answered_pending_calls(task, *request);
+  if (!answered) return answered.error();
+  if (auto covered = check_round_covered(task, *answered); !covered) return covered.error();
+  for (const auto& item : request->results) {
+    auto call = std::find_if(task.pending.begin(), task.pending.end(),
+                             [&](const pending_tool_call& p) { return p.id == item.id; });
+    apply_result(s, task, *call, item.outcome);
+  }
+  return protocol::done{};
+}
+
+outcome<protocol::done> rule_policy::check_round_covered(
+    const task_record& task, const std::set<std::string>& answered) const {
+  std::string missing;
+  for (const auto& call : task.pending) {
+    if (answered.count(call.id) == 0) missing += (missing.empty() ? "" : ", ") + call.id;
+  }
+  if (!missing.empty()) {
+    return protocol::invalid_request("tool_results: no result for pending call(s) " + missing +
+                                     "; every pending call must be covered (TASK-4)");
+  }
+  return protocol::done{};
+}
+
+std::string rule_policy::task_model_content(const tool_outcome& outcome) const {
+  return protocol::model_content(outcome);
+}
+
 // -- the task rules ------------------------------------------------------------------------
 
 outcome<json> create_task(state& s, const json& body, time_ms now) {
@@ -287,44 +294,14 @@ outcome<json> get_task(state& s, const std::string& uuid) {
 outcome<json> post_tool_results(state& s, const std::string& uuid, const json& body,
                                 time_ms /*now*/) {
   auto found = s.tasks.find(uuid);
-  // Fault tool_results_unknown_task_409: a missing task counts as "not interrupted".
-  if (found == s.tasks.end() && s.has(fault::tool_results_unknown_task_409)) {
-    return protocol::conflict("task '" + uuid + "' is not interrupted (TASK-4)");
-  }
-  if (found == s.tasks.end()) return protocol::not_found("no task '" + uuid + "'");
+  if (found == s.tasks.end()) return s.policy->missing_task_refusal(uuid);
   task_record& task = found->second;
-  // Fault task_409_checked_after_items: the items are validated before the status.
-  if (s.has(fault::task_409_checked_after_items)) {
-    auto early = protocol::parse_tool_results_request(body);
-    if (!early) return early.error();
-  }
+  if (auto early = s.policy->check_before_status(body); !early) return early.error();
   if (!allows(task.status, task_event::tool_results)) {
     return protocol::conflict("task '" + uuid + "' is " + std::string(to_string(task.status)) +
                               ", not interrupted (TASK-4)");
   }
-  if (auto known = reject_unknown_fields_by_fault(s, body, {"tool_results"}); !known) {
-    return known.error();
-  }
-  if (body.is_object() && body.contains("tool_results") && body["tool_results"].is_array()) {
-    for (const auto& item : body["tool_results"]) {
-      auto known = reject_unknown_fields_by_fault(s, item, {"id", "content", "error", "reason"});
-      if (!known) return known.error();
-    }
-  }
-  if (s.has(fault::tool_results_items_applied_one_by_one)) {
-    auto applied = apply_items_one_by_one(s, task, body);
-    if (!applied) return applied.error();
-  } else {
-    auto request = protocol::parse_tool_results_request(body);
-    if (!request) return request.error();
-    auto covered = check_coverage(s, task, *request);
-    if (!covered) return covered.error();
-    for (const auto& item : request->results) {
-      auto call = std::find_if(task.pending.begin(), task.pending.end(),
-                               [&](const pending_tool_call& p) { return p.id == item.id; });
-      apply_result(s, task, *call, item.outcome);
-    }
-  }
+  if (auto settled = s.policy->settle_round(s, task, body); !settled) return settled.error();
   task.pending.clear();
   cancel(s, task.serial);
   move(task.status, task_event::tool_results);

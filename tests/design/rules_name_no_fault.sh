@@ -7,7 +7,7 @@
 # Usage: rules_name_no_fault.sh PROJECT_SOURCE_DIR
 set -u
 root=${1:?usage: rules_name_no_fault.sh PROJECT_SOURCE_DIR}
-not_yet_moved="calls.cpp core.cpp core_state.hpp router.cpp tasks.cpp turns.cpp"
+not_yet_moved="calls.cpp core.cpp core_state.hpp router.cpp turns.cpp"
 identifiers='fault::|_by_fault|has_fault|quirk'
 status=0
 for file in "$root"/reference_server/src/*.cpp "$root"/reference_server/src/*.hpp; do
