@@ -326,11 +326,10 @@ std::optional<protocol::api_error> over_strict(const fault_set& faults,
 
 // -- the client decision points --------------------------------------------------------------
 
-outcome<protocol::register_request> faulty_policy::read_registration(const state& s,
-                                                                     const session_record& session,
+outcome<protocol::register_request> faulty_policy::read_registration(const session_record& session,
                                                                      const json& body) const {
-  if (auto known = reject_unknown_fields_by_fault(s, body, {"name", "lifetime", "tools"}); !known) {
-    return known.error();
+  if (has(fault::unknown_fields_rejected)) {  // C-6
+    if (auto unknown = unknown_field_refused(body, {"name", "lifetime", "tools"})) return *unknown;
   }
   tool_name_stand_ins names;
   auto request = protocol::parse_register_request(relaxed_registration(faults_, body, names));
@@ -346,11 +345,12 @@ outcome<protocol::register_request> faulty_policy::read_registration(const state
   return request;
 }
 
-outcome<protocol::put_tools_request> faulty_policy::read_tool_list(const state& s,
-                                                                   const session_record& session,
+outcome<protocol::put_tools_request> faulty_policy::read_tool_list(const session_record& session,
                                                                    const client_record& client,
                                                                    const json& body) const {
-  if (auto known = reject_unknown_fields_by_fault(s, body, {"tools"}); !known) return known.error();
+  if (has(fault::unknown_fields_rejected)) {  // C-6
+    if (auto unknown = unknown_field_refused(body, {"tools"})) return *unknown;
+  }
   tool_name_stand_ins names;
   auto request =
       protocol::parse_put_tools_request(relaxed_tool_body(faults_, body, "tools", names));

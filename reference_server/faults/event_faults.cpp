@@ -1,13 +1,15 @@
 // The faults planted in events and in the core's configuration (see event_faults.hpp).
 #include "event_faults.hpp"
 
+#include "faulty_policy.hpp"
+
 #include "toolwire/protocol/safe_json.hpp"
 
 namespace toolwire::reference::detail {
 
-bool reshape_event_by_faults(const core_config& config, session_event& event,
-                             std::uint64_t& next_seq, const std::string& previous) {
-  const auto has = [&](fault f) { return config.faults.contains(f); };
+bool reshape_event(const fault_set& faults, session_event& event, std::uint64_t& next_seq,
+                   const std::string& previous) {
+  const auto has = [&](fault f) { return faults.contains(f); };
   // Fault event_seq_gaps: an internal bookkeeping event consumes a number (SES-3).
   if (has(fault::event_seq_gaps) && event.type == "client_tool_completed") ++next_seq;
   // Fault seq_skips_after_tools_update (SES-3): the update counts itself twice.
@@ -53,6 +55,11 @@ bool reshape_event_by_faults(const core_config& config, session_event& event,
     data.erase("tool");
   }
   return true;
+}
+
+bool faulty_policy::shape_event(session_event& event, std::uint64_t& next_seq,
+                                const std::string& previous) const {
+  return reshape_event(faults_, event, next_seq, previous);
 }
 
 core_config with_config_faults(core_config config) {

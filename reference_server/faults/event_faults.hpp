@@ -9,11 +9,11 @@
 
 namespace toolwire::reference::detail {
 
-//! Changes `event`, about to be logged, as the faults of `config` say; `next_seq` is the
-//! session's next number, `previous` the type of its last event (empty for none). Returns
-//! false when the event is dropped.
-bool reshape_event_by_faults(const core_config& config, session_event& event,
-                             std::uint64_t& next_seq, const std::string& previous);
+//! Changes `event`, about to be logged, as `faults` say; `next_seq` is the session's next
+//! number, `previous` the type of its last event (empty for none). Returns false when the
+//! event is dropped. The faulty policy's answer to rule_policy::shape_event.
+bool reshape_event(const fault_set& faults, session_event& event, std::uint64_t& next_seq,
+                   const std::string& previous);
 
 //! The configuration the core runs with: `config`, with the timeouts its faults change.
 core_config with_config_faults(core_config config);

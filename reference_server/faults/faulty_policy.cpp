@@ -28,3 +28,13 @@ std::string trimmed(const std::string& text) {
 }
 
 }  // namespace toolwire::reference::detail
+
+namespace toolwire::reference {
+
+// Why here, not in core.cpp: the one accessor of the planted faults lives with them; the
+// wire faults and the HTTP front end ask it.
+bool core::has_fault(fault f) const {
+  return state_->config.faults.count(f) != 0;
+}
+
+}  // namespace toolwire::reference

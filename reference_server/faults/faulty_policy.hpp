@@ -16,6 +16,10 @@ class faulty_policy final : public rule_policy {
  public:
   explicit faulty_policy(fault_set faults) : faults_(std::move(faults)) {}
 
+  // event_faults.cpp
+  bool shape_event(session_event& event, std::uint64_t& next_seq,
+                   const std::string& previous) const override;
+
   // access_faults.cpp
   bool key_manages_sessions(const api_key& key) const override;
   api_error unknown_credential_refusal() const override;
@@ -30,11 +34,9 @@ class faulty_policy final : public rule_policy {
       std::optional<std::uint64_t> last_event_id) const override;
 
   // client_faults.cpp
-  protocol::outcome<protocol::register_request> read_registration(const state& s,
-                                                                  const session_record& session,
+  protocol::outcome<protocol::register_request> read_registration(const session_record& session,
                                                                   const json& body) const override;
-  protocol::outcome<protocol::put_tools_request> read_tool_list(const state& s,
-                                                                const session_record& session,
+  protocol::outcome<protocol::put_tools_request> read_tool_list(const session_record& session,
                                                                 const client_record& client,
                                                                 const json& body) const override;
   std::string assign_name(const state& s, const session_record& session,
@@ -95,6 +97,28 @@ class faulty_policy final : public rule_policy {
   // task_faults.cpp
   protocol::outcome<protocol::task_create_request> read_task_request(
       const json& body) const override;
+  bool knows_assistant(const state& s, std::int64_t assistant_id) const override;
+  std::string task_input_text(const state& s, std::string text) const override;
+  std::string offered_task_tool_name(const tool_spec& tool) const override;
+  bool model_failure_fails_task() const override;
+  void before_round_numbered(task_record& task) const override;
+  bool surfaced_as_pending(const task_record& task, const std::string& tool) const override;
+  std::string output_tool_name(const std::string& declared) const override;
+  std::optional<time_ms> interrupt_deadline(const state& s, const task_record& task,
+                                            time_ms now) const override;
+  std::string shown_pending_id(const task_record& task,
+                               const pending_tool_call& call) const override;
+  std::string_view shown_status(const task_record& task) const override;
+  std::string_view status_after_tool_results() const override;
+  protocol::api_error missing_task_refusal(const std::string& uuid) const override;
+  protocol::outcome<protocol::done> check_before_status(const json& body) const override;
+  protocol::outcome<protocol::tool_results_request> read_tool_results(
+      const state& s, const json& body) const override;
+  protocol::outcome<protocol::done> settle_round(const state& s, task_record& task,
+                                                 const json& body) const override;
+  protocol::outcome<protocol::done> check_round_covered(
+      const task_record& task, const std::set<std::string>& answered) const override;
+  std::string task_model_content(const tool_outcome& outcome) const override;
 
  private:
   bool has(fault f) const { return faults_.count(f) != 0; }

@@ -41,14 +41,12 @@ json tool_names(const std::vector<tool_spec>& tools) {
 
 // -- the clean answers of the client rules' decision points (policy.hpp) ------------------
 
-outcome<protocol::register_request> rule_policy::read_registration(const state&,
-                                                                   const session_record&,
+outcome<protocol::register_request> rule_policy::read_registration(const session_record&,
                                                                    const json& body) const {
   return protocol::parse_register_request(body);
 }
 
-outcome<protocol::put_tools_request> rule_policy::read_tool_list(const state&,
-                                                                 const session_record&,
+outcome<protocol::put_tools_request> rule_policy::read_tool_list(const session_record&,
                                                                  const client_record&,
                                                                  const json& body) const {
   return protocol::parse_put_tools_request(body);
@@ -121,7 +119,7 @@ outcome<client_record*> find_client(session_record& session, const std::string& 
 }
 
 outcome<json> register_client(state& s, session_record& session, const json& body, time_ms now) {
-  auto request = s.policy->read_registration(s, session, body);
+  auto request = s.policy->read_registration(session, body);
   if (!request) return request.error();
 
   client_record client;
@@ -163,7 +161,7 @@ outcome<json> put_tools(state& s, session_record& session, const std::string& ci
   auto client = find_client(session, cid);
   if (!client) return client.error();
   client_record& c = **client;
-  auto request = s.policy->read_tool_list(s, session, c, body);
+  auto request = s.policy->read_tool_list(session, c, body);
   if (!request) {
     s.policy->tool_list_refused(c);
     return request.error();

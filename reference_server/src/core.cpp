@@ -78,40 +78,19 @@ void cancel(state& s, std::uint64_t key) {
   s.timer_refs.erase(it);
 }
 
+bool rule_policy::shape_event(session_event&, std::uint64_t&, const std::string&) const {
+  return true;
+}
+
 void emit(state& s, session_record& session, std::string type, json data, time_ms now) {
   session_event event{session.id, 0, std::move(type), std::move(data), now};
   const std::string previous = session.log.empty() ? "" : session.log.back().type;
-  if (!reshape_event_by_faults(s.config, event, session.next_seq, previous)) return;
+  if (!s.policy->shape_event(event, session.next_seq, previous)) return;
   event.seq = session.next_seq++;
   session.log.push_back(event);
   while (session.log.size() > s.config.event_retention)
     session.log.pop_front();
   s.pending.events.push_back(std::move(event));
-}
-
-protocol::outcome<done> reject_unknown_fields_by_fault(
-    const state& s, const json& body, std::initializer_list<std::string_view> known) {
-  if (!s.has(fault::unknown_fields_rejected) || !body.is_object()) return done{};
-  for (const auto& [key, value] : body.items()) {
-    if (std::find(known.begin(), known.end(), key) == known.end()) {
-      return protocol::invalid_request(key + ": unknown field");
-    }
-  }
-  return done{};
-}
-
-std::string user_text_by_fault(const state& s, std::string text) {
-  if (!s.has(fault::user_text_trimmed)) return text;
-  const auto first = text.find_first_not_of(" \t\r\n");
-  if (first == std::string::npos) return "";
-  return text.substr(first, text.find_last_not_of(" \t\r\n") - first + 1);
-}
-
-protocol::model_answer first_call_only_by_fault(const state& s, protocol::model_answer answer) {
-  if (s.has(fault::only_first_tool_call_taken) && answer.tool_calls.size() > 1) {
-    answer.tool_calls.resize(1);
-  }
-  return answer;
 }
 
 std::uint64_t request_model_step(state& s, step_owner owner, json messages, json tools) {
@@ -145,9 +124,6 @@ core& core::operator=(core&&) noexcept = default;
 
 const core_config& core::config() const {
   return state_->config;
-}
-bool core::has_fault(fault f) const {
-  return state_->has(f);
 }
 
 // -- authentication ---------------------------------------------------------------------

@@ -33,7 +33,9 @@ struct client_record {
   client_status status = client_status::live;  // lifecycle.hpp
   protocol::lifetime lifetime;
   std::vector<tool_spec> tools;
-  std::vector<tool_spec> withdrawn_tools;           // kept only for fault withdrawn_tool_offered
+  //! Empty under SPEC's rules (TOOLS-1): what a PUT withdrew, kept only by a policy that
+  //! still offers it (faults/client_faults.cpp).
+  std::vector<tool_spec> withdrawn_tools;
   std::optional<time_ms> expires_at;                // ttl clients only
   std::map<std::uint64_t, std::string> open_calls;  // call serial -> call id, dispatch order
 };
@@ -73,8 +75,10 @@ struct session_record {
   std::uint64_t serial = 0;
   std::string id;
   std::string token;
-  std::map<std::uint64_t, client_record> clients;   // live clients by serial
-  std::map<std::uint64_t, client_record> departed;  // kept only for departed_client_tools_offered
+  std::map<std::uint64_t, client_record> clients;  // live clients by serial
+  //! Empty under SPEC's rules (LIFE-4): clients that ended, kept only by a policy that
+  //! still offers their tools (faults/client_faults.cpp).
+  std::map<std::uint64_t, client_record> departed;
   std::map<std::string, std::uint64_t> client_serials;
   std::map<std::string, call_record> calls;
   std::deque<session_event> log;
@@ -147,7 +151,6 @@ struct state {
   bool firing_timers = false;
   std::vector<std::string> deferred_turns;  // session ids
 
-  bool has(fault f) const { return config.faults.count(f) != 0; }
   std::uint64_t serial() { return next_serial++; }
 };
 
@@ -157,15 +160,6 @@ void cancel(state& s, std::uint64_t key);
 
 // -- events (core.cpp) -----------------------------------------------------------------
 void emit(state& s, session_record& session, std::string type, json data, time_ms now);
-
-// -- fault helpers shared by several areas (core.cpp) ----------------------------------
-//! Fault unknown_fields_rejected (C-6): a 400 for the first key of `body` outside `known`.
-protocol::outcome<protocol::done> reject_unknown_fields_by_fault(
-    const state& s, const json& body, std::initializer_list<std::string_view> known);
-//! Fault user_text_trimmed (MODEL-3): the text without surrounding whitespace.
-std::string user_text_by_fault(const state& s, std::string text);
-//! Fault only_first_tool_call_taken (MODEL-2): the answer with at most its first tool call.
-protocol::model_answer first_call_only_by_fault(const state& s, protocol::model_answer answer);
 
 // -- lookups (clients.cpp) -------------------------------------------------------------
 protocol::outcome<session_record*> find_session(state& s, const std::string& sid);
@@ -229,6 +223,10 @@ protocol::outcome<json> post_tool_results(state& s, const std::string& uuid, con
                                           time_ms now);
 void task_model_replied(state& s, task_record& task, const model_reply& reply, time_ms now);
 void on_interrupt_deadline(state& s, task_record& task, time_ms now);
+//! Records one submitted result of a pending call: its output item (TASK-6) and what the
+//! model will get for it (CALL-8). Does not take the call off `pending`.
+void apply_result(const state& s, task_record& task, const pending_tool_call& call,
+                  const tool_outcome& outcome);
 
 // -- model steps (core.cpp) ------------------------------------------------------------
 //! Queues a model step request for `owner` and returns its id.

@@ -8,9 +8,11 @@
 // a fault replaces that decision and nothing else of the rule around it.
 #pragma once
 
+#include <cstdint>
 #include <memory>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "core_state.hpp"
@@ -21,6 +23,12 @@ namespace toolwire::reference::detail {
 class rule_policy {
  public:
   virtual ~rule_policy() = default;
+
+  // -- events (SES-3, SES-4) ----------------------------------------------------------------
+  //! SES-3, SES-4: an event is logged as the rules made it, under the session's next
+  //! number (`next_seq`); `previous` is the type of the last one. False drops it.
+  virtual bool shape_event(session_event& event, std::uint64_t& next_seq,
+                           const std::string& previous) const;
 
   // -- access (AUTH-2, AUTH-4, LIFE-4, SES-3) ------------------------------------------------
   //! AUTH-2: a workspace key manages sessions only with the session.manage scope.
@@ -46,11 +54,10 @@ class rule_policy {
   // -- reading request bodies (REG-1..4, REG-8, TOOLS-2, TASK-1) ---------------------------
   //! POST .../clients: the request, or the 400 that refuses it.
   virtual protocol::outcome<protocol::register_request> read_registration(
-      const state& s, const session_record& session, const json& body) const;
+      const session_record& session, const json& body) const;
   //! PUT .../clients/{cid}/tools, from `client`.
   virtual protocol::outcome<protocol::put_tools_request> read_tool_list(
-      const state& s, const session_record& session, const client_record& client,
-      const json& body) const;
+      const session_record& session, const client_record& client, const json& body) const;
   //! POST /api/tasks.
   virtual protocol::outcome<protocol::task_create_request> read_task_request(
       const json& body) const;
@@ -129,7 +136,7 @@ class rule_policy {
   virtual protocol::outcome<protocol::message_request> read_message(const json& body) const;
   //! SES-2: one turn at a time; a message while one runs is 409.
   virtual std::optional<api_error> refuse_message(const session_record& session) const;
-  //! MODEL-2: the model's answer as a step takes it: every tool call of it.
+  //! MODEL-2: the model's answer as a step (of a turn or a task) takes it: every tool call.
   virtual protocol::model_answer answer_as_taken(protocol::model_answer answer) const;
   //! MODEL-4: a model step that failed fails the turn.
   virtual void model_step_failed(state& s, session_record& session, const std::string& why,
@@ -153,6 +160,48 @@ class rule_policy {
   virtual const std::string& tool_call_id_for_model(const step_slot& slot) const;
   //! SES-5: when a step is over, every completion has been announced already.
   virtual void step_over(state& s, session_record& session, time_ms now) const;
+
+  // -- tasks (TASK-*) ------------------------------------------------------------------------
+  //! TASK-1: the configured assistant is the only one; any other id is 404.
+  virtual bool knows_assistant(const state& s, std::int64_t assistant_id) const;
+  //! MODEL-3, TASK-10: each input text reaches the model unchanged, as a user message.
+  virtual std::string task_input_text(const state& s, std::string text) const;
+  //! TASK-10: the model is offered a task's tool under its declared name, unprefixed.
+  virtual std::string offered_task_tool_name(const tool_spec& tool) const;
+  //! MODEL-4: a failed model step fails the task; nothing hangs.
+  virtual bool model_failure_fails_task() const;
+  //! TASK-9: before a new round's calls get ids, nothing happens: ids go on, never reused.
+  virtual void before_round_numbered(task_record& task) const;
+  //! TASK-8: only a call of a tool the task declares is surfaced as pending.
+  virtual bool surfaced_as_pending(const task_record& task, const std::string& tool) const;
+  //! TASK-6: an output tool_call item names the tool as declared, without any prefix.
+  virtual std::string output_tool_name(const std::string& declared) const;
+  //! TASK-7: an interrupted task fails interrupt_timeout after `now`, when it was interrupted.
+  virtual std::optional<time_ms> interrupt_deadline(const state& s, const task_record& task,
+                                                    time_ms now) const;
+  //! TASK-3: a pending call shows our id for it (TASK-9), not the model's.
+  virtual std::string shown_pending_id(const task_record& task,
+                                       const pending_tool_call& call) const;
+  //! TASK-2, TASK-5: a task's GET shows the status it has.
+  virtual std::string_view shown_status(const task_record& task) const;
+  //! TASK-4: accepted tool-results answer that the task is processing again.
+  virtual std::string_view status_after_tool_results() const;
+  //! TASK-4: tool-results for a task that does not exist: 404, as for any unknown uuid.
+  virtual protocol::api_error missing_task_refusal(const std::string& uuid) const;
+  //! TASK-4: the status is checked before the items, so nothing of the body is read first.
+  virtual protocol::outcome<protocol::done> check_before_status(const json& body) const;
+  //! TASK-4, C-6: a tool-results body, its unknown fields ignored.
+  virtual protocol::outcome<protocol::tool_results_request> read_tool_results(
+      const state& s, const json& body) const;
+  //! TASK-4: a tool-results body is read and checked whole, then applied at once; a
+  //! refused one applies nothing.
+  virtual protocol::outcome<protocol::done> settle_round(const state& s, task_record& task,
+                                                         const json& body) const;
+  //! TASK-4: tool-results may settle the round only when they answer every pending call.
+  virtual protocol::outcome<protocol::done> check_round_covered(
+      const task_record& task, const std::set<std::string>& answered) const;
+  //! CALL-8: what the model gets for a task's tool result.
+  virtual std::string task_model_content(const tool_outcome& outcome) const;
 };
 
 //! The SPEC's answers, shared by every core without faults.

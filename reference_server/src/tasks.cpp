@@ -38,12 +38,8 @@ void issue_step(state& s, task_record& task) {
   }
   ++task.steps;
   json tools = json::array();
-  for (const auto& tool : task.client_tools) {
-    // Fault task_tools_offered_prefixed: the model sees a namespaced name (TASK-10).
-    const std::string offered =
-        s.has(fault::task_tools_offered_prefixed) ? "client_tools__" + tool.name : tool.name;
-    tools.push_back(protocol::to_openai_tool(offered, tool));  // TASK-10: unprefixed
-  }
+  for (const auto& tool : task.client_tools)
+    tools.push_back(protocol::to_openai_tool(s.policy->offered_task_tool_name(tool), tool));
   task.waiting_step = request_model_step(s, {model_step_request::owner_kind::task, task.uuid},
                                          task.messages, tools);
 }
@@ -51,7 +47,9 @@ void issue_step(state& s, task_record& task) {
 //! Sends the current round's results to the model and runs the next step.
 void continue_task(state& s, task_record& task) {
   for (const auto& [model_call_id, content] : task.round) {
-    if (!content) continue;  // only under fault partial_tool_results_accepted
+    // Why: a round may settle without some results (policy.hpp, check_round_covered); the
+    // model then gets nothing for those calls.
+    if (!content) continue;
     task.messages.push_back(
         {{"role", "tool"}, {"tool_call_id", model_call_id}, {"content", *content}});
   }
@@ -64,11 +62,6 @@ const tool_spec* declared_tool(const task_record& task, const std::string& name)
     if (tool.name == name) return &tool;
   }
   return nullptr;
-}
-
-std::string output_name(const state& s, const std::string& name) {
-  // Fault task_output_prefixed: the output shows the model-side, prefixed name (TASK-6).
-  return s.has(fault::task_output_prefixed) ? "client_tools__" + name : name;
 }
 
 //! TASK-6: how a result appears as a tool_call item's `output`.
@@ -86,58 +79,13 @@ std::string error_content(const std::string& reason, const std::string& message)
   return protocol::model_content(protocol::tool_error{message, reason});
 }
 
-//! What the model gets for a submitted result (CALL-8, as for session calls).
-std::string model_content(const state& s, const tool_outcome& outcome) {
-  // Fault error_result_message_only: an error reaches the model as its bare message.
-  if (const auto* error = std::get_if<protocol::tool_error>(&outcome);
-      error != nullptr && s.has(fault::error_result_message_only)) {
-    return error->message;
-  }
-  return protocol::model_content(outcome);
-}
-
-//! Records one submitted result: its output item and what the model will get.
-void apply_result(const state& s, task_record& task, const pending_tool_call& call,
-                  const tool_outcome& outcome) {
-  task.output[call.output_index]["tool_call"]["output"] = output_of(outcome);
-  task.round[call.round_index].second = model_content(s, outcome);
-}
-
-//! Fault tool_results_items_applied_one_by_one (TASK-4): each item is checked and applied
-//! in turn, so a bad item leaves the ones before it applied; the round ends when none is
-//! pending any more.
-outcome<bool> apply_items_one_by_one(const state& s, task_record& task, const json& body) {
-  if (!body.is_object() || !body.contains("tool_results") || !body["tool_results"].is_array()) {
-    auto request = protocol::parse_tool_results_request(body);
-    return request.error();
-  }
-  for (const auto& item : body["tool_results"]) {
-    auto one = protocol::parse_tool_results_request({{"tool_results", json::array({item})}});
-    if (!one) return one.error();
-    const auto& result = one->results.front();
-    auto call = std::find_if(task.pending.begin(), task.pending.end(),
-                             [&](const pending_tool_call& p) { return p.id == result.id; });
-    if (call == task.pending.end()) {
-      return protocol::invalid_request("'" + result.id + "' is not a pending call (TASK-4)");
-    }
-    apply_result(s, task, *call, result.outcome);
-    task.pending.erase(call);
-  }
-  if (!task.pending.empty()) {
-    return protocol::invalid_request("tool_results: some pending calls have no result (TASK-4)");
-  }
-  return true;
-}
-
 //! Turns one model call into a pending call, or (TASK-8) an error result for the model.
 void take_call(state& s, task_record& task, const protocol::model_tool_call& call) {
   const std::size_t round_index = task.round.size();
   // Why bounded: the model is outside input; a value nested too deep is not surfaced.
   auto parsed = protocol::parse_untrusted_json(call.arguments, "arguments");
   json arguments = parsed ? std::move(*parsed) : json(json::value_t::discarded);
-  const bool surfaced =
-      declared_tool(task, call.name) != nullptr || s.has(fault::undeclared_tool_surfaced);
-  if (!surfaced) {
+  if (!s.policy->surfaced_as_pending(task, call.name)) {
     task.round.emplace_back(
         call.id, error_content("unknown_tool", "'" + call.name + "' is not a tool of this task"));
     return;
@@ -157,7 +105,7 @@ void take_call(state& s, task_record& task, const protocol::model_tool_call& cal
   pending.output_index = task.output.size();
   task.output.push_back({{"type", "tool_call"},
                          {"tool_call",
-                          {{"name", output_name(s, call.name)},
+                          {{"name", s.policy->output_tool_name(call.name)},
                            {"input", std::move(arguments)},
                            {"output", nullptr}}}});
   task.pending.push_back(std::move(pending));
@@ -166,18 +114,16 @@ void take_call(state& s, task_record& task, const protocol::model_tool_call& cal
 json pending_json(const state& s, const task_record& task) {
   json calls = json::array();
   for (const auto& call : task.pending) {
-    // Fault pending_shows_model_call_ids: the model's own id is shown, not ours (TASK-3).
-    const std::string& id = s.has(fault::pending_shows_model_call_ids)
-                                ? task.round.at(call.round_index).first
-                                : call.id;
-    calls.push_back({{"id", id}, {"name", call.name}, {"arguments", call.arguments}});
+    calls.push_back({{"id", s.policy->shown_pending_id(task, call)},
+                     {"name", call.name},
+                     {"arguments", call.arguments}});
   }
   return calls;
 }
 
-//! TASK-4: the items must name every pending call, once, and nothing else.
-outcome<protocol::done> check_coverage(const state& s, const task_record& task,
-                                       const protocol::tool_results_request& request) {
+//! TASK-4: the ids the items answer, each of them a pending call, named once.
+outcome<std::set<std::string>> answered_pending_calls(
+    const task_record& task, const protocol::tool_results_request& request) {
   std::set<std::string> seen;
   for (std::size_t i = 0; i < request.results.size(); ++i) {
     const std::string& id = request.results[i].id;
@@ -190,10 +136,106 @@ outcome<protocol::done> check_coverage(const state& s, const task_record& task,
       return protocol::invalid_request(field + ": duplicate result for '" + id + "' (TASK-4)");
     }
   }
-  if (s.has(fault::partial_tool_results_accepted)) return protocol::done{};
+  return seen;
+}
+
+}  // namespace
+
+// Why outside the anonymous namespace: a policy that settles a round its own way records
+// each result as the clean rule does (core_state.hpp).
+void apply_result(const state& s, task_record& task, const pending_tool_call& call,
+                  const tool_outcome& outcome) {
+  task.output[call.output_index]["tool_call"]["output"] = output_of(outcome);
+  task.round[call.round_index].second = s.policy->task_model_content(outcome);
+}
+
+// -- the clean answers of the task rules' decision points (policy.hpp) --------------------
+
+outcome<protocol::task_create_request> rule_policy::read_task_request(const json& body) const {
+  return protocol::parse_task_create_request(body);
+}
+
+bool rule_policy::knows_assistant(const state& s, std::int64_t assistant_id) const {
+  return assistant_id == s.config.assistant_id;
+}
+
+std::string rule_policy::task_input_text(const state&, std::string text) const {
+  return text;
+}
+
+std::string rule_policy::offered_task_tool_name(const tool_spec& tool) const {
+  return tool.name;
+}
+
+bool rule_policy::model_failure_fails_task() const {
+  return true;
+}
+
+// Why nothing: `next_call` counts on across rounds, which is what keeps ids unused (TASK-9).
+void rule_policy::before_round_numbered(task_record&) const {}
+
+bool rule_policy::surfaced_as_pending(const task_record& task, const std::string& tool) const {
+  return declared_tool(task, tool) != nullptr;
+}
+
+std::string rule_policy::output_tool_name(const std::string& declared) const {
+  return declared;
+}
+
+std::optional<time_ms> rule_policy::interrupt_deadline(const state& s, const task_record&,
+                                                       time_ms now) const {
+  return now + s.config.interrupt_timeout_ms;
+}
+
+std::string rule_policy::shown_pending_id(const task_record&, const pending_tool_call& call) const {
+  return call.id;
+}
+
+std::string_view rule_policy::shown_status(const task_record& task) const {
+  return to_string(task.status);
+}
+
+std::string_view rule_policy::status_after_tool_results() const {
+  return "processing";
+}
+
+api_error rule_policy::missing_task_refusal(const std::string& uuid) const {
+  return protocol::not_found("no task '" + uuid + "'");
+}
+
+// Why nothing: TASK-4 checks the status first, so a task that is not interrupted answers
+// 409 whatever the body.
+outcome<protocol::done> rule_policy::check_before_status(const json&) const {
+  return protocol::done{};
+}
+
+outcome<protocol::tool_results_request> rule_policy::read_tool_results(const state&,
+                                                                       const json& body) const {
+  return protocol::parse_tool_results_request(body);
+}
+
+// TASK-4's own body: nothing is applied until the whole body has passed, so a refused
+// submission leaves every pending call pending.
+outcome<protocol::done> rule_policy::settle_round(const state& s, task_record& task,
+                                                  const json& body) const {
+  auto request = read_tool_results(s, body);
+  if (!request) return request.error();
+  auto answered = answered_pending_calls(task, *request);
+  if (!answered) return answered.error();
+  if (auto covered = check_round_covered(task, *answered); !covered) return covered.error();
+  for (const auto& item : request->results) {
+    auto call = std::find_if(task.pending.begin(), task.pending.end(),
+                             [&](const pending_tool_call& p) { return p.id == item.id; });
+    apply_result(s, task, *call, item.outcome);
+  }
+  return protocol::done{};
+}
+
+outcome<protocol::done> rule_policy::check_round_covered(
+    const task_record& task, const std::set<std::string>& answered) const {
   std::string missing;
   for (const auto& call : task.pending) {
-    if (seen.count(call.id) == 0) missing += (missing.empty() ? "" : ", ") + call.id;
+    if (answered.count(call.id) == 0) missing += (missing.empty() ? "" : ", ") + call.id;
   }
   if (!missing.empty()) {
     return protocol::invalid_request("tool_results: no result for pending call(s) " + missing +
@@ -202,18 +244,16 @@ outcome<protocol::done> check_coverage(const state& s, const task_record& task,
   return protocol::done{};
 }
 
-}  // namespace
-
-// The clean answer of the task decision point (policy.hpp).
-outcome<protocol::task_create_request> rule_policy::read_task_request(const json& body) const {
-  return protocol::parse_task_create_request(body);
+std::string rule_policy::task_model_content(const tool_outcome& outcome) const {
+  return protocol::model_content(outcome);
 }
+
+// -- the task rules ------------------------------------------------------------------------
 
 outcome<json> create_task(state& s, const json& body, time_ms now) {
   auto request = s.policy->read_task_request(body);
   if (!request) return request.error();
-  // Fault unknown_assistant_accepted: the assistant is never looked up (TASK-1).
-  if (request->assistant_id != s.config.assistant_id && !s.has(fault::unknown_assistant_accepted)) {
+  if (!s.policy->knows_assistant(s, request->assistant_id)) {
     return protocol::not_found("no assistant " + std::to_string(request->assistant_id));
   }
   task_record task;
@@ -223,8 +263,7 @@ outcome<json> create_task(state& s, const json& body, time_ms now) {
   task.created_at = now;
   task.client_tools = std::move(request->client_tools);
   for (const auto& text : request->input_texts) {
-    task.messages.push_back(
-        {{"role", "user"}, {"content", user_text_by_fault(s, text)}});  // TASK-10, MODEL-3
+    task.messages.push_back({{"role", "user"}, {"content", s.policy->task_input_text(s, text)}});
   }
   json response = {{"uuid", task.uuid}, {"status", "pending"}};
   task_record& stored = s.tasks.emplace(task.uuid, std::move(task)).first->second;
@@ -237,16 +276,8 @@ outcome<json> get_task(state& s, const std::string& uuid) {
   auto found = s.tasks.find(uuid);
   if (found == s.tasks.end()) return protocol::not_found("no task '" + uuid + "'");
   const task_record& task = found->second;
-  // Fault task_requeued_as_pending: a task back from interruption shows as pending (TASK-5).
-  const bool requeued = s.has(fault::task_requeued_as_pending) &&
-                        task.status == task_status::processing && task.steps > 1;
-  std::string_view status = requeued ? std::string_view("pending") : to_string(task.status);
-  // Fault task_status_renamed: "interrupted" goes out under another API's name (TASK-2).
-  if (task.status == task_status::interrupted && s.has(fault::task_status_renamed)) {
-    status = "requires_action";
-  }
   json body = {{"uuid", task.uuid},
-               {"status", status},
+               {"status", s.policy->shown_status(task)},
                {"assistant_id", task.assistant_id},
                {"created_at_ms", task.created_at}};
   if (task.status == task_status::interrupted) body["pending_tool_calls"] = pending_json(s, task);
@@ -258,61 +289,30 @@ outcome<json> get_task(state& s, const std::string& uuid) {
 outcome<json> post_tool_results(state& s, const std::string& uuid, const json& body,
                                 time_ms /*now*/) {
   auto found = s.tasks.find(uuid);
-  // Fault tool_results_unknown_task_409: a missing task counts as "not interrupted".
-  if (found == s.tasks.end() && s.has(fault::tool_results_unknown_task_409)) {
-    return protocol::conflict("task '" + uuid + "' is not interrupted (TASK-4)");
-  }
-  if (found == s.tasks.end()) return protocol::not_found("no task '" + uuid + "'");
+  if (found == s.tasks.end()) return s.policy->missing_task_refusal(uuid);
   task_record& task = found->second;
-  // Fault task_409_checked_after_items: the items are validated before the status.
-  if (s.has(fault::task_409_checked_after_items)) {
-    auto early = protocol::parse_tool_results_request(body);
-    if (!early) return early.error();
-  }
+  if (auto early = s.policy->check_before_status(body); !early) return early.error();
   if (!allows(task.status, task_event::tool_results)) {
     return protocol::conflict("task '" + uuid + "' is " + std::string(to_string(task.status)) +
                               ", not interrupted (TASK-4)");
   }
-  if (auto known = reject_unknown_fields_by_fault(s, body, {"tool_results"}); !known) {
-    return known.error();
-  }
-  if (body.is_object() && body.contains("tool_results") && body["tool_results"].is_array()) {
-    for (const auto& item : body["tool_results"]) {
-      auto known = reject_unknown_fields_by_fault(s, item, {"id", "content", "error", "reason"});
-      if (!known) return known.error();
-    }
-  }
-  if (s.has(fault::tool_results_items_applied_one_by_one)) {
-    auto applied = apply_items_one_by_one(s, task, body);
-    if (!applied) return applied.error();
-  } else {
-    auto request = protocol::parse_tool_results_request(body);
-    if (!request) return request.error();
-    auto covered = check_coverage(s, task, *request);
-    if (!covered) return covered.error();
-    for (const auto& item : request->results) {
-      auto call = std::find_if(task.pending.begin(), task.pending.end(),
-                               [&](const pending_tool_call& p) { return p.id == item.id; });
-      apply_result(s, task, *call, item.outcome);
-    }
-  }
+  if (auto settled = s.policy->settle_round(s, task, body); !settled) return settled.error();
   task.pending.clear();
   cancel(s, task.serial);
   move(task.status, task_event::tool_results);
   continue_task(s, task);
-  const bool requeued = s.has(fault::task_requeued_as_pending);
-  return json{{"uuid", task.uuid}, {"status", requeued ? "pending" : "processing"}};
+  return json{{"uuid", task.uuid}, {"status", s.policy->status_after_tool_results()}};
 }
 
 void task_model_replied(state& s, task_record& task, const model_reply& reply, time_ms now) {
   task.waiting_step = 0;
-  // Fault model_failure_hangs_turn: the failure is dropped; the task stays processing.
-  if (!reply.answer && s.has(fault::model_failure_hangs_turn)) return;
   if (!reply.answer) {
-    fail_task(s, task, task_event::model_failed, "model_error", reply.failure);
+    if (s.policy->model_failure_fails_task()) {
+      fail_task(s, task, task_event::model_failed, "model_error", reply.failure);
+    }
     return;
   }
-  const protocol::model_answer& answer = first_call_only_by_fault(s, *reply.answer);
+  const protocol::model_answer answer = s.policy->answer_as_taken(*reply.answer);
   task.messages.push_back(protocol::to_assistant_message(answer));
   if (answer.text && !answer.text->empty()) {
     task.output.push_back({{"type", "text"}, {"text", *answer.text}});
@@ -322,8 +322,7 @@ void task_model_replied(state& s, task_record& task, const model_reply& reply, t
     return;
   }
   task.round.clear();
-  // Fault task_call_ids_restart_each_round: every round numbers its calls from 1 (TASK-9).
-  if (s.has(fault::task_call_ids_restart_each_round)) task.next_call = 1;
+  s.policy->before_round_numbered(task);
   for (const auto& call : answer.tool_calls)
     take_call(s, task, call);
   if (task.pending.empty()) {  // TASK-8: nothing surfaced, so the task stays processing
@@ -331,11 +330,9 @@ void task_model_replied(state& s, task_record& task, const model_reply& reply, t
     return;
   }
   move(task.status, task_event::tool_calls);
-  if (!s.has(fault::interrupt_never_times_out)) {
-    // Fault interrupt_deadline_from_creation: the timeout counts from creation (TASK-7).
-    const time_ms from = s.has(fault::interrupt_deadline_from_creation) ? task.created_at : now;
-    task.interrupt_deadline = from + s.config.interrupt_timeout_ms;
-    schedule(s, task.serial, *task.interrupt_deadline, {timer_kind::task_interrupt, task.uuid, ""});
+  if (auto deadline = s.policy->interrupt_deadline(s, task, now)) {
+    task.interrupt_deadline = deadline;
+    schedule(s, task.serial, *deadline, {timer_kind::task_interrupt, task.uuid, ""});
   }
 }
 
