@@ -90,10 +90,6 @@ std::string percent_text(std::size_t part, std::size_t whole) {
   return buffer;
 }
 
-}  // namespace
-
-namespace {
-
 void add_to(tally& t, const case_result& r) {
   if (r.expected_failure) {
     ++t.expected_failures;
