@@ -4,6 +4,7 @@
 #include <unistd.h>
 
 #include <chrono>
+#include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <iostream>
@@ -17,6 +18,10 @@
 #include "toolwire/conformance/preflight.hpp"
 #include "toolwire/conformance/runner.hpp"
 #include "toolwire/reports/reports.hpp"
+
+#ifndef TOOLWIRE_VERSION
+#define TOOLWIRE_VERSION "unknown"
+#endif
 
 namespace toolwire::cli {
 
@@ -95,6 +100,22 @@ bool write_report(const std::string& path, Make make) {
   }
 }
 
+//! Appends the summary to the file GITHUB_STEP_SUMMARY names, when it is set: GitHub
+//! shows that file on the run's page, and earlier steps may have written to it already,
+//! so it is never truncated. A file that cannot be written only warns: the summary is a
+//! courtesy, the verdict is the exit code.
+void append_step_summary(const std::string& markdown) {
+  const char* path = std::getenv("GITHUB_STEP_SUMMARY");
+  if (path == nullptr || *path == '\0') return;
+  std::ofstream out(path, std::ios::binary | std::ios::app);
+  out << markdown;
+  out.flush();
+  if (!out) {
+    std::cerr << "toolwire check: warning: cannot append the summary to GITHUB_STEP_SUMMARY ("
+              << path << ")\n";
+  }
+}
+
 //! "" when a connection to the target can be made, else why not: a run against a target
 //! that is not there would only fail every case for the same reason. (A target that
 //! accepts but misbehaves is checked: its cases fail with the evidence.)
@@ -150,7 +171,10 @@ check_command::check_command(CLI::App& parent) {
                    "write JUnit XML here (without any report flag, all three reports go to "
                    "toolwire-reports/)");
   app_->add_option("--json", json_, "write the JSON report (verdicts, evidence, traces) here");
-  app_->add_option("--markdown", markdown_, "write a Markdown summary here");
+  app_->add_option("--markdown", markdown_,
+                   "write a Markdown summary here. Whenever the environment variable "
+                   "GITHUB_STEP_SUMMARY names a file, the summary is also appended to it "
+                   "(never overwritten; a file that cannot be written only warns)");
   app_->add_option("--fault", faults_,
                    "check a bundled reference server with this fault (repeatable; shows what a "
                    "failing run looks like)");
@@ -183,8 +207,8 @@ check_command::check_command(CLI::App& parent) {
 }
 
 int check_command::run() const {
-  auto catalog =
-      conformance::load_catalog(catalog_.empty() ? conformance::default_catalog_dir() : catalog_);
+  const std::string catalog_dir = catalog_.empty() ? conformance::default_catalog_dir() : catalog_;
+  auto catalog = conformance::load_catalog(catalog_dir);
   if (!catalog) return usage_error(catalog.error().message);
   auto cases = conformance::filter_cases(std::move(*catalog), filter_);
   if (!shard_.empty()) {
@@ -309,6 +333,8 @@ int check_command::run() const {
   reports::run_summary summary{target_name,     seed_,
                                seconds,         conformance::apply_baseline(listed, *results),
                                min_applicable_, repeat_};
+  summary.catalog_dir = catalog_dir;
+  summary.toolwire_version = TOOLWIRE_VERSION;
   for (const auto& r : *results) {
     if ((r.verdict == verdict::fail && !r.expected_failure) || r.verdict == verdict::warn) {
       print_failure(r);
@@ -332,7 +358,9 @@ int check_command::run() const {
   bool written = write_report(junit, [&] { return reports::junit_xml(*results, summary); });
   written &= write_report(
       json, [&] { return conformance::safe_dump(reports::json_report(*results, summary), 1); });
-  written &= write_report(markdown, [&] { return reports::markdown_summary(*results, summary); });
+  const std::string summary_text = reports::markdown_summary(*results, summary);
+  written &= write_report(markdown, [&] { return summary_text; });
+  append_step_summary(summary_text);
   if (!written) return 2;
   if (defaults) std::cout << "reports: toolwire-reports/{junit.xml,report.json,summary.md}\n";
   return status.exit_code;

@@ -2,6 +2,7 @@
 #include "toolwire/reports/reports.hpp"
 
 #include <algorithm>
+#include <cctype>
 #include <cstdio>
 #include <map>
 #include <sstream>
@@ -50,6 +51,38 @@ std::string why_not_applicable(const case_result& r) {
   return text;
 }
 
+bool is_path_char(char c) {
+  return std::isalnum(static_cast<unsigned char>(c)) || c == '/' || c == '.' || c == '_' ||
+         c == '-';
+}
+
+//! `text` with "<catalog_dir>/" removed wherever it starts a path: people read the reports
+//! on other machines, where the catalog's location on this one means nothing.
+std::string relative_to(std::string_view text, std::string catalog_dir) {
+  while (catalog_dir.size() > 1 && catalog_dir.back() == '/')
+    catalog_dir.pop_back();
+  if (catalog_dir.empty()) return std::string(text);
+  const std::string prefix = catalog_dir + "/";
+  std::string out;
+  std::size_t copied = 0;
+  for (auto at = text.find(prefix); at != std::string_view::npos; at = text.find(prefix, at + 1)) {
+    // Why the boundary: "cat/" inside "concat/" or "/other/cat/" names something else.
+    if (at > 0 && is_path_char(text[at - 1])) continue;
+    out.append(text.substr(copied, at - copied));
+    copied = at + prefix.size();
+  }
+  out.append(text.substr(copied));
+  return out;
+}
+
+std::vector<std::string> relative_to(const std::vector<std::string>& texts,
+                                     const std::string& catalog_dir) {
+  std::vector<std::string> out;
+  for (const auto& text : texts)
+    out.push_back(relative_to(text, catalog_dir));
+  return out;
+}
+
 std::string percent_text(std::size_t part, std::size_t whole) {
   char buffer[32];
   std::snprintf(buffer, sizeof buffer, "%.1f",
@@ -57,34 +90,28 @@ std::string percent_text(std::size_t part, std::size_t whole) {
   return buffer;
 }
 
-}  // namespace
-
-tally count(const std::vector<case_result>& results) {
-  tally t;
-  for (const auto& r : results) {
-    if (r.expected_failure) {
-      ++t.expected_failures;
-      continue;
-    }
-    switch (r.verdict) {
-      case verdict::pass:
-        ++t.pass;
-        break;
-      case verdict::fail:
-        ++t.fail;
-        break;
-      case verdict::warn:
-        ++t.warn;
-        break;
-      case verdict::not_applicable:
-        ++t.not_applicable;
-        break;
-    }
+void add_to(tally& t, const case_result& r) {
+  if (r.expected_failure) {
+    ++t.expected_failures;
+    return;
   }
-  return t;
+  switch (r.verdict) {
+    case verdict::pass:
+      ++t.pass;
+      break;
+    case verdict::fail:
+      ++t.fail;
+      break;
+    case verdict::warn:
+      ++t.warn;
+      break;
+    case verdict::not_applicable:
+      ++t.not_applicable;
+      break;
+  }
 }
 
-std::string xml_escape(std::string_view raw) {
+std::string xml_escape_line(std::string_view raw) {
   // Why: an XML document is UTF-8; a target's stray bytes must not make it unreadable.
   const std::string text = conformance::escape_invalid_utf8(raw);
   std::string out;
@@ -107,40 +134,89 @@ std::string xml_escape(std::string_view raw) {
         break;
       default:
         // XML 1.0 forbids most control characters, even escaped.
-        if (static_cast<unsigned char>(c) >= 0x20 || c == '\n' || c == '\t') out += c;
+        if (static_cast<unsigned char>(c) >= 0x20 || c == '\t') out += c;
     }
   }
   return out;
 }
 
+//! <testcase> children for a case that did not pass: <failure> or <skipped>.
+void write_outcome(std::ostream& out, const case_result& r, const std::string& catalog_dir) {
+  const std::string ids = joined(r.spec_ids, ", ");
+  if (r.verdict == verdict::fail && !r.expected_failure) {
+    const std::string repeat = r.repeat_label.empty() ? "" : " [" + r.repeat_label + "]";
+    out << "      <failure message=\"" << xml_escape(failure_headline(r, catalog_dir))
+        << "\" type=\"" << xml_escape(r.tag) << "\">" << xml_escape(ids + ": " + r.purpose + repeat)
+        << "\n\n"
+        << xml_escape(joined(relative_to(r.evidence, catalog_dir), "\n\n"))
+        << "\n\nreproduce: " << xml_escape(r.reproduce) << "</failure>\n";
+  } else if (r.verdict != verdict::pass || r.expected_failure) {
+    const std::string why =
+        r.verdict == verdict::not_applicable
+            ? why_not_applicable(r)
+            : label(r) + " (" + ids + "): " + joined(relative_to(r.evidence, catalog_dir), " | ");
+    out << "      <skipped message=\"" << xml_escape(why) << "\"/>\n";
+  }
+}
+
+void write_property(std::ostream& out, std::string_view name, const std::string& value) {
+  out << "<property name=\"" << name << "\" value=\"" << xml_escape(value) << "\"/>";
+}
+
+}  // namespace
+
+tally count(const std::vector<case_result>& results) {
+  tally t;
+  for (const auto& r : results)
+    add_to(t, r);
+  return t;
+}
+
+std::string xml_escape(std::string_view raw) {
+  // Why line by line: escape_invalid_utf8 writes control bytes as \xHH, and a failure's
+  // body is only readable with its line breaks.
+  std::string out;
+  for (std::size_t from = 0;;) {
+    const auto end = raw.find('\n', from);
+    out += xml_escape_line(raw.substr(from, end == std::string_view::npos ? end : end - from));
+    if (end == std::string_view::npos) return out;
+    out += '\n';
+    from = end + 1;
+  }
+}
+
+std::string failure_headline(const case_result& result, const std::string& catalog_dir) {
+  if (result.evidence.empty()) return result.purpose;
+  const std::string& first = result.evidence.front();
+  return relative_to(std::string_view(first).substr(0, first.find('\n')), catalog_dir);
+}
+
 std::string junit_xml(const std::vector<case_result>& results, const run_summary& summary) {
   const auto t = count(results);
+  // Why one number: CI tabs compare skipped= with the <skipped> elements they find.
+  const std::size_t skipped = t.warn + t.not_applicable + t.expected_failures;
   std::ostringstream out;
   out << "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n"
       << "<testsuites name=\"toolwire check\" tests=\"" << results.size() << "\" failures=\""
-      << t.fail << "\" skipped=\"" << t.warn + t.not_applicable + t.expected_failures
-      << "\" time=\"" << seconds_text(summary.seconds) << "\">\n"
+      << t.fail << "\" skipped=\"" << skipped << "\" time=\"" << seconds_text(summary.seconds)
+      << "\">\n"
       << "  <testsuite name=\"" << xml_escape(summary.target) << "\" tests=\"" << results.size()
-      << "\" failures=\"" << t.fail << "\" time=\"" << seconds_text(summary.seconds) << "\">\n";
+      << "\" failures=\"" << t.fail << "\" skipped=\"" << skipped << "\" time=\""
+      << seconds_text(summary.seconds) << "\">\n";
+  out << "    <properties>";
+  write_property(out, "toolwire_version", summary.toolwire_version);
+  write_property(out, "seed", std::to_string(summary.seed));
+  write_property(out, "target", summary.target);
+  out << "</properties>\n";
   for (const auto& r : results) {
     out << "    <testcase classname=\"" << xml_escape(group_of(r.id)) << "\" name=\""
-        << xml_escape(r.id) << "\" file=\"" << xml_escape(r.file) << "\" time=\""
-        << seconds_text(r.seconds) << "\">\n";
-    const std::string ids = joined(r.spec_ids, ", ");
-    if (r.verdict == verdict::fail && !r.expected_failure) {
-      const std::string repeat = r.repeat_label.empty() ? "" : " [" + r.repeat_label + "]";
-      out << "      <failure message=\"" << xml_escape(ids + ": " + r.purpose + repeat)
-          << "\" type=\"" << xml_escape(r.tag) << "\">" << xml_escape(joined(r.evidence, "\n\n"))
-          << "\n\nreproduce: " << xml_escape(r.reproduce) << "</failure>\n";
-    } else if (r.verdict != verdict::pass || r.expected_failure) {
-      const std::string why = r.verdict == verdict::not_applicable
-                                  ? why_not_applicable(r)
-                                  : label(r) + " (" + ids + "): " + joined(r.evidence, " | ");
-      out << "      <skipped message=\"" << xml_escape(why) << "\"/>\n";
-    }
-    out << "      <properties><property name=\"spec\" value=\"" << xml_escape(ids)
-        << "\"/><property name=\"seed\" value=\"" << r.seed << "\"/></properties>\n"
-        << "    </testcase>\n";
+        << xml_escape(r.id) << "\" file=\"" << xml_escape(relative_to(r.file, summary.catalog_dir))
+        << "\" time=\"" << seconds_text(r.seconds) << "\">\n";
+    write_outcome(out, r, summary.catalog_dir);
+    out << "      <properties>";
+    write_property(out, "spec", joined(r.spec_ids, ", "));
+    write_property(out, "seed", std::to_string(r.seed));
+    out << "</properties>\n    </testcase>\n";
   }
   out << "  </testsuite>\n</testsuites>\n";
   return out.str();
@@ -152,7 +228,7 @@ protocol::json json_report(const std::vector<case_result>& results, const run_su
   for (const auto& r : results) {
     cases.push_back(
         {{"id", r.id},
-         {"file", r.file},
+         {"file", relative_to(r.file, summary.catalog_dir)},
          {"spec", r.spec_ids},
          {"tag", r.tag},
          {"purpose", r.purpose},
@@ -164,7 +240,7 @@ protocol::json json_report(const std::vector<case_result>& results, const run_su
                                                             {"reruns", r.reruns},
                                                             {"rerun_failures", r.rerun_failures}}},
          {"known_flaky", r.known_flaky},
-         {"evidence", r.evidence},
+         {"evidence", relative_to(r.evidence, summary.catalog_dir)},
          {"seed", r.seed},
          {"seconds", r.seconds},
          {"reproduce", r.reproduce},
@@ -178,6 +254,8 @@ protocol::json json_report(const std::vector<case_result>& results, const run_su
   }
   return {{"toolwire_report", 1},
           {"target", summary.target},
+          // Why kept as given: tools join it with each case's "file" to read the case again.
+          {"catalog", summary.catalog_dir},
           {"exit_code", status.exit_code},
           {"status", status.message},
           {"applicable_percent",
@@ -200,6 +278,43 @@ protocol::json json_report(const std::vector<case_result>& results, const run_su
           {"cases", cases}};
 }
 
+namespace {
+
+const char* const tally_header =
+    " passed | failed | warnings | not applicable | expected failures |\n";
+
+std::string tally_cells(const tally& t) {
+  return " " + std::to_string(t.pass) + " | " + std::to_string(t.fail) + " | " +
+         std::to_string(t.warn) + " | " + std::to_string(t.not_applicable) + " | " +
+         std::to_string(t.expected_failures) + " |\n";
+}
+
+//! Per group, the same counts as the totals: a not-applicable case is not a failed one.
+void write_groups(std::ostream& out, const std::vector<case_result>& results) {
+  std::map<std::string, tally> groups;
+  for (const auto& r : results)
+    add_to(groups[group_of(r.id)], r);
+  out << "| group |" << tally_header << "|---|---:|---:|---:|---:|---:|\n";
+  for (const auto& [group, t] : groups)
+    out << "| " << group << " |" << tally_cells(t);
+}
+
+void write_failures(std::ostream& out, const std::vector<case_result>& results,
+                    const std::string& catalog_dir) {
+  bool header = false;
+  for (const auto& r : results) {
+    if (r.verdict != verdict::fail && r.verdict != verdict::warn) continue;
+    if (!header) out << "\n### Failures and warnings\n";
+    header = true;
+    out << "\n**" << r.id << "** (" << label(r) << ", " << joined(r.spec_ids, ", ") << ") — "
+        << r.purpose << "  \n`" << relative_to(r.file, catalog_dir) << "`\n\n```\n"
+        << joined(relative_to(r.evidence, catalog_dir), "\n") << "\n```\nReproduce: `"
+        << r.reproduce << "`\n";
+  }
+}
+
+}  // namespace
+
 std::string markdown_summary(const std::vector<case_result>& results, const run_summary& summary) {
   const auto t = count(results);
   std::ostringstream out;
@@ -209,28 +324,12 @@ std::string markdown_summary(const std::vector<case_result>& results, const run_
                                                  : "FAILED";
   out << "## toolwire check: " << headline << " against " << summary.target << "\n\n";
   if (!status.message.empty()) out << "**" << status.message << "**\n\n";
-  out << "| cases | pass | fail | warn | not applicable | expected failures |\n"
-      << "|---:|---:|---:|---:|---:|---:|\n"
-      << "| " << results.size() << " | " << t.pass << " | " << t.fail << " | " << t.warn << " | "
-      << t.not_applicable << " | " << t.expected_failures << " |\n\n";
-  std::map<std::string, std::pair<int, int>> groups;  // group -> (passed, cases)
-  for (const auto& r : results) {
-    auto& g = groups[group_of(r.id)];
-    ++g.second;
-    if (r.verdict == verdict::pass) ++g.first;
-  }
-  out << "| group | passed |\n|---|---:|\n";
-  for (const auto& [group, g] : groups)
-    out << "| " << group << " | " << g.first << "/" << g.second << " |\n";
-  bool header = false;
-  for (const auto& r : results) {
-    if (r.verdict != verdict::fail && r.verdict != verdict::warn) continue;
-    if (!header) out << "\n### Failures and warnings\n";
-    header = true;
-    out << "\n**" << r.id << "** (" << label(r) << ", " << joined(r.spec_ids, ", ") << ") — "
-        << r.purpose << "\n\n```\n"
-        << joined(r.evidence, "\n") << "\n```\nReproduce: `" << r.reproduce << "`\n";
-  }
+  out << t.pass << " of " << results.size() - t.not_applicable << " applicable cases passed; "
+      << t.not_applicable << " of " << results.size() << " were not applicable.\n\n";
+  out << "| cases |" << tally_header << "|---:|---:|---:|---:|---:|---:|\n"
+      << "| " << results.size() << " |" << tally_cells(t) << "\n";
+  write_groups(out, results);
+  write_failures(out, results, summary.catalog_dir);
   const auto groups_na = not_applicable_groups(results);
   if (!groups_na.empty()) out << "\n### Not applicable\n";
   for (const auto& g : groups_na) {

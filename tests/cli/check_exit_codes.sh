@@ -6,6 +6,8 @@ toolwire=$1
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 failures=0
+# Why: on GitHub Actions every check below would append to this job's real step summary.
+unset GITHUB_STEP_SUMMARY
 
 # expect CODE DESCRIPTION -- COMMAND...: runs COMMAND, compares its exit code.
 expect() {
@@ -68,6 +70,22 @@ expect 1 "reports" -- "$toolwire" check "${few[@]}" --fault invalid_tool_name_ac
 expect_text 'failures="1"' "$work/r/junit.xml" "JUnit failure count"
 expect_text '"fail": 1' "$work/r/report.json" "JSON totals"
 expect_text "FAILED" "$work/r/summary.md" "Markdown verdict"
+
+# GITHUB_STEP_SUMMARY: the summary is appended after what earlier steps wrote; a file that
+# cannot be written warns and leaves the exit code alone.
+echo "earlier step" >"$work/step-summary.md"
+expect 0 "a step summary" -- env GITHUB_STEP_SUMMARY="$work/step-summary.md" \
+  "$toolwire" check "${few[@]}" --in-process --markdown "$work/s/summary.md"
+if [[ "$(head -n 1 "$work/step-summary.md")" != "earlier step" ]] ||
+  ! diff -q <(tail -n +2 "$work/step-summary.md") "$work/s/summary.md" >/dev/null; then
+  echo "FAIL: the step summary is not the earlier line followed by summary.md" >&2
+  sed 's/^/  | /' "$work/step-summary.md" >&2
+  failures=$((failures + 1))
+fi
+expect 0 "an unwritable step summary" -- env GITHUB_STEP_SUMMARY="$work/no-such-dir/summary.md" \
+  "$toolwire" check "${few[@]}" --in-process --markdown "$work/s/summary.md"
+expect_text "warning: cannot append the summary to GITHUB_STEP_SUMMARY" "$work/err" \
+  "an unwritable step summary warns"
 
 # No empty verdicts: a run in which no case ran exits 2 and says why; --min-applicable.
 expect 2 "a filter matching nothing says nothing was checked" -- "$toolwire" check --filter 'no-such-case*'

@@ -1,15 +1,20 @@
 // Verdicts a CI user can trust (issue 9, items 5 and 7): no empty passes, every
 // not-applicable reason with its remedy, --repeat labels, flaky baselines, and
-// reproduce commands that carry every setting.
+// reproduce commands that carry every setting. Reports that read well (issue 12):
+// failures headed by what went wrong, paths relative to the catalog, not-applicable
+// cases skipped and never counted against a pass.
 #include <catch2/catch.hpp>
 
+#include <algorithm>
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
+#include <sstream>
 
 #include "toolwire/conformance/baseline.hpp"
 #include "toolwire/conformance/catalog.hpp"
 #include "toolwire/conformance/runner.hpp"
+#include "toolwire/conformance/target_profile.hpp"
 #include "toolwire/reports/reports.hpp"
 
 namespace conformance = toolwire::conformance;
@@ -40,6 +45,56 @@ std::string temp_file(const std::string& text) {
                     ("toolwire-baseline-" + std::to_string(std::rand()) + ".txt");
   std::ofstream(path) << text;
   return path.string();
+}
+
+//! The value of the first `attribute="..."` after `from` in `xml`, still escaped.
+std::string attribute_after(const std::string& xml, const std::string& from,
+                            const std::string& attribute) {
+  const auto element = xml.find(from);
+  REQUIRE(element != std::string::npos);
+  const std::string opening = attribute + "=\"";
+  const auto start = xml.find(opening, element);
+  REQUIRE(start != std::string::npos);
+  const auto value = start + opening.size();
+  return xml.substr(value, xml.find('"', value) - value);
+}
+
+std::size_t occurrences(const std::string& text, const std::string& part) {
+  std::size_t found = 0;
+  for (auto at = text.find(part); at != std::string::npos; at = text.find(part, at + 1))
+    ++found;
+  return found;
+}
+
+//! The numbers of the Markdown table row that follows `header`'s line and its rule.
+std::vector<long> table_row_after(const std::string& markdown, const std::string& header) {
+  auto at = markdown.find(header);
+  REQUIRE(at != std::string::npos);
+  for (int line = 0; line < 2; ++line)
+    at = markdown.find('\n', at) + 1;
+  std::istringstream row(markdown.substr(at, markdown.find('\n', at) - at));
+  std::vector<long> numbers;
+  for (std::string cell; std::getline(row, cell, '|');) {
+    if (cell.find_first_of("0123456789") != std::string::npos) numbers.push_back(std::stol(cell));
+  }
+  return numbers;
+}
+
+//! The in-process reference with a fault that fails one of the two tool-name cases.
+std::vector<case_result> run_with_a_failure() {
+  const auto cases = cases_matching("reg.tool-name-6*");
+  conformance::target_choice target;
+  target.in_process = true;
+  target.faults.insert(*toolwire::reference::parse_fault("invalid_tool_name_accepted"));
+  auto results = conformance::run_cases(cases, target, {});
+  REQUIRE(results);
+  return *results;
+}
+
+reports::run_summary summary_for_catalog() {
+  reports::run_summary summary{"t", 1, 0.1, {}, 0, 0};
+  summary.catalog_dir = conformance::default_catalog_dir();
+  return summary;
 }
 
 }  // namespace
@@ -173,4 +228,120 @@ TEST_CASE("A reproduce command carries every setting of the run", "[verdicts][re
   CHECK((*results)[0].reproduce ==
         "toolwire check --filter 'reg.tool-name-65-chars-rejected' --seed 7 --in-process "
         "--settle-ms 40 --request-timeout-ms 900");
+}
+
+TEST_CASE("Issue 12: the JUnit failure message is the first failed expectation",
+          "[verdicts][reports]") {
+  const auto results = run_with_a_failure();
+  const auto failed = std::find_if(results.begin(), results.end(),
+                                   [](const auto& r) { return r.verdict == verdict::fail; });
+  REQUIRE(failed != results.end());
+  REQUIRE_FALSE(failed->evidence.empty());
+  const auto summary = summary_for_catalog();
+  // The evidence names the case file by its path; the report names it under the catalog.
+  const std::string& first = failed->evidence.front();
+  const std::string catalog_prefix = summary.catalog_dir + "/";
+  REQUIRE(first.starts_with(catalog_prefix));
+  const std::string expectation =
+      first.substr(catalog_prefix.size(), first.find('\n') - catalog_prefix.size());
+  CAPTURE(expectation);
+  CHECK(expectation.find("expected response status 400") != std::string::npos);
+
+  const auto junit = reports::junit_xml(results, summary);
+  CHECK(attribute_after(junit, "<failure", "message") == reports::xml_escape(expectation));
+  CHECK(junit.find(reports::xml_escape(failed->purpose)) != std::string::npos);  // in the body
+}
+
+TEST_CASE("Issue 12: no report names the catalog's absolute directory", "[verdicts][reports]") {
+  auto results = run_with_a_failure();
+  results.push_back(made("clock.get-now", verdict::not_applicable, "the target lacks clock"));
+  results.back().file = conformance::default_catalog_dir() + "/clock/get-now.yaml";
+  const auto summary = summary_for_catalog();
+  const std::string absolute = std::filesystem::absolute(summary.catalog_dir).string();
+  REQUIRE(absolute.starts_with("/"));
+
+  const auto junit = reports::junit_xml(results, summary);
+  CHECK(junit.find(absolute) == std::string::npos);
+  CHECK(junit.find("file=\"reg/tool-name-65-chars-rejected.yaml\"") != std::string::npos);
+  const auto markdown = reports::markdown_summary(results, summary);
+  CHECK(markdown.find(absolute) == std::string::npos);
+  CHECK(markdown.find("`reg/tool-name-65-chars-rejected.yaml`") != std::string::npos);
+  // report.json keeps the directory once, for tools that read the case files again.
+  const auto json = reports::json_report(results, summary);
+  CHECK(json["catalog"] == summary.catalog_dir);
+  for (const auto& c : json["cases"]) {
+    CHECK_FALSE(c["file"].get<std::string>().starts_with("/"));
+    for (const auto& e : c["evidence"])
+      CHECK(e.get<std::string>().find(absolute) == std::string::npos);
+  }
+}
+
+TEST_CASE("Issue 12: not-applicable cases are skipped, never failures", "[verdicts][reports]") {
+  const std::vector<case_result> results = {
+      made("a.pass", verdict::pass),
+      made("a.fail", verdict::fail),
+      made("a.warn", verdict::warn),
+      made("b.one", verdict::not_applicable, "the target lacks virtual_clock"),
+      made("b.two", verdict::not_applicable, "the target lacks virtual_clock"),
+  };
+  const auto junit = reports::junit_xml(results, {"t", 1, 0.1, {}, 0, 0});
+  // The warning is skipped too: three <skipped>, and both totals say so.
+  CHECK(occurrences(junit, "<skipped ") == 3);
+  CHECK(occurrences(junit, "<skipped message=\"not applicable: the target lacks virtual_clock") ==
+        2);
+  CHECK(occurrences(junit, "<failure ") == 1);
+  CHECK(attribute_after(junit, "<testsuites", "skipped") == "3");
+  CHECK(attribute_after(junit, "<testsuite ", "skipped") == "3");
+  CHECK(attribute_after(junit, "<testsuite ", "failures") == "1");
+}
+
+TEST_CASE("Issue 12: JUnit properties name the run, never its credentials", "[verdicts][reports]") {
+  const std::string secret = "sk-live-SECRET-0123456789";
+  const std::string limited = "sk-limited-SECRET-9876543210";
+  const auto path = temp_file(R"({"name": "acme staging", "base_url": "http://127.0.0.1:9",
+    "api_key": ")" + secret + R"(", "limited_api_key": ")" +
+                              limited + R"(",
+    "parts": ["A"], "model_stand_in": "127.0.0.1:18557", "clock": "virtual"})");
+  const auto profile = conformance::load_profile(path);
+  std::filesystem::remove(path);
+  REQUIRE(profile);
+  REQUIRE(profile->api_key == secret);
+
+  auto failed = made("a.fail", verdict::fail);
+  failed.evidence = {"step 1 [REG-1] expected 400; observed 201"};
+  failed.reproduce = "toolwire check --filter 'a.fail' --seed 9 --target " + path;
+  reports::run_summary summary{profile->name, 9, 0.1, {}, 0, 0};
+  summary.toolwire_version = "1.2.3";
+  const auto junit = reports::junit_xml({failed, made("a.pass", verdict::pass)}, summary);
+  CHECK(junit.find("<property name=\"toolwire_version\" value=\"1.2.3\"/>") != std::string::npos);
+  CHECK(junit.find("<property name=\"seed\" value=\"9\"/>") != std::string::npos);
+  CHECK(junit.find("<property name=\"target\" value=\"acme staging\"/>") != std::string::npos);
+  CHECK(junit.find(secret) == std::string::npos);
+  CHECK(junit.find(limited) == std::string::npos);
+  CHECK(junit.find("SECRET") == std::string::npos);
+}
+
+TEST_CASE("Issue 12: summary.md counts what report.json counts", "[verdicts][reports]") {
+  std::vector<case_result> results = {
+      made("a.pass", verdict::pass),
+      made("a.fail", verdict::fail),
+      made("a.warn", verdict::warn),
+      made("b.one", verdict::not_applicable, "the target lacks virtual_clock"),
+      made("b.two", verdict::not_applicable, "the target lacks virtual_clock"),
+      made("c.known", verdict::fail),
+  };
+  results.back().expected_failure = true;
+  const reports::run_summary summary{"t", 1, 0.1, {}, 0, 0};
+  const auto markdown = reports::markdown_summary(results, summary);
+  const auto totals = reports::json_report(results, summary)["totals"];
+  CAPTURE(markdown);
+  const std::vector<long> from_json = {totals["cases"],          totals["pass"],
+                                       totals["fail"],           totals["warn"],
+                                       totals["not_applicable"], totals["expected_failures"]};
+  CHECK(table_row_after(markdown, "| cases |") == from_json);
+  SECTION("a group of not-applicable cases has nothing failed") {
+    CHECK(markdown.find("| b | 0 | 0 | 0 | 2 | 0 |") != std::string::npos);
+    CHECK(markdown.find("1 of 4 applicable cases passed; 2 of 6 were not applicable.") !=
+          std::string::npos);
+  }
 }

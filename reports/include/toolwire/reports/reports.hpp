@@ -18,6 +18,11 @@ struct run_summary {
   std::vector<std::string> stale_baseline;  // listed as expected failures, but passed
   int min_applicable_pct = 0;               // --min-applicable; 0: no minimum
   int repeat = 0;                           // --repeat: reruns of each failing case
+  //! Case files and evidence name paths relative to it (people read the reports on
+  //! another machine); "" leaves paths as they are. Only report.json's "catalog" and
+  //! the traces keep it, for tools that read the files again.
+  std::string catalog_dir;
+  std::string toolwire_version;  // for JUnit's <properties>
 
   // Why constructors: callers written for the first four fields keep compiling cleanly.
   run_summary() = default;
@@ -59,14 +64,25 @@ struct tally {
 
 tally count(const std::vector<conformance::case_result>& results);
 
-//! One <testcase> per case (classname = its group), failures with SPEC IDs and evidence,
-//! warnings and not-applicable cases as <skipped> with the reason.
+//! What went wrong in a failed case, in one line: the first line of its first evidence
+//! item (failed expectations come first), paths relative to `catalog_dir`.
+std::string failure_headline(const conformance::case_result& result,
+                             const std::string& catalog_dir);
+
+//! One <testcase> per case (classname = its group), failures headed by what went wrong
+//! (failure_headline) with the purpose, SPEC IDs and evidence in the body; warnings,
+//! expected failures and not-applicable cases as <skipped> with the reason, counted by
+//! the testsuite's skipped=. The suite's <properties> hold the toolwire version, the seed
+//! and the target's name, never its credentials.
 std::string junit_xml(const std::vector<conformance::case_result>& results,
                       const run_summary& summary);
 
 protocol::json json_report(const std::vector<conformance::case_result>& results,
                            const run_summary& summary);
 
+//! Fit for a GitHub step summary: passed, failed, warnings, not applicable and expected
+//! failures counted apart, overall and per group; not-applicable cases never count
+//! against a pass.
 std::string markdown_summary(const std::vector<conformance::case_result>& results,
                              const run_summary& summary);
 
