@@ -142,7 +142,11 @@ std::string scalar_text(const YAML::Node& node) {
 }
 
 std::string described(const YAML::Node& node) {
-  if (node.IsScalar()) return "'" + scalar_text(node) + "'";
+  if (node.IsScalar()) {
+    std::string quoted = "'";  // appends: see unknown() on g++ 12's false -Wrestrict
+    quoted.append(scalar_text(node)).append("'");
+    return quoted;
+  }
   if (node.IsMap()) return "a mapping";
   if (node.IsSequence()) return "a list";
   return "nothing";
