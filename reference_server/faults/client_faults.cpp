@@ -19,11 +19,6 @@ bool offers(const std::vector<tool_spec>& tools, const std::string& name) {
                      [&](const tool_spec& t) { return t.name == name; });
 }
 
-bool name_taken(const session_record& session, const std::string& name) {
-  return std::any_of(session.clients.begin(), session.clients.end(),
-                     [&](const auto& entry) { return entry.second.name == name; });
-}
-
 //! `text` cut after 4096 code points (fault long_description_truncated).
 std::string truncated(const std::string& text) {
   std::size_t points = 0;
@@ -387,15 +382,10 @@ std::string faulty_policy::assign_name(const state& s, const session_record& ses
   if (has(fault::no_collision_counter)) return requested;
   if (!has(fault::name_counter_global)) return rule_policy::assign_name(s, session, requested);
   // Fault name_counter_global (REG-6): a name counts as taken when any session has it.
-  auto taken = [&](const std::string& name) {
+  return first_free_name(requested, [&](const std::string& name) {
     return std::any_of(s.sessions.begin(), s.sessions.end(),
                        [&](const auto& entry) { return name_taken(entry.second, name); });
-  };
-  if (!taken(requested)) return requested;
-  for (std::uint64_t n = 2;; ++n) {
-    std::string candidate = requested + "_" + std::to_string(n);
-    if (!taken(candidate)) return candidate;
-  }
+  });
 }
 
 protocol::lifetime faulty_policy::kept_lifetime(const protocol::lifetime& requested) const {

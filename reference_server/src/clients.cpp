@@ -15,11 +15,6 @@ using protocol::outcome;
 
 namespace {
 
-bool name_taken(const session_record& session, const std::string& name) {
-  return std::any_of(session.clients.begin(), session.clients.end(),
-                     [&](const auto& entry) { return entry.second.name == name; });
-}
-
 void arm_expiry(state& s, const session_record& session, client_record& client, time_ms now) {
   client.expires_at = now + client.lifetime.seconds * 1000;
   schedule(s, client.serial, s.policy->expiry_due(*client.expires_at),
@@ -54,11 +49,8 @@ outcome<protocol::put_tools_request> rule_policy::read_tool_list(const session_r
 
 std::string rule_policy::assign_name(const state&, const session_record& session,
                                      const std::string& requested) const {
-  if (!name_taken(session, requested)) return requested;
-  for (std::uint64_t n = 2;; ++n) {
-    std::string candidate = requested + "_" + std::to_string(n);
-    if (!name_taken(session, candidate)) return candidate;
-  }
+  return first_free_name(requested,
+                         [&](const std::string& name) { return name_taken(session, name); });
 }
 
 protocol::lifetime rule_policy::kept_lifetime(const protocol::lifetime& requested) const {
@@ -103,6 +95,11 @@ void rule_policy::fail_calls_of_departed(state& s, session_record& session,
 void rule_policy::keep_departed(session_record&, client_record) const {}
 
 // -- the client rules ----------------------------------------------------------------------
+
+bool name_taken(const session_record& session, const std::string& name) {
+  return std::any_of(session.clients.begin(), session.clients.end(),
+                     [&](const auto& entry) { return entry.second.name == name; });
+}
 
 outcome<session_record*> find_session(state& s, const std::string& sid) {
   auto found = s.sessions.find(sid);

@@ -164,6 +164,17 @@ void emit(state& s, session_record& session, std::string type, json data, time_m
 // -- lookups (clients.cpp) -------------------------------------------------------------
 protocol::outcome<session_record*> find_session(state& s, const std::string& sid);
 protocol::outcome<client_record*> find_client(session_record& session, const std::string& cid);
+//! Whether a live client of `session` has the (assigned) name.
+bool name_taken(const session_record& session, const std::string& name);
+//! REG-5's form: `requested`, or `<requested>_<n>` with the smallest n >= 2 not `taken`.
+template <typename Taken>
+std::string first_free_name(const std::string& requested, Taken taken) {
+  if (!taken(requested)) return requested;
+  for (std::uint64_t n = 2;; ++n) {
+    std::string candidate = requested + "_" + std::to_string(n);
+    if (!taken(candidate)) return candidate;
+  }
+}
 
 // -- clients (clients.cpp) -------------------------------------------------------------
 protocol::outcome<json> register_client(state& s, session_record& session, const json& body,
