@@ -14,6 +14,8 @@ void arrivals::push(arrival item) {
       if (auto* e = std::get_if<reference::session_event>(&event->item)) {
         auto& latest = latest_seq_[event->stream_id];
         latest = std::max(latest, e->seq);
+        if (auto owed = open_steps_.on_event(*e))
+          models_awaited_ = std::max(models_awaited_, *owed);
       }
     }
     if (auto* trouble = std::get_if<transport_arrival>(&item); trouble && trouble->ended) {
@@ -50,6 +52,11 @@ void arrivals::await_either(std::uint64_t models, std::uint64_t events) {
   std::lock_guard lock(mutex_);
   either_models_ = models;
   either_events_ = events;
+}
+
+void arrivals::await_step_settled(const std::string& session, std::size_t calls) {
+  std::lock_guard lock(mutex_);
+  open_steps_.answered(session, calls, models_seen_);
 }
 
 void arrivals::follow_stream(std::uint64_t stream_id, const std::string& session) {

@@ -14,6 +14,7 @@
 #include <variant>
 #include <vector>
 
+#include "open_steps.hpp"
 #include "toolwire/conformance/sse_parser.hpp"
 
 namespace toolwire::conformance::detail {
@@ -66,6 +67,10 @@ class arrivals {
   //! calls are dispatched or the turn ends, or, when no call could be dispatched, the
   //! next model step comes at once).
   void await_either(std::uint64_t models, std::uint64_t events);
+  //! A model step of `session`'s turn was answered with `calls` tool calls: once events
+  //! have settled all of them, the next model step is owed (CALL-9), however long the
+  //! target takes to build it (a long conversation, a loaded machine).
+  void await_step_settled(const std::string& session, std::size_t calls);
 
   //! Stream `stream_id` follows the events of `session` from now on. Every stream of a
   //! session gets every event after it opened (SES-3), but each on its own socket: quiet is
@@ -123,6 +128,7 @@ class arrivals {
   std::uint64_t models_seen_ = 0, events_seen_ = 0;
   std::uint64_t models_awaited_ = 0;
   std::uint64_t either_models_ = 0, either_events_ = 0;
+  open_steps open_steps_;
 };
 
 }  // namespace toolwire::conformance::detail

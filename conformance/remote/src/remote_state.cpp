@@ -305,7 +305,7 @@ void remote_host::state::deliver(detail::model_arrival& item) {
     return;
   }
   pending_steps[step_id] = std::move(item.respond);
-  if (!owner.task) turn_steps.insert(step_id);
+  if (!owner.task) turn_steps[step_id] = owner.id;
   if (owner.task) task_steps[step_id] = owner.id;
   using kind = reference::model_step_request::owner_kind;
   caf::anon_send(model, actors::model_step_atom::value,
@@ -332,8 +332,10 @@ void remote_host::state::model_replied(std::uint64_t step_id, const reference::m
   }
   // A turn goes on visibly: calls dispatched or failed, or the turn completes or fails.
   // (Once one stream has the event, the others are awaited too: arrivals::follow_stream.)
-  if (turn_steps.erase(step_id) > 0) {
+  if (auto turn = turn_steps.find(step_id); turn != turn_steps.end()) {
     inbox->await_either(inbox->models_seen() + 1, inbox->events_seen() + 1);
+    inbox->await_step_settled(turn->second, reply.answer ? reply.answer->tool_calls.size() : 0);
+    turn_steps.erase(turn);
   }
   if (reply.answer) {
     respond(200, dump_safely(protocol::to_chat_completion(*reply.answer)));

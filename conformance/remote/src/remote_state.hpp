@@ -54,7 +54,7 @@ struct remote_host::state {
   std::map<std::uint64_t, open_stream> streams;
   std::uint64_t next_stream = 1;
   std::map<std::uint64_t, detail::model_responder> pending_steps;
-  std::set<std::uint64_t> turn_steps;               // pending steps of session turns (not tasks)
+  std::map<std::uint64_t, std::string> turn_steps;  // pending steps of session turns -> session
   std::map<std::uint64_t, std::string> task_steps;  // pending steps of tasks -> task id
   std::map<std::string, std::set<std::string>> task_tools;  // task id -> client tools declared
   std::set<std::string> answered_tasks;  // a model step answered since the suite last acted

@@ -1,0 +1,48 @@
+// Which answered model steps of session turns still wait for their calls to settle, read
+// from the sessions' events: once all of a step's calls are settled the target owes the
+// next model step (CALL-9), and a harness that waited only for "quiet" could move on first.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <set>
+#include <string>
+
+#include "toolwire/reference_server/core.hpp"
+
+namespace toolwire::conformance::detail {
+
+//! Not thread-safe: arrivals uses it under its own lock.
+class open_steps {
+ public:
+  //! The stand-in answered a model step of `session`'s turn with `calls` tool calls, when
+  //! `models_seen` model requests had arrived in all.
+  void answered(const std::string& session, std::size_t calls, std::uint64_t models_seen);
+
+  //! An event arrived on any stream (every stream of a session carries the same events,
+  //! so each seq counts once). If it settles the last open call of its session's step,
+  //! returns the number of model requests to await in all: the next step's is owed.
+  std::optional<std::uint64_t> on_event(const reference::session_event& event);
+
+ private:
+  struct step {
+    std::size_t calls = 0;
+    std::uint64_t models_seen = 0;  // when the step was answered
+    std::uint64_t generation = 0;   // which answered step of the session this is
+    std::set<std::string> settled;  // call ids of this step settled so far
+  };
+  struct session_view {
+    std::uint64_t latest_seq = 0;
+    std::uint64_t generation = 0;
+    //! Each call id seen, with the generation of the step it belongs to. Why: an event of
+    //! an earlier step's call can arrive after the next step was answered (events and
+    //! model requests travel on different sockets) and must not count for the new one.
+    std::map<std::string, std::uint64_t> step_of_call;
+    std::optional<step> open;
+  };
+  std::map<std::string, session_view> sessions_;
+};
+
+}  // namespace toolwire::conformance::detail
