@@ -3,8 +3,8 @@
 
 #include "open_steps.hpp"
 
-using toolwire::protocol::json;
 using toolwire::conformance::detail::open_steps;
+using toolwire::protocol::json;
 using toolwire::reference::session_event;
 
 namespace {

@@ -22,19 +22,22 @@ std::shared_ptr<conformance::model_stand_in> start_stand_in() {
   return *stand_in;
 }
 
-//! Sends each model request `lag` late, as a loaded machine might; answers unchanged.
+//! Sends each model request `request_lag` late and applies each answer `answer_lag` late,
+//! as a loaded machine might; answers unchanged.
 class lagging_backend final : public web::model_backend {
  public:
-  lagging_backend(net::io_context& ioc, std::chrono::milliseconds lag,
-                  std::unique_ptr<web::model_backend> inner)
-      : ioc_(ioc), lag_(lag), inner_(std::move(inner)) {}
+  lagging_backend(net::io_context& ioc, std::chrono::milliseconds request_lag,
+                  std::chrono::milliseconds answer_lag, std::unique_ptr<web::model_backend> inner)
+      : ioc_(ioc), request_lag_(request_lag), answer_lag_(answer_lag), inner_(std::move(inner)) {}
 
   void start(const reference::model_step_request& request,
              std::function<void(reference::model_reply)> done) override {
-    auto timer = std::make_shared<net::steady_timer>(ioc_, lag_);
-    timer->async_wait([this, timer, request,
-                       done = std::move(done)](const boost::system::error_code& error) mutable {
-      if (!error && !closed_) inner_->start(request, std::move(done));
+    after(request_lag_, [this, request, done = std::move(done)]() mutable {
+      inner_->start(request, [this, done = std::move(done)](reference::model_reply reply) mutable {
+        after(answer_lag_, [done = std::move(done), reply = std::move(reply)]() mutable {
+          done(std::move(reply));
+        });
+      });
     });
   }
   void close() override {
@@ -43,8 +46,18 @@ class lagging_backend final : public web::model_backend {
   }
 
  private:
+  //! Runs `then` on the I/O thread after `lag`, unless the backend closed meanwhile.
+  template <typename F>
+  void after(std::chrono::milliseconds lag, F then) {
+    auto timer = std::make_shared<net::steady_timer>(ioc_, lag);
+    timer->async_wait(
+        [this, timer, then = std::move(then)](const boost::system::error_code& error) mutable {
+          if (!error && !closed_) then();
+        });
+  }
+
   net::io_context& ioc_;
-  std::chrono::milliseconds lag_;
+  std::chrono::milliseconds request_lag_, answer_lag_;
   std::unique_ptr<web::model_backend> inner_;
   bool closed_ = false;
 };
@@ -67,9 +80,10 @@ reference_target::reference_target(fixture_options options)
   if (!url) throw std::runtime_error(url.error().message);
   std::unique_ptr<web::model_backend> backend = std::make_unique<web::openai_backend>(
       ioc_, web::openai_config{*url, std::nullopt, std::chrono::milliseconds(5'000)});
-  if (options.model_lag_ms > 0) {
+  if (options.model_lag_ms > 0 || options.answer_lag_ms > 0) {
     backend = std::make_unique<lagging_backend>(
-        ioc_, std::chrono::milliseconds(options.model_lag_ms), std::move(backend));
+        ioc_, std::chrono::milliseconds(options.model_lag_ms),
+        std::chrono::milliseconds(options.answer_lag_ms), std::move(backend));
   }
   server_ = std::make_unique<web::server>(ioc_, std::move(config), std::move(backend));
   endpoint_ = server_->start();

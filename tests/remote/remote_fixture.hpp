@@ -31,6 +31,8 @@ struct fixture_options {
   //! Wall milliseconds the server waits before each model request goes out: a loaded
   //! machine's lag, which a virtual-clock verdict must not depend on.
   int model_lag_ms = 0;
+  //! Wall milliseconds the server waits before it applies each model answer it got.
+  int answer_lag_ms = 0;
 };
 
 //! Starts a stand-in on a free port, then the server (virtual clock) calling it; both

@@ -140,6 +140,7 @@ void remote_host::clock_moves(actors::time_ms ms) {
   auto& s = *state_;
   if (ms <= 0 || s.stopped) return;
   if (!s.profile.virtual_clock) return;  // real time: the harness waits (wait_until)
+  s.await_answers_applied();
   const auto response = s.client->send({"POST",
                                         "/v1/_test/clock/advance",
                                         {},

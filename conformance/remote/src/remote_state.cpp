@@ -363,6 +363,12 @@ void remote_host::state::await_answer_applied(const std::string& task_id) {
   }
 }
 
+void remote_host::state::await_answers_applied() {
+  const std::vector<std::string> answered(answered_tasks.begin(), answered_tasks.end());
+  for (const auto& task_id : answered)
+    await_answer_applied(task_id);
+}
+
 bool remote_host::state::task_waits_for_model(const std::string& task_id) const {
   return std::any_of(task_steps.begin(), task_steps.end(),
                      [&](const auto& step) { return step.second == task_id; });

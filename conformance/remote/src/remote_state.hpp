@@ -72,6 +72,10 @@ struct remote_host::state {
   //! Before the suite acts on a task whose model step was answered: polls until the task
   //! has left `processing` (bounded by request_timeout_ms).
   void await_answer_applied(const std::string& task_id);
+  //! The same for every task whose model step was answered, before the target's clock
+  //! moves: a task applies its answer at the target's now, and a clock that moved first
+  //! would interrupt it later than the case's times say (TASK-7's deadline with it).
+  void await_answers_applied();
   //! Whether a model step of `task_id` waits for the stand-in's answer.
   bool task_waits_for_model(const std::string& task_id) const;
 
