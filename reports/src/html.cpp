@@ -145,7 +145,9 @@ evidence_item parse_evidence(const std::string& text) {
 
 // ---------------------------------------------------------------------------------------
 // Style and script. Why inline and small: the file is mailed, attached to CI runs and
-// opened offline; it must render with no network and no build step.
+// opened offline; it must render with no network and no build step. The script reads
+// ?failed=1&group=G&rule=R so that a link can open a filtered view (and a headless browser
+// test can check the filters without clicking).
 
 constexpr std::string_view style = R"css(
 :root{--pass:#1a7f37;--fail:#cf222e;--warn:#9a6700;--na:#6e7781;--xfail:#8250df;--line:#d0d7de}
@@ -200,6 +202,8 @@ function apply(){
   n.textContent=shown+' of '+cases.length+' cases shown';
 }
 f.addEventListener('change',apply);g.addEventListener('change',apply);r.addEventListener('change',apply);
+var q=new URLSearchParams(location.search);
+if(q.get('failed'))f.checked=true;if(q.get('group'))g.value=q.get('group');if(q.get('rule'))r.value=q.get('rule');
 apply();
 d.documentElement.setAttribute('data-js','ready');
 })();
