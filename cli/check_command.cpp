@@ -17,6 +17,7 @@
 #include "toolwire/conformance/outside_data.hpp"
 #include "toolwire/conformance/preflight.hpp"
 #include "toolwire/conformance/runner.hpp"
+#include "toolwire/reports/html.hpp"
 #include "toolwire/reports/reports.hpp"
 
 #ifndef TOOLWIRE_VERSION
@@ -168,13 +169,17 @@ check_command::check_command(CLI::App& parent) {
   app_->add_flag("--update-baseline", update_baseline_,
                  "write the failing cases to --expected-failures and exit 0");
   app_->add_option("--junit", junit_,
-                   "write JUnit XML here (without any report flag, all three reports go to "
+                   "write JUnit XML here (without any report flag, all four reports go to "
                    "toolwire-reports/)");
   app_->add_option("--json", json_, "write the JSON report (verdicts, evidence, traces) here");
   app_->add_option("--markdown", markdown_,
                    "write a Markdown summary here. Whenever the environment variable "
                    "GITHUB_STEP_SUMMARY names a file, the summary is also appended to it "
                    "(never overwritten; a file that cannot be written only warns)");
+  app_->add_option("--html", html_,
+                   "write the HTML report here: one self-contained file with a requirement "
+                   "matrix, and a sequence diagram and wire log per failed case");
+  app_->add_flag("--html-all", html_all_, "the HTML report draws every case, not only failed ones");
   app_->add_option("--fault", faults_,
                    "check a bundled reference server with this fault (repeatable; shows what a "
                    "failing run looks like)");
@@ -335,6 +340,10 @@ int check_command::run() const {
                                min_applicable_, repeat_};
   summary.catalog_dir = catalog_dir;
   summary.toolwire_version = TOOLWIRE_VERSION;
+  summary.started_at =
+      reports::utc_time_text(std::chrono::system_clock::now() -
+                             std::chrono::duration_cast<std::chrono::system_clock::duration>(
+                                 std::chrono::duration<double>(seconds)));
   for (const auto& r : *results) {
     if ((r.verdict == verdict::fail && !r.expected_failure) || r.verdict == verdict::warn) {
       print_failure(r);
@@ -351,8 +360,9 @@ int check_command::run() const {
   if (!status.message.empty()) std::cout << status.message << "\n";
   // Without a report flag every report goes to toolwire-reports/: a run always leaves
   // something to read.
-  const bool defaults = junit_.empty() && json_.empty() && markdown_.empty();
+  const bool defaults = junit_.empty() && json_.empty() && markdown_.empty() && html_.empty();
   const std::string junit = defaults ? "toolwire-reports/junit.xml" : junit_;
+  const std::string html = defaults ? "toolwire-reports/report.html" : html_;
   const std::string json = defaults ? "toolwire-reports/report.json" : json_;
   const std::string markdown = defaults ? "toolwire-reports/summary.md" : markdown_;
   bool written = write_report(junit, [&] { return reports::junit_xml(*results, summary); });
@@ -360,9 +370,13 @@ int check_command::run() const {
       json, [&] { return conformance::safe_dump(reports::json_report(*results, summary), 1); });
   const std::string summary_text = reports::markdown_summary(*results, summary);
   written &= write_report(markdown, [&] { return summary_text; });
+  written &= write_report(html, [&] {
+    return reports::html_report(reports::json_report(*results, summary), {html_all_});
+  });
   append_step_summary(summary_text);
   if (!written) return 2;
-  if (defaults) std::cout << "reports: toolwire-reports/{junit.xml,report.json,summary.md}\n";
+  if (defaults)
+    std::cout << "reports: toolwire-reports/{junit.xml,report.json,summary.md,report.html}\n";
   return status.exit_code;
 }
 

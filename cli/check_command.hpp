@@ -30,6 +30,8 @@ class check_command {
   std::string expected_failures_;
   bool update_baseline_ = false;
   std::string junit_, json_, markdown_;
+  std::string html_;
+  bool html_all_ = false;
   std::vector<std::string> faults_;
   std::vector<std::string> variations_;
   bool in_process_ = false;

@@ -5,6 +5,7 @@
 
 #include "check_command.hpp"
 #include "explore_command.hpp"
+#include "report_command.hpp"
 #include "serve_command.hpp"
 #include "simulate_command.hpp"
 
@@ -33,6 +34,7 @@ int main(int argc, char** argv) {
   toolwire::cli::replay_command replay(app);
   toolwire::cli::explore_command explore(app);
   toolwire::cli::check_command check(app);
+  toolwire::cli::report_command report(app);
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& error) {
@@ -43,6 +45,7 @@ int main(int argc, char** argv) {
   if (replay.selected()) return replay.run();
   if (explore.selected()) return explore.run();
   if (check.selected()) return check.run();
+  if (report.selected()) return report.run();
   std::cerr << app.help() << std::flush;
   return 2;
 }

@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <cctype>
 #include <cstdio>
+#include <ctime>
 #include <map>
 #include <sstream>
 
@@ -185,6 +186,15 @@ std::string xml_escape(std::string_view raw) {
   }
 }
 
+std::string utc_time_text(std::chrono::system_clock::time_point when) {
+  const std::time_t seconds = std::chrono::system_clock::to_time_t(when);
+  std::tm utc{};
+  gmtime_r(&seconds, &utc);
+  char buffer[32];
+  std::strftime(buffer, sizeof buffer, "%Y-%m-%dT%H:%M:%SZ", &utc);
+  return buffer;
+}
+
 std::string failure_headline(const case_result& result, const std::string& catalog_dir) {
   if (result.evidence.empty()) return result.purpose;
   const std::string& first = result.evidence.front();
@@ -254,6 +264,8 @@ protocol::json json_report(const std::vector<case_result>& results, const run_su
   }
   return {{"toolwire_report", 1},
           {"target", summary.target},
+          {"toolwire_version", summary.toolwire_version},
+          {"started_at", summary.started_at},
           // Why kept as given: tools join it with each case's "file" to read the case again.
           {"catalog", summary.catalog_dir},
           {"exit_code", status.exit_code},

@@ -4,6 +4,7 @@
 // recorded, and profiles are described without their keys.
 #pragma once
 
+#include <chrono>
 #include <string>
 #include <vector>
 
@@ -22,7 +23,8 @@ struct run_summary {
   //! another machine); "" leaves paths as they are. Only report.json's "catalog" and
   //! the traces keep it, for tools that read the files again.
   std::string catalog_dir;
-  std::string toolwire_version;  // for JUnit's <properties>
+  std::string toolwire_version;  // for JUnit's <properties>, report.json and the HTML report
+  std::string started_at;        // when the run began, as utc_time_text writes it; "" unknown
 
   // Why constructors: callers written for the first four fields keep compiling cleanly.
   run_summary() = default;
@@ -85,6 +87,9 @@ protocol::json json_report(const std::vector<conformance::case_result>& results,
 //! against a pass.
 std::string markdown_summary(const std::vector<conformance::case_result>& results,
                              const run_summary& summary);
+
+//! `when` as ISO 8601 UTC to the second, e.g. "2026-12-01T16:26:03Z".
+std::string utc_time_text(std::chrono::system_clock::time_point when);
 
 //! XML text escaping (&, <, >, ", ') with control characters dropped and bytes that are
 //! not UTF-8 written as `\xHH`.
