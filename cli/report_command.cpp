@@ -6,6 +6,7 @@
 #include <iostream>
 #include <sstream>
 
+#include "toolwire/reports/compare.hpp"
 #include "toolwire/reports/html.hpp"
 
 namespace toolwire::cli {
@@ -15,6 +16,31 @@ namespace {
 int failure(const std::string& message) {
   std::cerr << "toolwire report: " << message << "\n";
   return 2;
+}
+
+//! A run's report.json, or an error that names the file.
+protocol::json read_report(const std::string& path, std::string& error) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) {
+    error = "cannot read " + path;
+    return nullptr;
+  }
+  std::ostringstream text;
+  text << in.rdbuf();
+  // Why no exceptions: a truncated or hand-edited file is a usage error, not a crash.
+  auto report = protocol::json::parse(text.str(), nullptr, false);
+  if (report.is_discarded() || !report.is_object() || !report.contains("toolwire_report")) {
+    error = path + " is not a toolwire report.json (toolwire check --json FILE)";
+    return nullptr;
+  }
+  return report;
+}
+
+bool write_file(const std::filesystem::path& path, const std::string& text) {
+  std::ofstream out(path, std::ios::binary);
+  out << text;
+  out.flush();
+  return static_cast<bool>(out);
 }
 
 }  // namespace
@@ -39,26 +65,75 @@ report_command::report_command(CLI::App& parent) {
   html_->add_option("-o,--output", output_,
                     "where to write the HTML (default: the report's path with .html)");
   html_->add_flag("--all", all_, "draw every case, not only those with evidence");
+
+  compare_ = app_->add_subcommand(
+      "compare",
+      "Compare runs: a target x case matrix of verdicts from several report.json files "
+      "(implementations side by side, or two versions of one), with the cases whose "
+      "verdicts differ marked and, in Markdown, listed first.\n\n"
+      "Examples:\n"
+      "  toolwire report compare ours.json theirs.json\n"
+      "  toolwire report compare v1/report.json v2/report.json --markdown diff.md "
+      "--differences-only\n\n"
+      "Exit codes: 0 written (whatever the verdicts); 2 bad usage, an unreadable report.json "
+      "or an unwritable output. See docs/conformance.md, \"Reports\".");
+  compare_->add_option("reports", compared_, "two or more report.json files")
+      ->required()
+      ->expected(2, 64);
+  compare_->add_option("-o,--output", compare_output_, "where to write the HTML matrix")
+      ->capture_default_str();
+  compare_->add_option("--markdown", compare_markdown_, "also write the matrix as Markdown here");
+  compare_->add_flag("--differences-only", differences_only_,
+                     "in Markdown, list only the cases whose verdicts differ");
 }
 
 int report_command::run() const {
-  if (!html_->parsed()) return failure("name a report kind: html");
-  std::ifstream in(input_, std::ios::binary);
-  if (!in) return failure("cannot read " + input_);
-  std::ostringstream text;
-  text << in.rdbuf();
-  // Why no exceptions: a truncated or hand-edited file is a usage error, not a crash.
-  const auto report = protocol::json::parse(text.str(), nullptr, false);
-  if (report.is_discarded() || !report.is_object() || !report.contains("toolwire_report")) {
-    return failure(input_ + " is not a toolwire report.json (toolwire check --json FILE)");
-  }
+  if (html_->parsed()) return run_html();
+  if (compare_->parsed()) return run_compare();
+  return failure("name a report kind: html or compare");
+}
+
+int report_command::run_html() const {
+  std::string error;
+  const auto report = read_report(input_, error);
+  if (!error.empty()) return failure(error);
   std::filesystem::path output = output_;
   if (output.empty()) output = std::filesystem::path(input_).replace_extension(".html");
-  std::ofstream out(output, std::ios::binary);
-  out << reports::html_report(report, {all_});
-  out.flush();
-  if (!out) return failure("cannot write " + output.string());
+  if (!write_file(output, reports::html_report(report, {all_}))) {
+    return failure("cannot write " + output.string());
+  }
   std::cout << "wrote " << output.string() << "\n";
+  return 0;
+}
+
+int report_command::run_compare() const {
+  std::vector<reports::compared_run> runs;
+  std::vector<std::string> targets, files;
+  for (const auto& path : compared_) {
+    std::string error;
+    auto report = read_report(path, error);
+    if (!error.empty()) return failure(error);
+    targets.push_back(report.value("target", protocol::json()).is_string()
+                          ? report["target"].get<std::string>()
+                          : "");
+    files.push_back(std::filesystem::path(path).filename().string());
+    runs.push_back({"", std::move(report)});
+  }
+  const auto labels = reports::run_labels(targets, files);
+  for (std::size_t i = 0; i < runs.size(); ++i)
+    runs[i].label = labels[i];
+  const auto matrix = reports::compare_runs(runs);
+  if (!write_file(compare_output_, reports::compare_html(matrix))) {
+    return failure("cannot write " + compare_output_);
+  }
+  if (!compare_markdown_.empty() &&
+      !write_file(compare_markdown_, reports::compare_markdown(matrix, differences_only_))) {
+    return failure("cannot write " + compare_markdown_);
+  }
+  std::cout << matrix.case_ids.size() << " cases in " << runs.size() << " runs, "
+            << matrix.differing << " with differing verdicts; wrote " << compare_output_;
+  if (!compare_markdown_.empty()) std::cout << " and " << compare_markdown_;
+  std::cout << "\n";
   return 0;
 }
 

@@ -1,9 +1,10 @@
-// `toolwire report`: reports made again from a run's report.json, without running
-// anything. `report html` writes the HTML report (other report kinds join it as
-// subcommands of their own).
+// `toolwire report`: reports made again from runs' report.json files, without running
+// anything. `report html` writes the HTML report of one run; `report compare` the
+// target × case matrix of several.
 #pragma once
 
 #include <string>
+#include <vector>
 
 #include <CLI/CLI.hpp>
 
@@ -18,11 +19,19 @@ class report_command {
   int run() const;
 
  private:
+  int run_html() const;
+  int run_compare() const;
+
   CLI::App* app_;
   CLI::App* html_;
+  CLI::App* compare_;
   std::string input_;
   std::string output_;
   bool all_ = false;
+  std::vector<std::string> compared_;
+  std::string compare_output_ = "compare.html";
+  std::string compare_markdown_;
+  bool differences_only_ = false;
 };
 
 }  // namespace toolwire::cli

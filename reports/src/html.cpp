@@ -15,6 +15,7 @@
 #include <set>
 #include <vector>
 
+#include "page.hpp"
 #include "toolwire/conformance/outside_data.hpp"
 #include "toolwire/protocol/spec_rules.hpp"
 #include "toolwire/reports/reports.hpp"
@@ -24,21 +25,7 @@ namespace toolwire::reports {
 namespace {
 
 using protocol::json;
-
-//! Why xml_escape: it already maps & < > " ' (all valid HTML5 references), writes bytes
-//! that are not UTF-8 and control bytes as \xHH, and keeps line breaks for <pre>.
-std::string escaped(std::string_view text) {
-  return xml_escape(text);
-}
-
-//! A field as text: strings as they are, numbers and the rest serialised, absent as "".
-std::string text_at(const json& object, const char* key) {
-  if (!object.is_object()) return "";
-  const auto it = object.find(key);
-  if (it == object.end() || it->is_null()) return "";
-  if (it->is_string()) return it->get<std::string>();
-  return conformance::safe_dump(*it);
-}
+using namespace page;
 
 std::int64_t integer_at(const json& object, const char* key) {
   if (!object.is_object()) return 0;
@@ -47,13 +34,6 @@ std::int64_t integer_at(const json& object, const char* key) {
   if (it->is_number_integer() || it->is_number_unsigned()) return it->get<std::int64_t>();
   if (it->is_number_float()) return static_cast<std::int64_t>(it->get<double>());
   return 0;
-}
-
-const json& array_at(const json& object, const char* key) {
-  static const json empty = json::array();
-  if (!object.is_object()) return empty;
-  const auto it = object.find(key);
-  return it != object.end() && it->is_array() ? *it : empty;
 }
 
 std::string fixed(double value, int decimals) {
@@ -80,15 +60,6 @@ std::string shortened(const std::string& text, std::size_t limit) {
 std::string group_of(const std::string& id) {
   const auto dot = id.find('.');
   return dot == std::string::npos ? "catalog" : id.substr(0, dot);
-}
-
-//! The CSS class of a verdict label as report.json writes it.
-std::string verdict_class(const std::string& label) {
-  if (label == "pass") return "v-pass";
-  if (label == "fail") return "v-fail";
-  if (label == "warn") return "v-warn";
-  if (label == "not applicable") return "v-na";
-  return "v-xfail";  // expected failure, known flaky
 }
 
 //! Ranks verdicts for a rule's row: the worst of its cases colours it.
@@ -150,17 +121,6 @@ evidence_item parse_evidence(const std::string& text) {
 // test can check the filters without clicking).
 
 constexpr std::string_view style = R"css(
-:root{--pass:#1a7f37;--fail:#cf222e;--warn:#9a6700;--na:#6e7781;--xfail:#8250df;--line:#d0d7de}
-body{font:14px/1.45 system-ui,-apple-system,"Segoe UI",sans-serif;margin:0 auto;max-width:1200px;padding:0 16px 48px;color:#1f2328}
-h1{font-size:22px;margin:18px 0 4px}h2{font-size:18px;margin:28px 0 8px;border-bottom:1px solid var(--line)}
-h3{font-size:15px;margin:0 0 4px}code,pre,.mono{font:12px/1.4 ui-monospace,SFMono-Regular,Menlo,monospace}
-pre{white-space:pre-wrap;word-break:break-all;background:#f6f8fa;padding:6px;margin:4px 0}
-table{border-collapse:collapse}td,th{border:1px solid var(--line);padding:3px 6px;text-align:left;vertical-align:top}
-.counts td{text-align:right;font-size:18px;min-width:90px}.counts th{font-weight:600}
-dl.meta{display:grid;grid-template-columns:max-content auto;gap:2px 14px}dl.meta dt{color:#57606a}dl.meta dd{margin:0}
-.chip{display:inline-block;border-radius:10px;padding:0 7px;margin:1px;color:#fff;font-size:12px;text-decoration:none;white-space:nowrap}
-.v-pass{background:var(--pass)}.v-fail{background:var(--fail)}.v-warn{background:var(--warn)}.v-na{background:var(--na)}.v-xfail{background:var(--xfail)}
-.t-pass{color:var(--pass)}.t-fail{color:var(--fail)}.t-warn{color:var(--warn)}.t-na{color:var(--na)}.t-xfail{color:var(--xfail)}
 #matrix td:nth-child(2){min-width:260px}#matrix td:first-child{white-space:nowrap;border-left:5px solid var(--na)}#matrix tr.r-pass td:first-child{border-left-color:var(--pass)}
 #matrix tr.r-fail td:first-child{border-left-color:var(--fail)}#matrix tr.r-warn td:first-child{border-left-color:var(--warn)}
 #matrix tr.r-xfail td:first-child{border-left-color:var(--xfail)}
@@ -843,6 +803,7 @@ std::string html_report(const json& report, const html_options& options) {
       .append("<title>toolwire check: ")
       .append(escaped(text_at(report, "target")))
       .append("</title><style>")
+      .append(page_style)
       .append(style)
       .append("</style></head><body>");
   write_summary(out, report);
