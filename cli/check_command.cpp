@@ -9,8 +9,10 @@
 #include <fstream>
 #include <iostream>
 #include <sstream>
+#include <string_view>
 #include <thread>
 
+#include "suggest.hpp"
 #include "toolwire/conformance/baseline.hpp"
 #include "toolwire/conformance/catalog.hpp"
 #include "toolwire/conformance/http_client.hpp"
@@ -56,8 +58,43 @@ void print_list(const std::vector<conformance::catalog_case>& cases) {
   std::cout << cases.size() << " cases\n";
 }
 
-void print_failure(const case_result& r) {
-  std::cout << "\n" << (r.verdict == verdict::warn ? "WARN " : "FAIL ");
+//! Whether `fd` is a terminal that may get colour: https://no-color.org, a NO_COLOR that
+//! is set and not empty turns it off; TERM=dumb cannot show it.
+bool colour_on(int fd) {
+  const char* no_colour = std::getenv("NO_COLOR");
+  if (no_colour != nullptr && *no_colour != '\0') return false;
+  const char* term = std::getenv("TERM");
+  if (term != nullptr && std::string_view(term) == "dumb") return false;
+  return isatty(fd) != 0;
+}
+
+//! `word` in the colour of `v` (green pass, red fail, yellow warn, dim not applicable),
+//! or as it is without colour.
+std::string coloured(std::string_view word, verdict v, bool colour) {
+  std::string out;
+  if (!colour) return out.append(word);
+  switch (v) {
+    case verdict::pass:
+      out = "\033[32m";
+      break;
+    case verdict::fail:
+      out = "\033[1;31m";
+      break;
+    case verdict::warn:
+      out = "\033[33m";
+      break;
+    case verdict::not_applicable:
+      out = "\033[2m";
+      break;
+  }
+  return out.append(word).append("\033[0m");
+}
+
+void print_failure(const case_result& r, bool colour) {
+  std::cout << "\n"
+            << (r.verdict == verdict::warn ? coloured("WARN", r.verdict, colour)
+                                           : coloured("FAIL", r.verdict, colour))
+            << " ";
   if (!r.repeat_label.empty()) std::cout << "(" << r.repeat_label << ") ";
   std::cout << r.id << " [";
   for (std::size_t i = 0; i < r.spec_ids.size(); ++i)
@@ -151,6 +188,19 @@ check_command::check_command(CLI::App& parent) {
       "Run the conformance catalog against a target and report, per case, pass / fail / "
       "warn / not applicable with evidence. Without --target it starts the bundled reference "
       "server on a free loopback port with the virtual clock and checks it over HTTP.");
+  app_->footer(R"(
+Examples:
+  toolwire check                                  # the bundled server; reports in toolwire-reports/
+  toolwire check --target acme.json --expected-failures known.txt --junit junit.xml
+  toolwire check --in-process --filter 'reg.*' --progress lines
+  toolwire check --fault double_result_accepted   # what a failing run looks like
+
+Exit codes: 0 every required case passed; 1 a failure, a stale baseline or fewer cases ran
+than --min-applicable; 2 bad usage, a bad profile, an unreachable target or a failed
+preflight, or nothing was checked.
+The default catalog is the installed one (<binary's dir>/../share/toolwire/catalog) when it
+exists, else the source tree's it was built from; --catalog overrides both.
+Read: docs/conformance.md, docs/target-profile.md, docs/ci.md)");
   app_->add_option("--target", target_, "a target profile (JSON; docs/target-profile.md)");
   app_->add_option("--catalog", catalog_, "the catalog directory")
       ->default_str(conformance::default_catalog_dir());
@@ -189,7 +239,16 @@ check_command::check_command(CLI::App& parent) {
   app_->add_flag("--in-process", in_process_,
                  "run on the simulator's in-process reference core instead of over HTTP");
   app_->add_flag("--list", list_, "list the cases (id, SPEC IDs, grade, purpose) and exit");
-  app_->add_flag("--quiet", quiet_, "no progress line");
+  auto* quiet = app_->add_flag("--quiet", quiet_, "no progress: the same as --progress none");
+  app_->add_option("--progress", progress_,
+                   "how finished cases are shown on stderr: 'tty' rewrites one line "
+                   "([done/total] case: verdict), 'lines' prints one line per finished case "
+                   "([done/total] verdict case; for CI logs), 'none' nothing; 'auto' is tty "
+                   "on a terminal, else lines. Verdicts are coloured on a terminal unless "
+                   "NO_COLOR is set")
+      ->check(CLI::IsMember({"auto", "tty", "lines", "none"}))
+      ->capture_default_str()
+      ->excludes(quiet);
   app_->add_option("--min-applicable", min_applicable_,
                    "fail the run (exit 1) when fewer than PCT percent of the selected cases "
                    "ran (were applicable); a run in which no case ran exits 2 regardless")
@@ -250,7 +309,7 @@ int check_command::run() const {
   target.in_process = in_process_;
   for (const auto& name : faults_) {
     auto f = reference::parse_fault(name);
-    if (!f) return usage_error("unknown fault '" + name + "' (toolwire serve --list-faults)");
+    if (!f) return usage_error(unknown_fault_message(name));
     // Why refuse: the in-process target has no clock routes and no virtual clock of its
     // own, so a fault of a CLOCK rule would run a green check that planted nothing.
     const std::string_view rule = reference::describe(*f).spec_id;
@@ -267,8 +326,7 @@ int check_command::run() const {
   }
   for (const auto& name : variations_) {
     auto v = reference::variations::parse_variation(name);
-    if (!v)
-      return usage_error("unknown variation '" + name + "' (toolwire serve --list-variations)");
+    if (!v) return usage_error(unknown_variation_message(name));
     target.variations.insert(*v);
   }
   std::string target_name =
@@ -306,14 +364,26 @@ int check_command::run() const {
     listed = *loaded;
   }
 
-  const bool tty = !quiet_ && isatty(STDERR_FILENO);
+  // Why lines off a terminal: CI logs do not interpret \r, so a rewritten line would show
+  // nothing until the end (or every state at once); one line per case reads as a log.
+  const std::string progress = quiet_                  ? "none"
+                               : progress_ != "auto"   ? progress_
+                               : isatty(STDERR_FILENO) ? "tty"
+                                                       : "lines";
+  const bool tty = progress == "tty";
+  const bool lines = progress == "lines";
+  const bool colour = colour_on(STDERR_FILENO);
   conformance::run_settings settings;
   settings.seed = seed_;
   settings.jobs = jobs_ > 0 ? jobs_ : default_jobs(target);
+  // The runner calls this under its own lock, one finished case at a time.
   settings.progress = [&](const case_result& r, std::size_t done, std::size_t total) {
+    const auto word = coloured(conformance::to_string(r.verdict), r.verdict, colour);
     if (tty) {
-      std::cerr << "\r\033[K[" << done << "/" << total << "] " << r.id << ": "
-                << conformance::to_string(r.verdict) << std::flush;
+      std::cerr << "\r\033[K[" << done << "/" << total << "] " << r.id << ": " << word
+                << std::flush;
+    } else if (lines) {
+      std::cerr << "[" << done << "/" << total << "] " << word << " " << r.id << std::endl;
     }
   };
   const auto started = std::chrono::steady_clock::now();
@@ -346,7 +416,7 @@ int check_command::run() const {
                                  std::chrono::duration<double>(seconds)));
   for (const auto& r : *results) {
     if ((r.verdict == verdict::fail && !r.expected_failure) || r.verdict == verdict::warn) {
-      print_failure(r);
+      print_failure(r, colour_on(STDOUT_FILENO));
     }
   }
   for (const auto& id : summary.stale_baseline) {

@@ -37,6 +37,7 @@ class check_command {
   bool in_process_ = false;
   bool list_ = false;
   bool quiet_ = false;
+  std::string progress_ = "auto";  // auto | tty | lines | none
   int min_applicable_ = 0;
   int repeat_ = 0;
   std::int64_t settle_ms_ = -1;           // -1: the profile's

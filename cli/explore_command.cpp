@@ -8,6 +8,7 @@
 #include <fstream>
 #include <iostream>
 
+#include "suggest.hpp"
 #include "toolwire/scenarios/explore.hpp"
 #include "toolwire/scenarios/loader.hpp"
 
@@ -39,6 +40,14 @@ explore_command::explore_command(CLI::App& parent) {
       "times, model decisions), run each on the simulator and check it with the trace "
       "invariants and, against a --fault, with the clean reference core as the oracle. The "
       "first failure is shrunk and written to --out as a scenario file that reproduces it.");
+  app_->footer(R"(
+Examples:
+  toolwire explore --programs 10000 --seed 1
+  toolwire explore --fault double_result_accepted --out toolwire-reports/explore
+
+Exit codes: 0 no program failed; 1 one failed (shrunk and written to --out, with the
+command that reproduces it); 2 bad usage.
+Read: docs/simulator.md, docs/scenario-language.md)");
   app_->add_option("--programs", programs_, "how many programs to generate")
       ->default_val(1'000)
       ->check(CLI::Range(1, 10'000'000));
@@ -59,8 +68,7 @@ int explore_command::run() const {
   for (const auto& name : faults_) {
     auto f = reference::parse_fault(name);
     if (!f) {
-      std::cerr << "toolwire explore: unknown fault '" << name
-                << "' (toolwire serve --list-faults lists them)\n";
+      std::cerr << "toolwire explore: " << unknown_fault_message(name) << "\n";
       return 2;
     }
     options.faults.insert(*f);

@@ -13,6 +13,7 @@
 #include <boost/asio/io_context.hpp>
 #include <boost/asio/signal_set.hpp>
 
+#include "suggest.hpp"
 #include "toolwire/reference_server/faults.hpp"
 #include "toolwire/reference_server/http/openai_backend.hpp"
 #include "toolwire/reference_server/http/os_entropy.hpp"
@@ -108,8 +109,7 @@ reference::fault_set parse_faults(const std::vector<std::string>& names) {
   for (const auto& name : names) {
     auto fault = reference::parse_fault(name);
     if (!fault) {
-      throw usage_error("unknown fault \"" + name + "\"; valid names: " + fault_names() +
-                        " (see --list-faults)");
+      throw usage_error(unknown_fault_message(name) + "; valid names: " + fault_names());
     }
     faults.insert(*fault);
   }
@@ -120,7 +120,7 @@ reference::variations::variation_set parse_variations(const std::vector<std::str
   reference::variations::variation_set set;
   for (const auto& name : names) {
     auto v = reference::variations::parse_variation(name);
-    if (!v) throw usage_error("unknown variation \"" + name + "\" (see --list-variations)");
+    if (!v) throw usage_error(unknown_variation_message(name));
     set.insert(*v);
   }
   return set;
@@ -200,6 +200,15 @@ std::string variation_table() {
 
 serve_command::serve_command(CLI::App& parent)
     : app_(parent.add_subcommand("serve", "Run the reference server over HTTP")) {
+  app_->footer(R"(
+Examples:
+  toolwire serve --port 8080 --api-key KEY --model-url http://127.0.0.1:18080/v1 --clock virtual
+  toolwire serve --port 0 --api-key KEY --model-script docs/demo-model-script.json --fault double_result_accepted
+  toolwire serve --list-faults
+
+Exit codes: 0 stopped by SIGINT or SIGTERM (or a list printed); 1 it cannot listen or
+cannot read the OS's entropy; 2 bad usage.
+Read: docs/reference-server.md, docs/fault-table.md, docs/implementation-freedom.md)");
   auto& o = options_;
   app_->add_option("--host", o.host, "Address to listen on")->capture_default_str();
   app_->add_option("--port", o.port, "Port to listen on; 0 picks a free one")

@@ -10,6 +10,7 @@
 #include <sstream>
 
 #include "scenario_source.hpp"
+#include "suggest.hpp"
 #include "toolwire/actors/expectations.hpp"
 #include "toolwire/actors/invariants.hpp"
 #include "toolwire/actors/simulator.hpp"
@@ -63,8 +64,7 @@ protocol::outcome<reference::fault_set> parse_faults(const std::vector<std::stri
   for (const auto& name : names) {
     auto f = reference::parse_fault(name);
     if (!f) {
-      return protocol::invalid_request("unknown fault '" + name +
-                                       "' (toolwire serve --list-faults lists them)");
+      return protocol::invalid_request(unknown_fault_message(name));
     }
     faults.insert(*f);
   }
@@ -105,6 +105,15 @@ simulate_command::simulate_command(CLI::App& parent) {
       "Run a scenario on the deterministic simulator (in-process reference core, virtual "
       "time) for one seed or a range of seeds, and check its expectations and the trace "
       "invariants.");
+  app_->footer(R"(
+Examples:
+  toolwire simulate --list
+  toolwire simulate builtin:parallel_calls_two_clients --seeds 1..200 --check-determinism
+  toolwire simulate scenarios/library/ack_just_before_deadline.yaml --seed 7 --trace run.jsonl
+
+Exit codes: 0 every seed held its expectations and invariants; 1 one did not; 2 bad usage
+or a scenario that does not load.
+Read: docs/simulator.md, docs/scenario-language.md, docs/scenario-library.md)");
   app_->add_option("scenario", scenario_,
                    "a scenario file (FILE.yaml, see docs/scenario-language.md) or builtin:NAME "
                    "(see --list)");
@@ -240,6 +249,14 @@ replay_command::replay_command(CLI::App& parent) {
       "replay",
       "Re-run the scenario and seed recorded in a trace and report either 'identical' or the "
       "first record that diverges, with both versions.");
+  app_->footer(R"(
+Examples:
+  toolwire simulate builtin:tab_closes_mid_call --seed 7 --trace run.jsonl
+  toolwire replay run.jsonl
+
+Exit codes: 0 identical; 1 the run diverged (the first differing record is shown); 2 a
+trace or scenario that cannot be read.
+Read: docs/simulator.md)");
   app_->add_option("trace", trace_, "a trace written by toolwire simulate --trace")->required();
 }
 

@@ -55,6 +55,86 @@ fi
 expect 2 "a bad shard" -- "$toolwire" check --shard 3/2
 expect 2 "an unknown flag" -- "$toolwire" check --no-such-flag
 
+# Progress: off a terminal (here, stderr is a file) auto means one line per finished case,
+# with its verdict and [done/total]; a bad value is bad usage; --quiet means none.
+expect 0 "--progress auto off a terminal" -- "$toolwire" check --filter 'reg.tool-name-6*' --in-process
+if [[ $(grep -c '^\[[12]/2\] pass reg\.tool-name-6' "$work/err") -ne 2 ]]; then
+  echo "FAIL: --progress auto on a non-TTY did not print one line per case" >&2
+  sed 's/^/  | /' "$work/err" >&2
+  failures=$((failures + 1))
+fi
+expect 1 "--progress lines with a failure" -- "$toolwire" check --filter 'reg.tool-name-6*' \
+  --in-process --progress lines --fault invalid_tool_name_accepted
+expect_text '^\[[12]/2\] fail reg.tool-name-65-chars-rejected$' "$work/err" "a failing case's progress line"
+if grep -q $'\033' "$work/err" "$work/out"; then
+  echo "FAIL: colour codes written to a file" >&2
+  failures=$((failures + 1))
+fi
+expect 0 "--progress none" -- "$toolwire" check --filter 'reg.tool-name-6*' --in-process --progress none
+if grep -q '^\[' "$work/err"; then
+  echo "FAIL: --progress none printed progress" >&2
+  sed 's/^/  | /' "$work/err" >&2
+  failures=$((failures + 1))
+fi
+expect 2 "a bad --progress" -- "$toolwire" check --in-process --progress sometimes
+expect_text "--progress: sometimes not in {auto,tty,lines,none}" "$work/err" "bad --progress named"
+expect 2 "--quiet with --progress" -- "$toolwire" check --in-process --quiet --progress lines
+expect_text "--quiet excludes --progress" "$work/err" "--quiet with --progress"
+
+# Did you mean: a mistyped subcommand, flag and fault get the closest name.
+expect 2 "a mistyped subcommand" -- "$toolwire" chekc
+expect_text "did you mean 'check'? (for 'chekc')" "$work/err" "subcommand suggestion"
+expect 2 "a mistyped flag" -- "$toolwire" check --filtre 'reg.*'
+expect_text "did you mean '--filter'? (for '--filtre')" "$work/err" "flag suggestion"
+expect 2 "a mistyped flag with =" -- "$toolwire" check --progres=lines
+expect_text "did you mean '--progress'? (for '--progres=lines')" "$work/err" "flag= suggestion"
+expect 2 "a mistyped nested subcommand" -- "$toolwire" profile int
+expect_text "did you mean 'init'? (for 'int')" "$work/err" "nested subcommand suggestion"
+expect 2 "a mistyped fault" -- "$toolwire" check "${few[@]}" --fault invalid_tool_name_acepted
+expect_text "unknown fault 'invalid_tool_name_acepted' (did you mean 'invalid_tool_name_accepted'?)" \
+  "$work/err" "fault suggestion"
+expect 2 "a mistyped fault to serve" -- "$toolwire" serve --api-key K \
+  --model-url http://127.0.0.1:9/v1 --fault invalid_tool_name_acepted
+expect_text "(did you mean 'invalid_tool_name_accepted'?)" "$work/err" "serve fault suggestion"
+expect 2 "a fault nothing is close to" -- "$toolwire" check "${few[@]}" --fault zzz
+if grep -q "did you mean" "$work/err"; then
+  echo "FAIL: a suggestion for a name nothing is close to" >&2
+  failures=$((failures + 1))
+fi
+
+# Help: every subcommand's ends with examples, exit codes and the doc to read.
+for sub in check serve simulate replay explore profile "profile init" "profile check"; do
+  # shellcheck disable=SC2086  # "profile init" is two words on purpose
+  expect 0 "$sub --help" -- "$toolwire" $sub --help
+  expect_text "^Examples:" "$work/out" "$sub --help examples"
+  expect_text "^Exit codes: 0" "$work/out" "$sub --help exit codes"
+  expect_text "^Read: docs/" "$work/out" "$sub --help docs"
+done
+
+# profile init writes the examples/ profiles (without "$schema"), which load; it does not
+# overwrite a file without --force; profile check names a bad file.
+examples=$(dirname "$0")/../../examples
+expect 0 "profile init" -- "$toolwire" profile init "$work/init.json"
+expect_text "what each field means" "$work/err" "init explains the fields"
+expect 0 "profile check of what init wrote" -- "$toolwire" profile check "$work/init.json"
+expect_text "valid profile 'example-virtual-clock'" "$work/out" "init's profile loads"
+if ! diff <(jq -S 'del(."$schema")' "$examples/virtual-clock.json") <(jq -S . "$work/init.json") >/dev/null; then
+  echo "FAIL: profile init differs from examples/virtual-clock.json" >&2
+  failures=$((failures + 1))
+fi
+expect 2 "profile init over a file" -- "$toolwire" profile init "$work/init.json"
+expect_text "exists; give --force" "$work/err" "init refuses to overwrite"
+expect 0 "profile init --clock real to stdout" -- "$toolwire" profile init --clock real
+cp "$work/out" "$work/init-real.json"
+if ! diff <(jq -S 'del(."$schema")' "$examples/real-clock.json") <(jq -S . "$work/init-real.json") >/dev/null; then
+  echo "FAIL: profile init --clock real differs from examples/real-clock.json" >&2
+  failures=$((failures + 1))
+fi
+expect 0 "profile check of the examples" -- "$toolwire" profile check "$examples/virtual-clock.json" \
+  "$examples/real-clock.json"
+expect 2 "profile check of a bad profile" -- "$toolwire" profile check "$work/bad.json"
+expect_text "bad.json" "$work/err" "profile check names the file"
+
 # Baselines: listed failures pass the run, a listed pass fails it, --update-baseline writes.
 expect 0 "update the baseline" -- "$toolwire" check "${few[@]}" --fault invalid_tool_name_accepted \
   --expected-failures "$work/baseline.txt" --update-baseline
@@ -161,6 +241,22 @@ expect 1 "a step whose reference has no number" -- "$toolwire" simulate "$work/b
 expect_text "1 step(s) could not run" "$work/out" "a step error is not an expectation"
 expect_text "bad-ref.yaml:6: step 1 (request) could not run: write {pending:LABEL:N}" "$work/out" \
   "the step error at its line"
+
+# toolwire report compare: a clean and a faulty run of the same cases, side by side.
+expect 0 "a clean run to compare" -- "$toolwire" check "${few[@]}" --in-process --json "$work/clean.json"
+expect 1 "a faulty run to compare" -- "$toolwire" check "${few[@]}" --in-process \
+  --fault invalid_tool_name_accepted --json "$work/faulty.json"
+expect 0 "report compare" -- "$toolwire" report compare "$work/clean.json" "$work/faulty.json" \
+  -o "$work/compare.html" --markdown "$work/compare.md" --differences-only
+expect_text "2 runs, 1 with differing verdicts" "$work/out" "compare counts the differing case"
+expect_text "| \*\*reg.tool-name-65-chars-rejected\*\* | pass | fail |" "$work/compare.md" \
+  "the differing case in Markdown"
+expect_text '<tr class="differs"><td>reg.tool-name-65-chars-rejected' "$work/compare.html" \
+  "the differing row in HTML"
+expect 2 "report compare with one report" -- "$toolwire" report compare "$work/clean.json"
+expect 2 "report compare of a file that is no report" -- "$toolwire" report compare \
+  "$work/clean.json" "$work/compare.md"
+expect_text "is not a toolwire report.json" "$work/err" "compare names the bad file"
 
 if ((failures > 0)); then
   echo "$failures check(s) failed" >&2

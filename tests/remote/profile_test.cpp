@@ -176,3 +176,29 @@ TEST_CASE("load_profile reads a file, and names it when it cannot", "[remote][pr
   REQUIRE_FALSE(missing.ok());
   CHECK(missing.error().message == "no/such/profile.json: cannot read the file");
 }
+
+// examples/ is what a new user copies first, so each file must load and say what its
+// name says; `toolwire profile init` writes the same profiles (tests/cli compares them).
+TEST_CASE("The example profiles in examples/ load", "[remote][profile]") {
+  const std::string dir = TOOLWIRE_EXAMPLES_DIR;
+  SECTION("virtual-clock.json") {
+    auto p = load_profile(dir + "/virtual-clock.json");
+    INFO((p ? "" : p.error().message));
+    REQUIRE(p);
+    CHECK(p->virtual_clock);
+    CHECK(p->part_a);
+    CHECK(p->part_b);
+    CHECK(p->limited_api_key == "LIMITED");
+    CHECK(p->model_stand_in == host_port{"127.0.0.1", 18080});
+  }
+  SECTION("real-clock.json") {
+    auto p = load_profile(dir + "/real-clock.json");
+    INFO((p ? "" : p.error().message));
+    REQUIRE(p);
+    CHECK_FALSE(p->virtual_clock);
+    CHECK(p->ack_timeout_ms == 1000);
+    CHECK(p->result_timeout_ms == 3000);
+    CHECK(p->interrupt_timeout_ms == 4000);
+    CHECK(p->timing_tolerance_ms == 200);
+  }
+}

@@ -4,7 +4,11 @@
 #include <fnmatch.h>
 
 #include <algorithm>
+#include <cstdint>
+#include <cstdio>
 #include <filesystem>
+#include <fstream>
+#include <iterator>
 #include <set>
 
 #include "toolwire/protocol/spec_rules.hpp"
@@ -12,6 +16,11 @@
 
 #ifndef TOOLWIRE_CATALOG_DIR
 #define TOOLWIRE_CATALOG_DIR "conformance/catalog"
+#endif
+// Where `cmake --install` puts the catalog, relative to the installed binary's directory
+// (CMake computes it from the install directories; see conformance/runner/CMakeLists.txt).
+#ifndef TOOLWIRE_INSTALLED_CATALOG
+#define TOOLWIRE_INSTALLED_CATALOG "../share/toolwire/catalog"
 #endif
 
 namespace toolwire::conformance {
@@ -73,8 +82,66 @@ std::vector<catalog_case> shard_cases(std::vector<catalog_case> cases, int index
   return mine;
 }
 
+std::string installed_catalog_dir() {
+  std::error_code ec;
+  const auto exe = std::filesystem::read_symlink("/proc/self/exe", ec);
+  if (ec || exe.empty()) return "";
+  return (exe.parent_path() / TOOLWIRE_INSTALLED_CATALOG).lexically_normal().string();
+}
+
 std::string default_catalog_dir() {
+  // Why the installed one first: an installed binary must not depend on a source tree
+  // that may be gone, or be another version's. A binary in the build tree has no
+  // share/toolwire next to it, so it keeps reading the sources it was built from.
+  const auto installed = installed_catalog_dir();
+  std::error_code ec;
+  if (!installed.empty() && std::filesystem::is_directory(installed, ec)) return installed;
   return TOOLWIRE_CATALOG_DIR;
+}
+
+std::string source_catalog_dir() {
+  return TOOLWIRE_CATALOG_DIR;
+}
+
+protocol::outcome<std::string> catalog_version(const std::string& dir) {
+  std::error_code ec;
+  if (!std::filesystem::is_directory(dir, ec)) {
+    return protocol::invalid_request("no catalog at " + dir + " (a directory of *.yaml cases)");
+  }
+  // The same files load_catalog reads, in a fixed order, each as its relative path and
+  // its bytes, so that the hash names the content wherever the catalog is installed.
+  std::vector<std::filesystem::path> files;
+  for (const auto& entry : std::filesystem::recursive_directory_iterator(dir, ec)) {
+    const auto ext = entry.path().extension();
+    if (entry.is_regular_file() && (ext == ".yaml" || ext == ".yml")) files.push_back(entry.path());
+  }
+  if (ec)
+    return protocol::invalid_request("cannot read the catalog at " + dir + ": " + ec.message());
+  std::sort(files.begin(), files.end());
+  // FNV-1a, 64 bits: an identifier of the content, not a defence against tampering.
+  std::uint64_t hash = 14695981039346656037ULL;
+  const auto mix = [&hash](std::string_view bytes) {
+    for (const unsigned char c : bytes) {
+      hash ^= c;
+      hash *= 1099511628211ULL;
+    }
+  };
+  for (const auto& file : files) {
+    std::ifstream in(file, std::ios::binary);
+    if (!in) return protocol::invalid_request("cannot read " + file.string());
+    const std::string bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+    // Why the separators: "ab"+"c" and "a"+"bc" must not hash alike.
+    mix(file.lexically_relative(dir).generic_string());
+    mix(std::string_view("\0", 1));
+    mix(std::to_string(bytes.size()));
+    mix(std::string_view("\0", 1));
+    mix(bytes);
+  }
+  char hex[17];
+  std::snprintf(hex, sizeof hex, "%016llx", static_cast<unsigned long long>(hash));
+  std::string version = std::to_string(files.size());
+  version.append(" cases, content ").append(hex, 12);
+  return version;
 }
 
 }  // namespace toolwire::conformance

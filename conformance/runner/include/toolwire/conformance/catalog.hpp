@@ -34,7 +34,22 @@ std::vector<catalog_case> shard_cases(std::vector<catalog_case> cases, int index
 //! "[S]" when any cited rule is [S], else "[P]", else "[R]".
 std::string strongest_tag(const std::vector<std::string>& spec_ids);
 
-//! Where the catalog is when --catalog is not given: next to the sources it was built from.
+//! Where the catalog is when --catalog is not given: the installed one,
+//! `<binary's dir>/../share/toolwire/catalog` (installed_catalog_dir), when that is a
+//! directory, else the source tree's it was built from (source_catalog_dir).
 std::string default_catalog_dir();
+
+//! Where an installed binary's catalog is (found through /proc/self/exe), whether or not
+//! it exists; "" when the binary's own path cannot be read.
+std::string installed_catalog_dir();
+
+//! The catalog of the source tree this binary was built from (compiled in).
+std::string source_catalog_dir();
+
+//! The catalog has no version number of its own, so its version is derived from what it
+//! holds: "<cases> cases, content <12 hex digits>", the count of case files and a 64-bit
+//! FNV-1a hash of their relative paths and bytes. Two catalogs with one version hold the
+//! same cases, byte for byte, wherever they are installed.
+protocol::outcome<std::string> catalog_version(const std::string& dir);
 
 }  // namespace toolwire::conformance
