@@ -6,6 +6,7 @@
 #include "requests.hpp"
 #include "script_actions.hpp"
 #include "toolwire/actors/participants.hpp"
+#include "toolwire/protocol/events.hpp"
 #include "toolwire/protocol/safe_json.hpp"
 
 namespace toolwire::actors {
@@ -186,7 +187,9 @@ void on_session(self_pointer self, const protocol::api_response& response) {
 void on_event(self_pointer self, const reference::session_event& event) {
   auto& script = self->state.context->script;
   if (event.session_id != script.session_id) return;
-  if (event.type == "client_tool_dispatched") script.dispatched.push_back(event.data);
+  if (protocol::parse_event_type(event.type) == protocol::event_type::client_tool_dispatched) {
+    script.dispatched.push_back(event.data);
+  }
 }
 
 void end(self_pointer self) {

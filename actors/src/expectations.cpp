@@ -5,11 +5,14 @@
 #include <limits>
 #include <map>
 
+#include "toolwire/protocol/events.hpp"
 #include "toolwire/protocol/safe_json.hpp"
 
 namespace toolwire::actors {
 
 namespace {
+
+using protocol::event_type;
 
 //! The key of the one form that asks for exactness: `{"$exactly": VALUE}` anywhere in an
 //! expected value matches only a value equal to VALUE, with no extra field at any depth.
@@ -211,7 +214,8 @@ verdict check_settled(const json& args, const trace_view& view, const std::strin
   std::vector<json> settlements;
   for (const auto* r : view.events(session, by)) {
     const auto type = r->data.value("type", "");
-    if ((type == "client_tool_completed" || type == "client_tool_failed") &&
+    const auto parsed = protocol::parse_event_type(type);
+    if ((parsed == event_type::client_tool_completed || parsed == event_type::client_tool_failed) &&
         protocol::string_at(r->data["data"], "call_id") == call_id) {
       settlements.push_back({{"type", type}, {"data", r->data["data"]}});
     }
@@ -222,7 +226,9 @@ verdict check_settled(const json& args, const trace_view& view, const std::strin
   }
   const auto& settled = settlements.front();
   const std::string outcome =
-      settled.value("type", "") == "client_tool_completed" ? "completed" : "failed";
+      protocol::parse_event_type(settled.value("type", "")) == event_type::client_tool_completed
+          ? "completed"
+          : "failed";
   const std::string observed = call_id + " " + outcome + " " + brief(settled["data"]);
   if (args.value("outcome", "") != outcome) return {false, observed};
   if (args.contains("reason") &&
