@@ -27,6 +27,7 @@
 
 #include "bench_args.hpp"
 #include "toolwire/protocol/api.hpp"
+#include "toolwire/protocol/events.hpp"
 #include "toolwire/protocol/types.hpp"
 #include "toolwire/reference_server/core.hpp"
 #include "toolwire/reference_server/router.hpp"
@@ -415,7 +416,9 @@ class soak {
 
   void on_event(const reference::session_event& event) {
     const auto& d = event.data;
-    if (event.type == "client_tool_dispatched") {
+    using protocol::event_type;
+    const auto type = protocol::parse_event_type(event.type);
+    if (type == event_type::client_tool_dispatched) {
       const std::string call_id = d.at("call_id").get<std::string>();
       auto& state = call_state(call_id);
       if (state != 0) problem(call_id + " dispatched twice");
@@ -438,14 +441,15 @@ class soak {
                call_id);
         }
       }
-    } else if (event.type == "client_tool_completed" || event.type == "client_tool_failed") {
+    } else if (type == event_type::client_tool_completed ||
+               type == event_type::client_tool_failed) {
       const std::string call_id = d.at("call_id").get<std::string>();
       auto& state = call_state(call_id);
       if (state == 0) problem(call_id + " settled but never dispatched");
       if (state == 2) problem(call_id + " settled twice");
       if (state == 1) --open_calls_;
       state = 2;
-      if (event.type == "client_tool_completed") {
+      if (type == event_type::client_tool_completed) {
         ++counters_.completed;
       } else {
         ++counters_.failed;
@@ -457,7 +461,7 @@ class soak {
         else
           ++counters_.failed_timeout;
       }
-    } else if (event.type == "client_unregistered") {
+    } else if (type == event_type::client_unregistered) {
       ++counters_.unregistered;
       const auto key =
           session_key(session_index(event.session_id), d.at("client_id").get<std::string>());

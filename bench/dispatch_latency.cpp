@@ -27,6 +27,7 @@
 #include <unistd.h>
 
 #include "bench_args.hpp"
+#include "toolwire/protocol/events.hpp"
 
 namespace asio = boost::asio;
 namespace bench = toolwire::bench;
@@ -237,8 +238,10 @@ int main(int argc, char** argv) {
   for (int turn = 0; turn < o.turns; ++turn) {
     api.call(http::verb::post, "/v1/sessions/" + sid + "/messages", {{"content", "go"}});
     for (;;) {
-      auto [type, data] = next_event();
-      if (type == "client_tool_dispatched") {
+      auto [name, data] = next_event();
+      using toolwire::protocol::event_type;
+      const auto type = toolwire::protocol::parse_event_type(name);
+      if (type == event_type::client_tool_dispatched) {
         const auto received = steady::now().time_since_epoch().count();
         latencies_us.push_back(
             std::chrono::duration<double, std::micro>(steady::duration(received - tool_call_sent))
@@ -247,9 +250,9 @@ int main(int argc, char** argv) {
                  "/v1/sessions/" + sid + "/clients/" + probe_id + "/calls/" +
                      data["call_id"].get<std::string>() + "/result",
                  {{"content", "ok"}});
-      } else if (type == "turn_completed") {
+      } else if (type == event_type::turn_completed) {
         break;
-      } else if (type == "turn_failed") {
+      } else if (type == event_type::turn_failed) {
         std::cerr << "dispatch_latency: turn failed: " << data.dump() << "\n";
         return 1;
       }

@@ -29,6 +29,7 @@
 #include "toolwire/actors/scenario.hpp"
 #include "toolwire/actors/scenario_builders.hpp"
 #include "toolwire/actors/simulator.hpp"
+#include "toolwire/protocol/events.hpp"
 
 namespace bench = toolwire::bench;
 
@@ -191,7 +192,8 @@ run_summary summarize(const actors::trace& trace, time_ms end) {
       ++summary.model_replies;
       if (record.data["reply"].contains("failure")) ++summary.model_failures;
     } else if (record.kind == "event" && record.at < end &&
-               record.data.value("type", "") == "client_unregistered") {
+               toolwire::protocol::parse_event_type(record.data.value("type", "")) ==
+                   toolwire::protocol::event_type::client_unregistered) {
       ++summary.expired;
     }
   }

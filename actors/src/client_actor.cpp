@@ -4,6 +4,7 @@
 #include "script_actions.hpp"
 #include "toolwire/actors/participants.hpp"
 #include "toolwire/protocol/codec.hpp"
+#include "toolwire/protocol/events.hpp"
 #include "toolwire/protocol/safe_json.hpp"
 
 namespace toolwire::actors {
@@ -261,16 +262,20 @@ caf::behavior client(self_pointer self, client_spec spec, target_actor target,
         });
         st.context->script.last_seen[st.spec.actor] = event.seq;
         if (st.gone) return;
-        if (event.type == "client_tool_dispatched") on_dispatched(self, event.data);
-        if (event.type == "client_unregistered" &&
+        using protocol::event_type;
+        const auto type = protocol::parse_event_type(event.type);
+        if (type == event_type::client_tool_dispatched) on_dispatched(self, event.data);
+        if (type == event_type::client_unregistered &&
             protocol::string_at(event.data, "client_id") == st.client_id) {
           st.gone = true;
         }
       },
       [=](stream_gap_atom, const std::string&, std::uint64_t oldest) {
-        self->state.context->record(self, self->state.spec.actor, "stream_gap", [&] {
-          return json{{"oldest_seq", oldest}};
-        });
+        // The gap is recorded as the event it stands for (SES-3): its name and its data.
+        const protocol::stream_gap gap{oldest};
+        self->state.context->record(self, self->state.spec.actor,
+                                    protocol::to_string(protocol::type_of(gap)),
+                                    [&] { return protocol::to_json(gap); });
       },
   };
 }

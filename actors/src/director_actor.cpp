@@ -6,6 +6,8 @@
 #include "requests.hpp"
 #include "script_actions.hpp"
 #include "toolwire/actors/participants.hpp"
+#include "toolwire/actors/vocabulary.hpp"
+#include "toolwire/protocol/events.hpp"
 #include "toolwire/protocol/safe_json.hpp"
 
 namespace toolwire::actors {
@@ -67,11 +69,12 @@ void mark_expectations(self_pointer self, std::size_t index, const scripted_step
     json resolved = json::array();
     for (const auto& expected : step.expect) {
       json args = detail::fill_templates(st.context->script, expected.args);
-      if (expected.kind == "call_settled") {
+      const auto kind = vocabulary::expectation_named(expected.kind);
+      if (kind == vocabulary::expectation_id::call_settled) {
         auto call = detail::resolve_call(st.context->script, args["call"]);
         args["call_id"] = call ? json(*call) : json(nullptr);
       }
-      if (expected.kind == "task_status") {
+      if (kind == vocabulary::expectation_id::task_status) {
         auto it = st.context->script.tasks.find(args.value("task", ""));
         args["task_uuid"] = it == st.context->script.tasks.end() ? json(nullptr) : json(it->second);
       }
@@ -114,8 +117,10 @@ void perform_by_client(self_pointer self, std::size_t index, const scripted_step
 
 void play(self_pointer self, std::size_t index) {
   const auto& step = self->state.plan->steps[index];
-  const bool checks_trace = std::any_of(step.expect.begin(), step.expect.end(),
-                                        [](const expectation& e) { return e.kind != "response"; });
+  const bool checks_trace =
+      std::any_of(step.expect.begin(), step.expect.end(), [](const expectation& e) {
+        return vocabulary::expectation_named(e.kind) != vocabulary::expectation_id::response;
+      });
   if (checks_trace) mark_expectations(self, index, step);
   if (step.action.empty() || step.action == "advance") return step_done(self);
   if (step.actor != "director") return perform_by_client(self, index, step);
@@ -186,7 +191,9 @@ void on_session(self_pointer self, const protocol::api_response& response) {
 void on_event(self_pointer self, const reference::session_event& event) {
   auto& script = self->state.context->script;
   if (event.session_id != script.session_id) return;
-  if (event.type == "client_tool_dispatched") script.dispatched.push_back(event.data);
+  if (protocol::parse_event_type(event.type) == protocol::event_type::client_tool_dispatched) {
+    script.dispatched.push_back(event.data);
+  }
 }
 
 void end(self_pointer self) {

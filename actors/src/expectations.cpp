@@ -5,11 +5,15 @@
 #include <limits>
 #include <map>
 
+#include "toolwire/actors/vocabulary.hpp"
+#include "toolwire/protocol/events.hpp"
 #include "toolwire/protocol/safe_json.hpp"
 
 namespace toolwire::actors {
 
 namespace {
+
+using protocol::event_type;
 
 //! The key of the one form that asks for exactness: `{"$exactly": VALUE}` anywhere in an
 //! expected value matches only a value equal to VALUE, with no extra field at any depth.
@@ -211,7 +215,8 @@ verdict check_settled(const json& args, const trace_view& view, const std::strin
   std::vector<json> settlements;
   for (const auto* r : view.events(session, by)) {
     const auto type = r->data.value("type", "");
-    if ((type == "client_tool_completed" || type == "client_tool_failed") &&
+    const auto parsed = protocol::parse_event_type(type);
+    if ((parsed == event_type::client_tool_completed || parsed == event_type::client_tool_failed) &&
         protocol::string_at(r->data["data"], "call_id") == call_id) {
       settlements.push_back({{"type", type}, {"data", r->data["data"]}});
     }
@@ -222,7 +227,9 @@ verdict check_settled(const json& args, const trace_view& view, const std::strin
   }
   const auto& settled = settlements.front();
   const std::string outcome =
-      settled.value("type", "") == "client_tool_completed" ? "completed" : "failed";
+      protocol::parse_event_type(settled.value("type", "")) == event_type::client_tool_completed
+          ? "completed"
+          : "failed";
   const std::string observed = call_id + " " + outcome + " " + brief(settled["data"]);
   if (args.value("outcome", "") != outcome) return {false, observed};
   if (args.contains("reason") &&
@@ -312,15 +319,51 @@ verdict check_task(const json& args, const trace_view& view, time_ms by) {
   return {true, observed};
 }
 
+using vocabulary::expectation_id;
+
+//! A check on the trace: the expectation's resolved args, the session of its step and the
+//! virtual time by which it must hold.
+using trace_check = verdict (*)(const json& args, const trace_view& view,
+                                const std::string& session, time_ms by);
+
+//! Every expectation kind checked on the trace, with its checker: one row per kind of the
+//! vocabulary's table but `response`, which is checked on the step's own response
+//! (check_response) rather than at the step's marker.
+struct trace_checker {
+  expectation_id kind;
+  trace_check check;
+};
+
+constexpr trace_checker trace_checkers[] = {
+    {expectation_id::event, [](const json& args, const trace_view& view, const std::string& session,
+                               time_ms by) { return check_event(args, true, view, session, by); }},
+    {expectation_id::no_event,
+     [](const json& args, const trace_view& view, const std::string& session, time_ms by) {
+       return check_event(args, false, view, session, by);
+     }},
+    {expectation_id::call_settled, check_settled},
+    {expectation_id::model_offered, [](const json& args, const trace_view& view, const std::string&,
+                                       time_ms by) { return check_offered(args, view, by); }},
+    {expectation_id::model_received,
+     [](const json& args, const trace_view& view, const std::string&, time_ms by) {
+       return check_received(args, view, by);
+     }},
+    {expectation_id::task_status, [](const json& args, const trace_view& view, const std::string&,
+                                     time_ms by) { return check_task(args, view, by); }},
+};
+
+bool is_response(const expectation& expected) {
+  return vocabulary::expectation_named(expected.kind) == expectation_id::response;
+}
+
 verdict check_on_trace(const expectation& expected, const json& args, const trace_view& view,
                        const trace_record& marker) {
   const std::string session = marker.data.value("session", "");
-  if (expected.kind == "event") return check_event(args, true, view, session, marker.at);
-  if (expected.kind == "no_event") return check_event(args, false, view, session, marker.at);
-  if (expected.kind == "call_settled") return check_settled(args, view, session, marker.at);
-  if (expected.kind == "model_offered") return check_offered(args, view, marker.at);
-  if (expected.kind == "model_received") return check_received(args, view, marker.at);
-  if (expected.kind == "task_status") return check_task(args, view, marker.at);
+  if (const auto kind = vocabulary::expectation_named(expected.kind)) {
+    for (const auto& row : trace_checkers) {
+      if (row.kind == *kind) return row.check(args, view, session, marker.at);
+    }
+  }
   return {false, "unknown expectation kind '" + expected.kind + "'"};
 }
 
@@ -348,7 +391,7 @@ expectation_report check_expectations(const scenario& plan, const trace& run) {
     for (std::size_t e = 0; e < step.expect.size(); ++e) {
       const auto& expected = step.expect[e];
       verdict v{false, ""};
-      if (expected.kind == "response") {
+      if (is_response(expected)) {
         v = check_response(expected, view, i);
       } else if (marker == nullptr) {
         v = {false, "the run never reached this step"};
@@ -368,7 +411,7 @@ bool reached_expectations_hold(const scenario& plan, const trace& run) {
     if (marker == nullptr) continue;
     const auto& expect = plan.steps[i].expect;
     for (std::size_t e = 0; e < expect.size(); ++e) {
-      if (expect[e].kind == "response") continue;
+      if (is_response(expect[e])) continue;
       if (!check_on_trace(expect[e], marker->data["args"][e], view, *marker).passed) return false;
     }
   }
@@ -376,7 +419,7 @@ bool reached_expectations_hold(const scenario& plan, const trace& run) {
 }
 
 std::string describe_expected(const expectation& expected) {
-  if (expected.kind != "response") return expected.kind + " " + brief(expected.args);
+  if (!is_response(expected)) return expected.kind + " " + brief(expected.args);
   std::string text;
   const auto& args = expected.args;
   if (args.contains("status")) text += "status " + args["status"].dump();

@@ -3,13 +3,23 @@
 
 #include <algorithm>
 #include <map>
+#include <optional>
 #include <set>
 
+#include "toolwire/protocol/events.hpp"
 #include "toolwire/protocol/safe_json.hpp"
 
 namespace toolwire::actors {
 
 namespace {
+
+using protocol::event_type;
+
+//! The type of an event record, parsed once per checker; a name SES-4 does not list is
+//! nullopt, which no checker matches.
+std::optional<event_type> type_of(const trace_record& r) {
+  return protocol::parse_event_type(protocol::string_at(r.data, "type"));
+}
 
 bool is_event(const trace_record& r) {
   return r.actor == "target" && r.kind == "event";
@@ -20,13 +30,14 @@ class settlement_check {
  public:
   void on_event(const trace_record& r, std::size_t index, std::vector<violation>& out) {
     const json& data = r.data["data"];
-    const std::string type = protocol::string_at(r.data, "type");
+    const auto type = type_of(r);
     const std::string call = protocol::string_at(data, "call_id");
-    if (type == "client_tool_dispatched") {
+    if (type == event_type::client_tool_dispatched) {
       dispatched_.emplace(call, index);
-    } else if (type == "client_tool_completed" || type == "client_tool_failed") {
+    } else if (type == event_type::client_tool_completed ||
+               type == event_type::client_tool_failed) {
       auto& outcomes = settled_[call];
-      outcomes.push_back(type == "client_tool_completed" ? "completed" : "failed");
+      outcomes.push_back(type == event_type::client_tool_completed ? "completed" : "failed");
       if (outcomes.size() == 2 && dispatched_.count(call) != 0) {
         out.push_back({"CALL-5",
                        call + " settled twice (" + outcomes[0] + ", then " + outcomes[1] + ")",
@@ -67,10 +78,10 @@ class live_clients_check {
 
   void on_event(const trace_record& r, std::size_t index, std::vector<violation>& out) {
     const std::string session = protocol::string_at(r.data, "session");
-    const std::string type = protocol::string_at(r.data, "type");
+    const auto type = type_of(r);
     const json& data = r.data["data"];
     auto& clients = sessions_[session];
-    if (type == "client_registered") {
+    if (type == event_type::client_registered) {
       const std::string name = protocol::string_at(data, "name");
       for (const auto& [id, c] : clients) {
         if (c.name == name) {
@@ -82,11 +93,11 @@ class live_clients_check {
       }
       clients[protocol::string_at(data, "client_id")] = {
           name, registered_tools_[protocol::string_at(data, "client_id")], order_++};
-    } else if (type == "client_tools_updated") {
+    } else if (type == event_type::client_tools_updated) {
       auto it = clients.find(protocol::string_at(data, "client_id"));
       if (it != clients.end())
         it->second.tools = protocol::strings_in(protocol::member_at(data, "tools"));
-    } else if (type == "client_unregistered") {
+    } else if (type == event_type::client_unregistered) {
       clients.erase(protocol::string_at(data, "client_id"));
     }
   }
@@ -124,23 +135,25 @@ class live_clients_check {
 class departure_check {
  public:
   void on_event(const trace_record& r, std::size_t index, std::vector<violation>& out) {
-    const std::string type = protocol::string_at(r.data, "type");
+    const auto type = type_of(r);
     const json& data = r.data["data"];
     const std::string call = protocol::string_at(data, "call_id");
-    if (type == "client_tool_dispatched") {
+    if (type == event_type::client_tool_dispatched) {
       open_[call] = protocol::string_at(data, "client_id");
-    } else if (type == "client_tool_completed" || type == "client_tool_failed") {
+    } else if (type == event_type::client_tool_completed ||
+               type == event_type::client_tool_failed) {
       auto owed = must_fail_.find(call);
       const std::string reason = protocol::string_at(data, "reason");
       if (owed != must_fail_.end() && reason != "client_left" && reason != "client_expired") {
         out.push_back({"LIFE-5",
                        call + " of departed client " + owed->second + " settled as " +
-                           (reason.empty() ? type : reason) + ", not client_left/client_expired",
+                           (reason.empty() ? protocol::string_at(r.data, "type") : reason) +
+                           ", not client_left/client_expired",
                        index});
       }
       must_fail_.erase(call);
       open_.erase(call);
-    } else if (type == "client_unregistered") {
+    } else if (type == event_type::client_unregistered) {
       const std::string client = protocol::string_at(data, "client_id");
       for (const auto& [c, owner] : open_) {
         if (owner == client) must_fail_.emplace(c, client);

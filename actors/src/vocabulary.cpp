@@ -102,46 +102,53 @@ const std::vector<action>& actions() {
 
 const std::vector<expectation_kind>& expectation_kinds() {
   static const std::vector<expectation_kind> table = {
-      {"response",
+      {expectation_id::response,
+       "response",
        {{"status", integer, false, "the HTTP status"},
         {"error", string, false, "error.type of the body (C-2)"},
         {"body", object, false, "fields the body must hold (a subset match)"}},
        true,
        false,
        "the step's own response"},
-      {"event",
+      {expectation_id::event,
+       "event",
        {{"type", string, true, "the event type"},
         {"count", integer, false, "exactly this many matching events (default: at least one)"},
         seen_by_field},
        false,
        true,
        "a session event seen by now; other keys match its data ({cid:ACTOR}, {call:N} allowed)"},
-      {"no_event",
+      {expectation_id::no_event,
+       "no_event",
        {{"type", string, true, "the event type"}, seen_by_field},
        false,
        true,
        "no such session event by now; other keys match its data"},
-      {"call_settled",
+      {expectation_id::call_settled,
+       "call_settled",
        {call_field,
         {"outcome", string, true, "completed or failed"},
         {"reason", string, false, "the failure reason"}},
        false,
        false,
        "the call was settled exactly once, this way, by now"},
-      {"model_offered",
+      {expectation_id::model_offered,
+       "model_offered",
        {{"step", integer, true, "the model step, 1-based, in the session's order"},
         {"tools", string_list, true, "exactly these tool names (model-side)"}},
        false,
        false,
        "what the model was offered at one step"},
-      {"model_received",
+      {expectation_id::model_received,
+       "model_received",
        {{"tool", string, true, "the model-side tool name of the call"},
         {"content", any, false, "the content it got"},
         {"error", string, false, "the error reason it got"}},
        false,
        false,
        "a tool result the model received by now"},
-      {"task_status",
+      {expectation_id::task_status,
+       "task_status",
        {{"task", string, true, "the task's label"},
         {"status", string, true, "the task status"},
         {"pending", integer, false, "how many pending_tool_calls"}},
@@ -166,8 +173,23 @@ const expectation_kind* find_expectation(std::string_view name) {
   return it == table.end() ? nullptr : &*it;
 }
 
+std::optional<expectation_id> expectation_named(std::string_view name) {
+  const auto* kind = find_expectation(name);
+  if (kind == nullptr) return std::nullopt;
+  return kind->id;
+}
+
+std::string_view name_of(expectation_id id) {
+  const auto& table = expectation_kinds();
+  auto it = std::find_if(table.begin(), table.end(),
+                         [&](const expectation_kind& e) { return e.id == id; });
+  return it == table.end() ? std::string_view() : it->name;
+}
+
 const expectation_kind* expectation_of_key(std::string_view key) {
-  if (key == "status" || key == "error" || key == "body") return find_expectation("response");
+  if (key == "status" || key == "error" || key == "body") {
+    return find_expectation(name_of(expectation_id::response));
+  }
   return find_expectation(key);
 }
 

@@ -4,6 +4,7 @@
 #include <algorithm>
 
 #include "faulty_policy.hpp"
+#include "toolwire/protocol/events.hpp"
 
 namespace toolwire::reference::detail {
 
@@ -54,7 +55,8 @@ protocol::outcome<protocol::done> faulty_policy::delete_of_absent_client(
   // Fault second_delete_accepted (LIFE-4): deleting a client that already left (as the
   // retained log shows) is "idempotent".
   const bool left = std::any_of(session.log.begin(), session.log.end(), [&](const auto& event) {
-    return event.type == "client_unregistered" && event.data.value("client_id", "") == client_id;
+    return protocol::parse_event_type(event.type) == protocol::event_type::client_unregistered &&
+           event.data.value("client_id", "") == client_id;
   });
   if (has(fault::second_delete_accepted) && left) return protocol::done{};
   return rule_policy::delete_of_absent_client(session, client_id, std::move(not_found));

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "path_match.hpp"
+#include "toolwire/protocol/events.hpp"
 #include "toolwire/protocol/safe_json.hpp"
 #include "toolwire/protocol/validation.hpp"
 
@@ -53,7 +54,7 @@ bool passes_session_auth(const core& target, const api_request& request, const s
 //! Whether call `call_id` of session `sid` was dispatched (its event is retained).
 bool was_dispatched(const core& target, const std::string& sid, const std::string& call_id) {
   for (const auto& event : target.events_after(sid, 0).events) {
-    if (event.type == "client_tool_dispatched" &&
+    if (protocol::parse_event_type(event.type) == protocol::event_type::client_tool_dispatched &&
         protocol::string_at(event.data, "call_id") == call_id) {
       return true;
     }
@@ -295,7 +296,7 @@ void wire_faults::after(const api_request& request, api_response& response) {
     if (auto at = route(request, "POST", "/v1/sessions/{}/clients/{}/calls/{}/result")) {
       for (const auto& event : target_.events_after((*at)[0], 0).events) {
         const std::string reason = protocol::string_at(event.data, "reason");
-        if (event.type == "client_tool_failed" &&
+        if (protocol::parse_event_type(event.type) == protocol::event_type::client_tool_failed &&
             protocol::string_at(event.data, "call_id") == (*at)[2] &&
             (reason == "ack_timeout" || reason == "result_timeout")) {
           response = {200, json{{"call_id", (*at)[2]}, {"status", "completed"}}, std::nullopt, {}};

@@ -125,18 +125,12 @@ void extend_deadline(state& s, const session_record& session, call_record& call,
 
 void emit_completed(state& s, session_record& session, const call_record& call, bool is_error,
                     time_ms now) {
-  emit(s, session, "client_tool_completed",
-       {{"call_id", call.id}, {"client_id", call.client_id}, {"is_error", is_error}}, now);
+  emit(s, session, protocol::client_tool_completed{call.id, call.client_id, is_error}, now);
 }
 
 void emit_failed(state& s, session_record& session, const call_record& call,
                  const std::string& reason, time_ms now) {
-  emit(s, session, "client_tool_failed",
-       {{"call_id", call.id},
-        {"client_id", call.client_id},
-        {"tool", call.tool},
-        {"reason", reason}},
-       now);
+  emit(s, session, protocol::client_tool_failed{call.id, call.client_id, call.tool, reason}, now);
 }
 
 void dispatch_call(state& s, session_record& session, client_record& client, const tool_spec& tool,
@@ -155,12 +149,10 @@ void dispatch_call(state& s, session_record& session, client_record& client, con
   client.open_calls.emplace(call.serial, call.id);
   arm_deadline(s, session, call);
 
-  emit(s, session, "client_tool_dispatched",
-       {{"call_id", call.id},
-        {"client_id", client.id},
-        {"tool", s.policy->tool_as_dispatched(client, tool)},
-        {"arguments", std::move(arguments)},
-        {"turn_id", call.turn_id}},
+  emit(s, session,
+       protocol::client_tool_dispatched{call.id, client.id,
+                                        s.policy->tool_as_dispatched(client, tool),
+                                        std::move(arguments), call.turn_id},
        now);
   session.calls.emplace(call.id, std::move(call));
 }

@@ -25,8 +25,8 @@ json expires_at_json(const client_record& client) {
   return client.expires_at ? json(*client.expires_at) : json(nullptr);
 }
 
-json tool_names(const std::vector<tool_spec>& tools) {
-  json names = json::array();
+std::vector<std::string> tool_names(const std::vector<tool_spec>& tools) {
+  std::vector<std::string> names;
   for (const auto& tool : tools)
     names.push_back(tool.name);
   return names;
@@ -128,9 +128,7 @@ outcome<json> register_client(state& s, session_record& session, const json& bod
   client.tools = std::move(request->tools);
   if (client.lifetime.type == protocol::lifetime::kind::ttl) arm_expiry(s, session, client, now);
 
-  emit(s, session, "client_registered",
-       {{"client_id", client.id}, {"name", client.name}, {"requested_name", client.requested_name}},
-       now);
+  emit(s, session, protocol::client_registered{client.id, client.name, client.requested_name}, now);
 
   json response = {{"client_id", client.id},
                    {"name", client.name},
@@ -166,8 +164,7 @@ outcome<json> put_tools(state& s, session_record& session, const std::string& ci
   s.policy->before_tools_replaced(s, session, c, request->tools, now);
   std::vector<tool_spec> previous =
       std::exchange(c.tools, s.policy->next_tool_list(c.tools, std::move(request->tools)));
-  emit(s, session, "client_tools_updated", {{"client_id", c.id}, {"tools", tool_names(c.tools)}},
-       now);
+  emit(s, session, protocol::client_tools_updated{c.id, tool_names(c.tools)}, now);
   s.policy->after_tools_replaced(s, session, c, previous, now);
   return json{{"client_id", c.id}, {"tools", protocol::to_json(c.tools)}};
 }
@@ -180,8 +177,7 @@ void end_client(state& s, session_record& session, std::uint64_t serial, departu
   session.client_serials.erase(client.id);
   cancel(s, client.serial);
   const char* reason = why == departure::left ? "left" : "expired";
-  emit(s, session, "client_unregistered",
-       {{"client_id", client.id}, {"name", client.name}, {"reason", reason}}, now);
+  emit(s, session, protocol::client_unregistered{client.id, client.name, reason}, now);
   s.policy->fail_calls_of_departed(s, session, client, why, now);
   s.policy->keep_departed(session, std::move(client));
 }

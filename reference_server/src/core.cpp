@@ -82,8 +82,9 @@ bool rule_policy::shape_event(session_event&, std::uint64_t&, const std::string&
   return true;
 }
 
-void emit(state& s, session_record& session, std::string type, json data, time_ms now) {
-  session_event event{session.id, 0, std::move(type), std::move(data), now};
+void emit(state& s, session_record& session, const protocol::event& typed, time_ms now) {
+  session_event event{session.id, 0, std::string(protocol::to_string(protocol::type_of(typed))),
+                      protocol::to_json(typed), now};
   const std::string previous = session.log.empty() ? "" : session.log.back().type;
   if (!s.policy->shape_event(event, session.next_seq, previous)) return;
   event.seq = session.next_seq++;

@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "lifecycle.hpp"
+#include "toolwire/protocol/events.hpp"
 #include "toolwire/reference_server/core.hpp"
 
 namespace toolwire::reference {
@@ -159,7 +160,10 @@ void schedule(state& s, std::uint64_t key, time_ms at, timer_ref ref);
 void cancel(state& s, std::uint64_t key);
 
 // -- events (core.cpp) -----------------------------------------------------------------
-void emit(state& s, session_record& session, std::string type, json data, time_ms now);
+//! Logs `event` as the session's next event: its wire form (name and data) is encoded here,
+//! once, and then shaped by the policy. Why typed: every event the core emits is built as
+//! its SES-4 struct, so no event can miss a field or misspell its name.
+void emit(state& s, session_record& session, const protocol::event& event, time_ms now);
 
 // -- lookups (clients.cpp) -------------------------------------------------------------
 protocol::outcome<session_record*> find_session(state& s, const std::string& sid);

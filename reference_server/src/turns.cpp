@@ -57,7 +57,7 @@ void issue_step(state& s, session_record& session, time_ms now) {
   turn_record& turn = *session.turn;
   if (turn.steps >= s.config.max_model_steps) {
     move(turn.status, turn_event::step_limit_reached);
-    emit(s, session, "turn_failed", {{"turn_id", turn.id}, {"reason", "max_steps_exceeded"}}, now);
+    emit(s, session, protocol::turn_failed{turn.id, "max_steps_exceeded"}, now);
     end_turn(session);
     return;
   }
@@ -136,7 +136,7 @@ void rule_policy::model_step_failed(state& s, session_record& session, const std
                                     time_ms now) const {
   turn_record& turn = *session.turn;
   move(turn.status, turn_event::model_failed);
-  emit(s, session, "turn_failed", {{"turn_id", turn.id}, {"reason", "model_error: " + why}}, now);
+  emit(s, session, protocol::turn_failed{turn.id, "model_error: " + why}, now);
   end_turn(session);
 }
 
@@ -201,7 +201,7 @@ outcome<json> post_message(state& s, session_record& session, const json& body, 
   turn.id = "turn_" + std::to_string(s.next_turn++);
   turn.messages.push_back({{"role", "user"}, {"content", request->content}});
   session.turn = std::move(turn);
-  emit(s, session, "turn_started", {{"turn_id", session.turn->id}}, now);
+  emit(s, session, protocol::turn_started{session.turn->id}, now);
   const std::string turn_id = session.turn->id;
   issue_step(s, session, now);
   return json{{"turn_id", turn_id}};
@@ -218,8 +218,7 @@ void turn_model_replied(state& s, session_record& session, const model_reply& re
   turn.messages.push_back(protocol::to_assistant_message(answer));
   if (answer.tool_calls.empty()) {
     move(turn.status, turn_event::text_answer);
-    emit(s, session, "turn_completed", {{"turn_id", turn.id}, {"output", answer.text.value_or("")}},
-         now);
+    emit(s, session, protocol::turn_completed{turn.id, answer.text.value_or("")}, now);
     end_turn(session);
     return;
   }

@@ -1,5 +1,6 @@
 #include "open_steps.hpp"
 
+#include "toolwire/protocol/events.hpp"
 #include "toolwire/protocol/safe_json.hpp"
 
 namespace toolwire::conformance::detail {
@@ -16,14 +17,17 @@ std::optional<std::uint64_t> open_steps::on_event(const reference::session_event
   auto& view = sessions_[event.session_id];
   if (event.seq <= view.latest_seq) return std::nullopt;  // another stream had it first
   view.latest_seq = event.seq;
-  if (event.type == "turn_completed" || event.type == "turn_failed") {
+  using protocol::event_type;
+  const auto type = protocol::parse_event_type(event.type);
+  if (type == event_type::turn_completed || type == event_type::turn_failed) {
     view.open.reset();  // the turn is over: no further step is owed
     return std::nullopt;
   }
   const std::string call_id = protocol::string_at(event.data, "call_id");
   if (call_id.empty()) return std::nullopt;
   const auto generation = view.step_of_call.try_emplace(call_id, view.generation).first->second;
-  const bool settles = event.type == "client_tool_completed" || event.type == "client_tool_failed";
+  const bool settles =
+      type == event_type::client_tool_completed || type == event_type::client_tool_failed;
   if (!settles || !view.open || generation != view.open->generation) return std::nullopt;
   // A call that was never dispatched (TOOLS-5) settles with its failure event alone.
   view.open->settled.insert(call_id);

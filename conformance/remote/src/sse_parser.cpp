@@ -4,6 +4,7 @@
 #include <charconv>
 
 #include "toolwire/conformance/outside_data.hpp"
+#include "toolwire/protocol/events.hpp"
 
 namespace toolwire::conformance {
 
@@ -86,7 +87,7 @@ stream_item read_block(const sse_block& block, const std::string& session_id) {
            ": the data is " + *why + ": " + excerpt(block.data);
   }
   const json data = std::holds_alternative<json>(parsed) ? std::get<json>(parsed) : json();
-  if (block.event == "stream_gap") {
+  if (protocol::parse_event_type(block.event) == protocol::event_type::stream_gap) {
     if (!data.is_object() || !data.contains("oldest_seq") ||
         !data["oldest_seq"].is_number_unsigned()) {
       return "a stream_gap whose data has no non-negative oldest_seq: " + excerpt(block.data);

@@ -7,6 +7,7 @@
 #include <boost/asio/write.hpp>
 #include <boost/beast/core/bind_handler.hpp>
 
+#include "toolwire/protocol/events.hpp"
 #include "toolwire/protocol/safe_json.hpp"
 #include "toolwire/reference_server/core.hpp"
 #include "toolwire/reference_server/http/wire_policy.hpp"
@@ -120,8 +121,12 @@ void sse_session::append_events(std::string& out) {
   const event_window window = wire_.events(events_, session_id_, last_sent_);
   if (window.gap_oldest_seq) {
     // stream_gap is not part of the sequence: no id line (docs/reference-server.md).
-    out +=
-        "event: stream_gap\ndata: " + dump(json{{"oldest_seq", *window.gap_oldest_seq}}) + "\n\n";
+    const protocol::stream_gap gap{*window.gap_oldest_seq};
+    out.append("event: ")
+        .append(protocol::to_string(protocol::type_of(gap)))
+        .append("\ndata: ")
+        .append(dump(protocol::to_json(gap)))
+        .append("\n\n");
     if (*window.gap_oldest_seq > 0) last_sent_ = *window.gap_oldest_seq - 1;
   }
   for (const session_event& event : window.events) {

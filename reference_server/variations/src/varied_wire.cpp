@@ -7,6 +7,8 @@
 #include <cstdio>
 #include <string_view>
 
+#include "toolwire/protocol/events.hpp"
+
 namespace toolwire::reference::variations::detail {
 
 namespace {
@@ -102,7 +104,8 @@ void other_texts_in_body(json& body) {
 // -- departure_reordered ----------------------------------------------------------------
 
 bool departure_failure(const session_event& event, const std::string& client_id) {
-  if (event.type != "client_tool_failed" || event.data.value("client_id", "") != client_id) {
+  if (protocol::parse_event_type(event.type) != protocol::event_type::client_tool_failed ||
+      event.data.value("client_id", "") != client_id) {
     return false;
   }
   const std::string reason = event.data.value("reason", "");
@@ -114,7 +117,9 @@ bool departure_failure(const session_event& event, const std::string& client_id)
 //! this sends it after them. Seqs stay where they are (SES-3): only the contents move.
 void failures_before_departure(std::vector<session_event>& events) {
   for (std::size_t i = 0; i < events.size(); ++i) {
-    if (events[i].type != "client_unregistered") continue;
+    if (protocol::parse_event_type(events[i].type) != protocol::event_type::client_unregistered) {
+      continue;
+    }
     const std::string client_id = events[i].data.value("client_id", "");
     std::size_t end = i + 1;
     while (end < events.size() && departure_failure(events[end], client_id))
@@ -239,10 +244,11 @@ event_window varied_wire::events(const core& log, const std::string& session_id,
     window.events = std::move(all);
   }
   for (auto& event : window.events) {
-    if (has(variation::other_texts) && event.type == "turn_failed") {
+    const auto type = protocol::parse_event_type(event.type);
+    if (has(variation::other_texts) && type == protocol::event_type::turn_failed) {
       event.data["reason"] = "the model step did not succeed";  // SES-4 names no reason
     }
-    if (has(variation::tool_lists_reversed) && event.type == "client_tools_updated" &&
+    if (has(variation::tool_lists_reversed) && type == protocol::event_type::client_tools_updated &&
         event.data.contains("tools") && event.data["tools"].is_array()) {
       auto& tools = event.data["tools"];
       std::reverse(tools.begin(), tools.end());

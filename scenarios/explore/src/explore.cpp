@@ -10,6 +10,7 @@
 #include "toolwire/actors/scenario_builders.hpp"
 #include "toolwire/actors/simulator.hpp"
 #include "toolwire/protocol/codec.hpp"
+#include "toolwire/protocol/events.hpp"
 
 namespace toolwire::scenarios {
 
@@ -225,7 +226,8 @@ std::size_t dispatched_by(const actors::trace& run, time_ms at) {
   return static_cast<std::size_t>(
       std::count_if(run.records().begin(), run.records().end(), [&](const actors::trace_record& r) {
         return r.at <= at && r.kind == "event" &&
-               r.data.value("type", "") == "client_tool_dispatched";
+               protocol::parse_event_type(r.data.value("type", "")) ==
+                   protocol::event_type::client_tool_dispatched;
       }));
 }
 
@@ -245,8 +247,9 @@ scenario with_oracle_expectations(scenario program, std::uint64_t seed) {
     step.action.clear();
     step.actor = "director";
     step.args = json::object();
+    const std::string dispatched(protocol::to_string(protocol::event_type::client_tool_dispatched));
     step.expect = {{"event",
-                    {{"type", "client_tool_dispatched"}, {"count", dispatched_by(oracle, step.at)}},
+                    {{"type", dispatched}, {"count", dispatched_by(oracle, step.at)}},
                     {"CALL-1", "TOOLS-3"},
                     ""}};
   }

@@ -3,6 +3,7 @@
 // and suggest), the JSON Schema generator, the executor and the docs.
 #pragma once
 
+#include <optional>
 #include <string_view>
 #include <vector>
 
@@ -39,8 +40,22 @@ struct action {
   std::string_view help;
 };
 
+//! The kinds of expectation, one per row of `expectation_kinds()`. Why an enum: the executor
+//! dispatches on the kind (expectations.cpp's checker table, the director's resolving of
+//! references), and a misspelt string there would silently match nothing.
+enum class expectation_id {
+  response,
+  event,
+  no_event,
+  call_settled,
+  model_offered,
+  model_received,
+  task_status,
+};
+
 struct expectation_kind {
-  std::string_view name;
+  expectation_id id;
+  std::string_view name;  // the YAML spelling, as `expect:` items and messages write it
   std::vector<field> fields;
   bool about_the_response = false;  // checks the step's own response (needs an action)
   bool open = false;                // keys beyond `fields` are event data fields to match
@@ -52,6 +67,10 @@ const std::vector<expectation_kind>& expectation_kinds();
 
 const action* find_action(std::string_view name);
 const expectation_kind* find_expectation(std::string_view name);
+//! The kind a YAML name stands for, or nullopt for a name the vocabulary lacks.
+std::optional<expectation_id> expectation_named(std::string_view name);
+//! The YAML name of `id` (the table's row).
+std::string_view name_of(expectation_id id);
 //! The expectation kind a key of an `expect:` item belongs to ("status" → "response").
 const expectation_kind* expectation_of_key(std::string_view key);
 

@@ -1,0 +1,77 @@
+// The expectation kinds of the vocabulary: one enumerator, one YAML name and one checker each.
+#include <catch2/catch.hpp>
+
+#include <set>
+#include <string>
+
+#include "toolwire/actors/expectations.hpp"
+#include "toolwire/actors/vocabulary.hpp"
+
+namespace vocabulary = toolwire::actors::vocabulary;
+using json = nlohmann::json;
+
+namespace {
+
+//! A one-step plan expecting `kind` with `args`, checked on a trace that holds only the step's
+//! marker: what the checker makes of a run in which nothing happened.
+toolwire::actors::expectation_report checked_alone(const std::string& kind, const json& args) {
+  toolwire::actors::scenario plan;
+  toolwire::actors::scripted_step step;
+  step.at = 10;
+  step.expect.push_back({kind, args, {"SES-4"}, "kinds.yaml:1"});
+  plan.steps.push_back(step);
+  toolwire::actors::trace run;
+  run.add(10, "director", "expect", {{"step", 0}, {"session", "s"}, {"args", json::array({args})}});
+  return toolwire::actors::check_expectations(plan, run);
+}
+
+}  // namespace
+
+TEST_CASE("every expectation kind has one distinct name and one distinct id", "[vocabulary]") {
+  std::set<std::string_view> names;
+  std::set<vocabulary::expectation_id> ids;
+  for (const auto& kind : vocabulary::expectation_kinds()) {
+    CAPTURE(kind.name);
+    CHECK(names.insert(kind.name).second);
+    CHECK(ids.insert(kind.id).second);
+    CHECK(vocabulary::expectation_named(kind.name) == kind.id);
+    CHECK(vocabulary::name_of(kind.id) == kind.name);
+    CHECK(vocabulary::find_expectation(kind.name) == &kind);
+  }
+  CHECK(names.size() == 7);
+  CHECK_FALSE(vocabulary::expectation_named("events"));
+  CHECK_FALSE(vocabulary::expectation_named(""));
+  // The YAML spelling is the language's: these names are what scenario files write.
+  CHECK(vocabulary::name_of(vocabulary::expectation_id::call_settled) == "call_settled");
+  CHECK(vocabulary::expectation_of_key("status")->id == vocabulary::expectation_id::response);
+}
+
+TEST_CASE("every expectation kind checked on the trace has a checker", "[vocabulary]") {
+  // Args with every field the checkers read, so that each reaches its own verdict.
+  const json args = {{"type", "turn_started"},
+                     {"call_id", nullptr},
+                     {"outcome", "completed"},
+                     {"step", 1},
+                     {"tools", json::array()},
+                     {"tool", "a__b"},
+                     {"task", "t"},
+                     {"task_uuid", nullptr},
+                     {"status", "completed"}};
+  for (const auto& kind : vocabulary::expectation_kinds()) {
+    if (kind.id == vocabulary::expectation_id::response) continue;  // the step's own response
+    CAPTURE(kind.name);
+    const auto report = checked_alone(std::string(kind.name), args);
+    REQUIRE(report.results.size() == 1);
+    CHECK(report.results[0].observed.find("unknown expectation kind") == std::string::npos);
+  }
+  // `no_event` holds in a run with no events; `event` does not.
+  CHECK(checked_alone("no_event", args).passed());
+  CHECK_FALSE(checked_alone("event", args).passed());
+}
+
+TEST_CASE("a kind the vocabulary lacks is reported by its name", "[vocabulary]") {
+  const auto report = checked_alone("nope", json::object());
+  REQUIRE(report.results.size() == 1);
+  CHECK_FALSE(report.results[0].passed);
+  CHECK(report.results[0].observed == "unknown expectation kind 'nope'");
+}
