@@ -17,6 +17,7 @@
 
 #include "page.hpp"
 #include "toolwire/conformance/outside_data.hpp"
+#include "toolwire/protocol/events.hpp"
 #include "toolwire/protocol/spec_rules.hpp"
 #include "toolwire/reports/reports.hpp"
 
@@ -266,7 +267,8 @@ std::string summary_of(const json& record) {
     text.append("step ").append(text_at(data, "step"));
   } else if (kind == "timer" || kind == "act") {
     text = conformance::safe_dump(data);
-  } else if (kind == "step_error" || kind == "transport_error" || kind == "stream_gap") {
+  } else if (kind == "step_error" || kind == "transport_error" ||
+             protocol::is(kind, protocol::event_type::stream_gap)) {
     text = text_at(data, "what");
     if (text.empty()) text = conformance::safe_dump(data);
   }
