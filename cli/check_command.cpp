@@ -410,6 +410,9 @@ int check_command::run() const {
                                min_applicable_, repeat_};
   summary.catalog_dir = catalog_dir;
   summary.toolwire_version = TOOLWIRE_VERSION;
+  if (auto version = conformance::catalog_version(catalog_dir)) summary.catalog_version = *version;
+  summary.filter = filter_;
+  summary.shard = shard_;
   summary.started_at =
       reports::utc_time_text(std::chrono::system_clock::now() -
                              std::chrono::duration_cast<std::chrono::system_clock::duration>(

@@ -6,8 +6,11 @@
 #include <iostream>
 #include <sstream>
 
+#include "toolwire/conformance/outside_data.hpp"
 #include "toolwire/reports/compare.hpp"
 #include "toolwire/reports/html.hpp"
+#include "toolwire/reports/merge.hpp"
+#include "toolwire/reports/reports.hpp"
 
 namespace toolwire::cli {
 
@@ -85,12 +88,32 @@ report_command::report_command(CLI::App& parent) {
   compare_->add_option("--markdown", compare_markdown_, "also write the matrix as Markdown here");
   compare_->add_flag("--differences-only", differences_only_,
                      "in Markdown, list only the cases whose verdicts differ");
+
+  merge_ = app_->add_subcommand(
+      "merge",
+      "Join the report.json files of the shards of one run (toolwire check --shard I/N) into "
+      "the reports of the whole run: JSON, JUnit, Markdown and HTML. Refused, with the reason, "
+      "unless every shard has the same catalog version, filter, seed and target, all N "
+      "shards are there and no case is in two. Without a report flag all four go to "
+      "toolwire-reports/.\n\n"
+      "Examples:\n"
+      "  toolwire check --shard 1/2 --json s1.json & toolwire check --shard 2/2 --json s2.json\n"
+      "  toolwire report merge s1.json s2.json --junit junit.xml --html report.html\n\n"
+      "Exit codes: those of toolwire check for the merged run (0 passed, 1 failed, 2 nothing "
+      "was checked), and 2 for shards that do not belong together, an unreadable report.json "
+      "or an unwritable output. See docs/conformance.md, \"Shards\".");
+  merge_->add_option("shards", shards_, "the shards' report.json files")->required();
+  merge_->add_option("--json", merged_json_, "write the merged JSON report here");
+  merge_->add_option("--junit", merged_junit_, "write the merged JUnit XML here");
+  merge_->add_option("--markdown", merged_markdown_, "write the merged Markdown summary here");
+  merge_->add_option("--html", merged_html_, "write the merged HTML report here");
 }
 
 int report_command::run() const {
   if (html_->parsed()) return run_html();
   if (compare_->parsed()) return run_compare();
-  return failure("name a report kind: html or compare");
+  if (merge_->parsed()) return run_merge();
+  return failure("name a report kind: html, compare or merge");
 }
 
 int report_command::run_html() const {
@@ -135,6 +158,46 @@ int report_command::run_compare() const {
   if (!compare_markdown_.empty()) std::cout << " and " << compare_markdown_;
   std::cout << "\n";
   return 0;
+}
+
+int report_command::run_merge() const {
+  std::vector<reports::saved_run> shards;
+  for (const auto& path : shards_) {
+    std::string error;
+    const auto report = read_report(path, error);
+    if (!error.empty()) return failure(error);
+    auto run = reports::read_saved_run(report);
+    if (!run) return failure(path + ": " + run.error().message);
+    shards.push_back(std::move(*run));
+  }
+  auto merged = reports::merge_shards(std::move(shards));
+  if (!merged) return failure("cannot merge: " + merged.error().message);
+  const auto& results = merged->results;
+  const auto& summary = merged->summary;
+  const bool defaults = merged_json_.empty() && merged_junit_.empty() && merged_markdown_.empty() &&
+                        merged_html_.empty();
+  const auto chosen = [&](const std::string& given, const char* fallback) {
+    return defaults ? std::string("toolwire-reports/").append(fallback) : given;
+  };
+  if (defaults) std::filesystem::create_directories("toolwire-reports");
+  const auto report = reports::json_report(results, summary);
+  const std::vector<std::pair<std::string, std::string>> outputs = {
+      {chosen(merged_json_, "report.json"), conformance::safe_dump(report, 1)},
+      {chosen(merged_junit_, "junit.xml"), reports::junit_xml(results, summary)},
+      {chosen(merged_markdown_, "summary.md"), reports::markdown_summary(results, summary)},
+      {chosen(merged_html_, "report.html"), reports::html_report(report)}};
+  for (const auto& [path, text] : outputs) {
+    if (path.empty()) continue;
+    if (!write_file(path, text)) return failure("cannot write " + path);
+    std::cout << "wrote " << path << "\n";
+  }
+  const auto t = reports::count(results);
+  std::cout << shards_.size() << " shard(s), " << results.size() << " cases: " << t.pass
+            << " passed, " << t.fail << " failed, " << t.warn << " warnings, " << t.not_applicable
+            << " not applicable, " << t.expected_failures << " expected failures\n";
+  const auto status = reports::status_of(results, summary);
+  if (!status.message.empty()) std::cout << status.message << "\n";
+  return status.exit_code;
 }
 
 }  // namespace toolwire::cli

@@ -266,6 +266,9 @@ protocol::json json_report(const std::vector<case_result>& results, const run_su
           {"target", summary.target},
           {"toolwire_version", summary.toolwire_version},
           {"started_at", summary.started_at},
+          {"catalog_version", summary.catalog_version},
+          {"filter", summary.filter},
+          {"shard", summary.shard},
           // Why kept as given: tools join it with each case's "file" to read the case again.
           {"catalog", summary.catalog_dir},
           {"exit_code", status.exit_code},

@@ -25,6 +25,11 @@ struct run_summary {
   std::string catalog_dir;
   std::string toolwire_version;  // for JUnit's <properties>, report.json and the HTML report
   std::string started_at;        // when the run began, as utc_time_text writes it; "" unknown
+  //! What `toolwire report merge` checks before it joins shards: shards of one run have
+  //! the same catalog, filter and seed, and each its own "I/N".
+  std::string catalog_version;  // conformance::catalog_version; "" unknown
+  std::string filter;           // --filter; "" all cases
+  std::string shard;            // --shard "I/N"; "" the whole selection
 
   // Why constructors: callers written for the first four fields keep compiling cleanly.
   run_summary() = default;

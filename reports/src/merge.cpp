@@ -1,0 +1,215 @@
+// Reading report.json back, and joining shards.
+#include "toolwire/reports/merge.hpp"
+
+#include <algorithm>
+#include <map>
+#include <optional>
+#include <set>
+
+#include "page.hpp"
+
+namespace toolwire::reports {
+
+namespace {
+
+using namespace page;
+using conformance::case_result;
+using conformance::verdict;
+
+//! The parts one after another. Why not `"..." + s + "..."`: g++ 12 at -O3 reports a false
+//! -Wrestrict in such chains (GCC PR 105329), which breaks the Release build with -Werror.
+template <typename... Parts>
+std::string joined(const Parts&... parts) {
+  std::string text;
+  (text.append(parts), ...);
+  return text;
+}
+
+std::vector<std::string> texts_at(const json& object, const char* key) {
+  std::vector<std::string> texts;
+  for (const auto& item : array_at(object, key)) {
+    if (item.is_string()) texts.push_back(item.get<std::string>());
+  }
+  return texts;
+}
+
+template <typename Number>
+Number number_or(const json& object, const char* key, Number fallback) {
+  if (!object.is_object()) return fallback;
+  const auto it = object.find(key);
+  return it != object.end() && it->is_number() ? it->get<Number>() : fallback;
+}
+
+//! The inverse of the report's verdict label (reports.cpp, verdict_label).
+bool read_verdict(const std::string& label, case_result& r) {
+  static const std::map<std::string, verdict> plain = {{"pass", verdict::pass},
+                                                       {"fail", verdict::fail},
+                                                       {"warn", verdict::warn},
+                                                       {"not applicable", verdict::not_applicable}};
+  if (const auto found = plain.find(label); found != plain.end()) {
+    r.verdict = found->second;
+    return true;
+  }
+  // A baseline turns only failures into expected ones (conformance/runner/src/baseline.cpp).
+  if (label != "expected failure" && label != "known flaky") return false;
+  r.verdict = verdict::fail;
+  r.expected_failure = true;
+  return true;
+}
+
+protocol::outcome<case_result> read_case(const json& item, std::size_t index) {
+  case_result r;
+  r.id = text_at(item, "id");
+  if (r.id.empty()) {
+    return protocol::invalid_request(joined("case ", std::to_string(index + 1), " has no id"));
+  }
+  const std::string label = text_at(item, "verdict");
+  if (!read_verdict(label, r)) {
+    return protocol::invalid_request(
+        joined("case ", r.id, " has an unknown verdict '", label, "'"));
+  }
+  r.file = text_at(item, "file");
+  r.spec_ids = texts_at(item, "spec");
+  r.tag = text_at(item, "tag");
+  r.purpose = text_at(item, "purpose");
+  r.not_applicable_because = text_at(item, "not_applicable_because");
+  r.applicable_if = text_at(item, "applicable_if");
+  r.known_flaky = item.value("known_flaky", json()).is_boolean() && item["known_flaky"].get<bool>();
+  r.evidence = texts_at(item, "evidence");
+  r.seed = number_or<std::uint64_t>(item, "seed", 0);
+  r.seconds = number_or<double>(item, "seconds", 0);
+  r.reproduce = text_at(item, "reproduce");
+  if (item.contains("trace") && item["trace"].is_array()) r.trace = item["trace"];
+  if (const auto& repeat = item.value("repeat", json()); repeat.is_object()) {
+    r.repeat_label = text_at(repeat, "label");
+    r.reruns = number_or<int>(repeat, "reruns", 0);
+    r.rerun_failures = number_or<int>(repeat, "rerun_failures", 0);
+  }
+  return r;
+}
+
+//! "I/N" as two numbers, if it is that.
+std::optional<std::pair<int, int>> shard_numbers(const std::string& shard) {
+  const auto slash = shard.find('/');
+  if (slash == std::string::npos || slash == 0 || slash + 1 == shard.size()) return std::nullopt;
+  const std::string index = shard.substr(0, slash), count = shard.substr(slash + 1);
+  const auto digits = [](const std::string& s) {
+    return s.size() <= 6 &&
+           std::all_of(s.begin(), s.end(), [](char c) { return c >= '0' && c <= '9'; });
+  };
+  if (!digits(index) || !digits(count)) return std::nullopt;
+  return std::pair{std::stoi(index), std::stoi(count)};
+}
+
+//! The first field in which `shard` differs from `first`, as a sentence; "" if none.
+std::string differs_from(const run_summary& first, const run_summary& shard) {
+  const auto quoted = [](const std::string& s) { return joined("'", s, "'"); };
+  if (shard.catalog_version != first.catalog_version) {
+    return joined("another catalog (", quoted(shard.catalog_version), ", not ",
+                  quoted(first.catalog_version), ")");
+  }
+  if (shard.filter != first.filter) {
+    return joined("another --filter (", quoted(shard.filter), ", not ", quoted(first.filter), ")");
+  }
+  if (shard.seed != first.seed) {
+    return joined("another seed (", std::to_string(shard.seed), ", not ",
+                  std::to_string(first.seed), ")");
+  }
+  if (shard.target != first.target) {
+    return joined("another target (", quoted(shard.target), ", not ", quoted(first.target), ")");
+  }
+  return "";
+}
+
+}  // namespace
+
+protocol::outcome<saved_run> read_saved_run(const json& report) {
+  if (!report.is_object() || !report.contains("toolwire_report")) {
+    return protocol::invalid_request("not a toolwire report (toolwire check --json FILE)");
+  }
+  saved_run run;
+  const auto& cases = array_at(report, "cases");
+  for (std::size_t i = 0; i < cases.size(); ++i) {
+    auto r = read_case(cases[i], i);
+    if (!r) return r.error();
+    run.results.push_back(std::move(*r));
+  }
+  auto& s = run.summary;
+  s.target = text_at(report, "target");
+  s.seed = number_or<std::uint64_t>(report, "seed", 0);
+  s.seconds = number_or<double>(report, "seconds", 0);
+  s.stale_baseline = texts_at(report, "stale_baseline");
+  s.min_applicable_pct = number_or<int>(report, "min_applicable_percent", 0);
+  s.repeat = number_or<int>(report, "repeat", 0);
+  s.catalog_dir = text_at(report, "catalog");
+  s.toolwire_version = text_at(report, "toolwire_version");
+  s.started_at = text_at(report, "started_at");
+  s.catalog_version = text_at(report, "catalog_version");
+  s.filter = text_at(report, "filter");
+  s.shard = text_at(report, "shard");
+  return run;
+}
+
+protocol::outcome<saved_run> merge_shards(std::vector<saved_run> shards) {
+  if (shards.empty()) return protocol::invalid_request("no shard to merge");
+  std::map<int, std::size_t> by_index;  // shard I -> position in `shards`
+  int count = 0;
+  for (std::size_t i = 0; i < shards.size(); ++i) {
+    const auto& s = shards[i].summary;
+    const std::string which = joined("report ", std::to_string(i + 1));
+    const auto numbers = shard_numbers(s.shard);
+    if (!numbers) {
+      return protocol::invalid_request(joined(which, " is not a shard (run with --shard I/N)"));
+    }
+    if (i == 0) count = numbers->second;
+    if (numbers->second != count) {
+      return protocol::invalid_request(joined(
+          which, " is shard ", s.shard, ", of another split than ", shards.front().summary.shard));
+    }
+    if (!by_index.emplace(numbers->first, i).second) {
+      return protocol::invalid_request(joined(which, " is shard ", s.shard, " again"));
+    }
+    if (const auto why = differs_from(shards.front().summary, s); !why.empty()) {
+      return protocol::invalid_request(joined(which, " (shard ", s.shard, ") is of ", why));
+    }
+  }
+  std::vector<std::string> missing;
+  for (int index = 1; index <= count; ++index) {
+    if (!by_index.contains(index)) {
+      missing.push_back(joined(std::to_string(index), "/", std::to_string(count)));
+    }
+  }
+  if (!missing.empty()) {
+    std::string list;
+    for (const auto& m : missing)
+      list.append(list.empty() ? "" : ", ").append(m);
+    return protocol::invalid_request(
+        joined("shard(s) ", list, " missing: a merged report must hold every case"));
+  }
+  saved_run merged;
+  merged.summary = shards.front().summary;
+  merged.summary.shard.clear();
+  merged.summary.stale_baseline.clear();
+  std::set<std::string> ids, stale;
+  for (const auto& [index, at] : by_index) {
+    auto& shard = shards[at];
+    merged.summary.seconds = std::max(merged.summary.seconds, shard.summary.seconds);
+    if (!shard.summary.started_at.empty() &&
+        (merged.summary.started_at.empty() ||
+         shard.summary.started_at < merged.summary.started_at)) {
+      merged.summary.started_at = shard.summary.started_at;  // ISO 8601 UTC sorts as text
+    }
+    for (const auto& id : shard.summary.stale_baseline) {
+      if (stale.insert(id).second) merged.summary.stale_baseline.push_back(id);
+    }
+    for (auto& r : shard.results) {
+      if (!ids.insert(r.id).second) {
+        return protocol::invalid_request(joined("case ", r.id, " is in two shards"));
+      }
+      merged.results.push_back(std::move(r));
+    }
+  }
+  return merged;
+}
+
+}  // namespace toolwire::reports
