@@ -12,6 +12,7 @@
 #include <string_view>
 #include <thread>
 
+#include "step_summary.hpp"
 #include "suggest.hpp"
 #include "toolwire/conformance/baseline.hpp"
 #include "toolwire/conformance/catalog.hpp"
@@ -135,22 +136,6 @@ bool write_report(const std::string& path, Make make) {
   } catch (const std::exception& e) {
     std::cerr << "toolwire check: cannot write " << path << ": " << e.what() << "\n";
     return false;
-  }
-}
-
-//! Appends the summary to the file GITHUB_STEP_SUMMARY names, when it is set: GitHub
-//! shows that file on the run's page, and earlier steps may have written to it already,
-//! so it is never truncated. A file that cannot be written only warns: the summary is a
-//! courtesy, the verdict is the exit code.
-void append_step_summary(const std::string& markdown) {
-  const char* path = std::getenv("GITHUB_STEP_SUMMARY");
-  if (path == nullptr || *path == '\0') return;
-  std::ofstream out(path, std::ios::binary | std::ios::app);
-  out << markdown;
-  out.flush();
-  if (!out) {
-    std::cerr << "toolwire check: warning: cannot append the summary to GITHUB_STEP_SUMMARY ("
-              << path << ")\n";
   }
 }
 
@@ -446,7 +431,7 @@ int check_command::run() const {
   written &= write_report(html, [&] {
     return reports::html_report(reports::json_report(*results, summary), {html_all_});
   });
-  append_step_summary(summary_text);
+  append_step_summary(summary_text, "toolwire check");
   if (!written) return 2;
   if (defaults)
     std::cout << "reports: toolwire-reports/{junit.xml,report.json,summary.md,report.html}\n";

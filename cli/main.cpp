@@ -5,8 +5,8 @@
 
 #include "check_command.hpp"
 #include "explore_command.hpp"
-#include "report_command.hpp"
 #include "profile_command.hpp"
+#include "report_command.hpp"
 #include "serve_command.hpp"
 #include "simulate_command.hpp"
 #include "suggest.hpp"

@@ -6,6 +6,7 @@
 #include <iostream>
 #include <sstream>
 
+#include "step_summary.hpp"
 #include "toolwire/conformance/outside_data.hpp"
 #include "toolwire/reports/compare.hpp"
 #include "toolwire/reports/html.hpp"
@@ -95,7 +96,8 @@ report_command::report_command(CLI::App& parent) {
       "the reports of the whole run: JSON, JUnit, Markdown and HTML. Refused, with the reason, "
       "unless every shard has the same catalog version, filter, seed and target, all N "
       "shards are there and no case is in two. Without a report flag all four go to "
-      "toolwire-reports/.\n\n"
+      "toolwire-reports/. Like check, it appends the Markdown summary to $GITHUB_STEP_SUMMARY "
+      "when that is set.\n\n"
       "Examples:\n"
       "  toolwire check --shard 1/2 --json s1.json & toolwire check --shard 2/2 --json s2.json\n"
       "  toolwire report merge s1.json s2.json --junit junit.xml --html report.html\n\n"
@@ -181,16 +183,18 @@ int report_command::run_merge() const {
   };
   if (defaults) std::filesystem::create_directories("toolwire-reports");
   const auto report = reports::json_report(results, summary);
+  const std::string markdown = reports::markdown_summary(results, summary);
   const std::vector<std::pair<std::string, std::string>> outputs = {
       {chosen(merged_json_, "report.json"), conformance::safe_dump(report, 1)},
       {chosen(merged_junit_, "junit.xml"), reports::junit_xml(results, summary)},
-      {chosen(merged_markdown_, "summary.md"), reports::markdown_summary(results, summary)},
+      {chosen(merged_markdown_, "summary.md"), markdown},
       {chosen(merged_html_, "report.html"), reports::html_report(report)}};
   for (const auto& [path, text] : outputs) {
     if (path.empty()) continue;
     if (!write_file(path, text)) return failure("cannot write " + path);
     std::cout << "wrote " << path << "\n";
   }
+  append_step_summary(markdown, "toolwire report merge");
   const auto t = reports::count(results);
   std::cout << shards_.size() << " shard(s), " << results.size() << " cases: " << t.pass
             << " passed, " << t.fail << " failed, " << t.warn << " warnings, " << t.not_applicable

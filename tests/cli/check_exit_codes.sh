@@ -271,6 +271,15 @@ expect 0 "compare the merged with the unsharded run" -- "$toolwire" report compa
   "$work/whole.json" "$work/merged.json" -o "$work/merged-compare.html"
 expect_text "54 cases in 2 runs, 0 with differing verdicts" "$work/out" "merged = unsharded"
 expect_text 'tests="54"' "$work/merged.xml" "merged JUnit counts every case"
+# Like check, merge appends its summary to the step summary (the merging job's page).
+echo "earlier step" >"$work/merge-step-summary.md"
+expect 0 "report merge with a step summary" -- env GITHUB_STEP_SUMMARY="$work/merge-step-summary.md" \
+  "$toolwire" report merge "$work/s1.json" "$work/s2.json" --markdown "$work/merged.md"
+if [[ "$(head -n 1 "$work/merge-step-summary.md")" != "earlier step" ]] ||
+  ! diff -q <(tail -n +2 "$work/merge-step-summary.md") "$work/merged.md" >/dev/null; then
+  echo "FAIL: merge's step summary is not the earlier line followed by its summary.md" >&2
+  failures=$((failures + 1))
+fi
 expect 2 "report merge without shard 2" -- "$toolwire" report merge "$work/s1.json"
 expect_text "shard(s) 2/2 missing" "$work/err" "merge names the missing shard"
 expect 2 "report merge of a shard twice" -- "$toolwire" report merge "$work/s1.json" "$work/s1.json"
