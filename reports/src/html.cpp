@@ -28,25 +28,10 @@ namespace {
 using protocol::json;
 using namespace page;
 
-std::int64_t integer_at(const json& object, const char* key) {
-  if (!object.is_object()) return 0;
-  const auto it = object.find(key);
-  if (it == object.end()) return 0;
-  if (it->is_number_integer() || it->is_number_unsigned()) return it->get<std::int64_t>();
-  if (it->is_number_float()) return static_cast<std::int64_t>(it->get<double>());
-  return 0;
-}
-
 std::string fixed(double value, int decimals) {
   char buffer[48];
   std::snprintf(buffer, sizeof buffer, "%.*f", decimals, value);
   return buffer;
-}
-
-double number_at(const json& object, const char* key) {
-  if (!object.is_object()) return 0;
-  const auto it = object.find(key);
-  return it != object.end() && it->is_number() ? it->get<double>() : 0;
 }
 
 //! At most `limit` bytes of `text`, cut at a character boundary, "…" when cut.
@@ -311,7 +296,7 @@ std::vector<row> rows_of(const json& trace, std::size_t drawn,
   std::vector<row> rows;
   std::size_t next = 0;
   for (std::size_t i = 0; i < drawn; ++i) {
-    const std::int64_t at = integer_at(trace[i], "at");
+    const std::int64_t at = number_at<std::int64_t>(trace[i], "at");
     // Why after every record up to T: an expectation at T is checked once T has settled.
     while (next < markers.size() && *markers[next]->at_ms < at) {
       rows.push_back({*markers[next]->at_ms, nullptr, markers[next]});
@@ -544,9 +529,9 @@ std::string rule_text(const std::string& id) {
 
 void write_summary(std::string& out, const json& report) {
   const json& totals = report.contains("totals") ? report["totals"] : json::object();
-  const std::int64_t cases = integer_at(totals, "cases");
-  const std::int64_t not_applicable = integer_at(totals, "not_applicable");
-  const std::int64_t exit_code = integer_at(report, "exit_code");
+  const std::int64_t cases = number_at<std::int64_t>(totals, "cases");
+  const std::int64_t not_applicable = number_at<std::int64_t>(totals, "not_applicable");
+  const std::int64_t exit_code = number_at<std::int64_t>(report, "exit_code");
   const char* headline = exit_code == 0   ? "passed"
                          : exit_code == 2 ? "NOTHING WAS CHECKED"
                                           : "FAILED";
@@ -577,7 +562,7 @@ void write_summary(std::string& out, const json& report) {
         .append("\" data-count=\"")
         .append(key)
         .append("\">")
-        .append(std::to_string(integer_at(totals, key)))
+        .append(std::to_string(number_at<std::int64_t>(totals, key)))
         .append("</td>");
   }
   out.append("</tr></table><dl class=\"meta\">");
@@ -595,7 +580,7 @@ void write_summary(std::string& out, const json& report) {
                cases == 0 ? 0.0 : 100.0 * static_cast<double>(applied) / static_cast<double>(cases),
                1))
            .append("%)"));
-  item("duration", fixed(number_at(report, "seconds"), 2).append(" s"));
+  item("duration", fixed(number_at<double>(report, "seconds"), 2).append(" s"));
   item("target", text_at(report, "target"));
   item("toolwire", text_at(report, "toolwire_version"));
   item("catalog version", text_at(report, "catalog_version"));
@@ -773,7 +758,7 @@ void write_case(std::string& out, const json& c, const html_options& options) {
   out.append("<p class=\"mono\">")
       .append(escaped(text_at(c, "file")))
       .append(" \u00b7 ")
-      .append(fixed(number_at(c, "seconds"), 3))
+      .append(fixed(number_at<double>(c, "seconds"), 3))
       .append(" s \u00b7 reproduce: <code>")
       .append(escaped(text_at(c, "reproduce")))
       .append("</code></p>");

@@ -25,21 +25,6 @@ std::string joined(const Parts&... parts) {
   return text;
 }
 
-std::vector<std::string> texts_at(const json& object, const char* key) {
-  std::vector<std::string> texts;
-  for (const auto& item : array_at(object, key)) {
-    if (item.is_string()) texts.push_back(item.get<std::string>());
-  }
-  return texts;
-}
-
-template <typename Number>
-Number number_or(const json& object, const char* key, Number fallback) {
-  if (!object.is_object()) return fallback;
-  const auto it = object.find(key);
-  return it != object.end() && it->is_number() ? it->get<Number>() : fallback;
-}
-
 //! The inverse of the report's verdict label (reports.cpp, verdict_label).
 bool read_verdict(const std::string& label, case_result& r) {
   static const std::map<std::string, verdict> plain = {{"pass", verdict::pass},
@@ -76,14 +61,14 @@ protocol::outcome<case_result> read_case(const json& item, std::size_t index) {
   r.applicable_if = text_at(item, "applicable_if");
   r.known_flaky = item.value("known_flaky", json()).is_boolean() && item["known_flaky"].get<bool>();
   r.evidence = texts_at(item, "evidence");
-  r.seed = number_or<std::uint64_t>(item, "seed", 0);
-  r.seconds = number_or<double>(item, "seconds", 0);
+  r.seed = number_at<std::uint64_t>(item, "seed");
+  r.seconds = number_at<double>(item, "seconds");
   r.reproduce = text_at(item, "reproduce");
   if (item.contains("trace") && item["trace"].is_array()) r.trace = item["trace"];
   if (const auto& repeat = item.value("repeat", json()); repeat.is_object()) {
     r.repeat_label = text_at(repeat, "label");
-    r.reruns = number_or<int>(repeat, "reruns", 0);
-    r.rerun_failures = number_or<int>(repeat, "rerun_failures", 0);
+    r.reruns = number_at<int>(repeat, "reruns");
+    r.rerun_failures = number_at<int>(repeat, "rerun_failures");
   }
   return r;
 }
@@ -136,11 +121,11 @@ protocol::outcome<saved_run> read_saved_run(const json& report) {
   }
   auto& s = run.summary;
   s.target = text_at(report, "target");
-  s.seed = number_or<std::uint64_t>(report, "seed", 0);
-  s.seconds = number_or<double>(report, "seconds", 0);
+  s.seed = number_at<std::uint64_t>(report, "seed");
+  s.seconds = number_at<double>(report, "seconds");
   s.stale_baseline = texts_at(report, "stale_baseline");
-  s.min_applicable_pct = number_or<int>(report, "min_applicable_percent", 0);
-  s.repeat = number_or<int>(report, "repeat", 0);
+  s.min_applicable_pct = number_at<int>(report, "min_applicable_percent");
+  s.repeat = number_at<int>(report, "repeat");
   s.catalog_dir = text_at(report, "catalog");
   s.toolwire_version = text_at(report, "toolwire_version");
   s.started_at = text_at(report, "started_at");

@@ -5,6 +5,7 @@
 
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "toolwire/conformance/outside_data.hpp"
 #include "toolwire/protocol/types.hpp"
@@ -34,6 +35,24 @@ inline const json& array_at(const json& object, const char* key) {
   if (!object.is_object()) return empty;
   const auto it = object.find(key);
   return it != object.end() && it->is_array() ? *it : empty;
+}
+
+//! A number field as `Number` (a float cut to an integer where one is asked for), 0 when
+//! absent or not a number.
+template <typename Number>
+Number number_at(const json& object, const char* key) {
+  if (!object.is_object()) return 0;
+  const auto it = object.find(key);
+  return it != object.end() && it->is_number() ? it->get<Number>() : 0;
+}
+
+//! The strings of an array field, in order; other items and a missing field give none.
+inline std::vector<std::string> texts_at(const json& object, const char* key) {
+  std::vector<std::string> texts;
+  for (const auto& item : array_at(object, key)) {
+    if (item.is_string()) texts.push_back(item.get<std::string>());
+  }
+  return texts;
 }
 
 //! The CSS class of a verdict label as report.json writes it.
