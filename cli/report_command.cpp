@@ -50,10 +50,10 @@ bool write_file(const std::filesystem::path& path, const std::string& text) {
 }  // namespace
 
 report_command::report_command(CLI::App& parent) {
-  app_ =
-      parent.add_subcommand("report",
-                            "Make reports again from a run's report.json (toolwire check --json), "
-                            "without running anything.");
+  app_ = parent.add_subcommand("report",
+                               "Make reports again from runs' report.json files (toolwire check "
+                               "--json): one run's HTML, several runs compared, or shards merged, "
+                               "without running anything.");
   app_->require_subcommand(1);
   html_ = app_->add_subcommand(
       "html",
