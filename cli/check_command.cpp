@@ -14,11 +14,10 @@
 
 #include "step_summary.hpp"
 #include "suggest.hpp"
+#include "target_flags.hpp"
 #include "toolwire/conformance/baseline.hpp"
 #include "toolwire/conformance/catalog.hpp"
-#include "toolwire/conformance/http_client.hpp"
 #include "toolwire/conformance/outside_data.hpp"
-#include "toolwire/conformance/preflight.hpp"
 #include "toolwire/conformance/runner.hpp"
 #include "toolwire/reports/html.hpp"
 #include "toolwire/reports/reports.hpp"
@@ -139,23 +138,6 @@ bool write_report(const std::string& path, Make make) {
   }
 }
 
-//! "" when a connection to the target can be made, else why not: a run against a target
-//! that is not there would only fail every case for the same reason. (A target that
-//! accepts but misbehaves is checked: its cases fail with the evidence.)
-std::string probe(const conformance::target_profile& profile) {
-  conformance::http_client client(profile.base,
-                                  std::chrono::milliseconds(profile.request_timeout_ms));
-  protocol::api_request request;
-  request.method = "GET";
-  request.path = "/v1/_test/clock";
-  const auto response = client.send(request);
-  if (!conformance::is_transport_failure(response)) return "";
-  const std::string message = response.body["error"].value("message", "");
-  const bool no_connection =
-      message.starts_with("cannot resolve") || message.starts_with("cannot connect");
-  return no_connection ? message : "";
-}
-
 //! Waiting on a server is mostly idle time, so the bundled server takes more jobs than
 //! there are CPUs.
 int default_jobs(const conformance::target_choice& target) {
@@ -186,7 +168,7 @@ preflight, or nothing was checked.
 The default catalog is the installed one (<binary's dir>/../share/toolwire/catalog) when it
 exists, else the source tree's it was built from; --catalog overrides both.
 Read: docs/conformance.md, docs/target-profile.md, docs/ci.md)");
-  app_->add_option("--target", target_, "a target profile (JSON; docs/target-profile.md)");
+  target_.add_to(*app_, default_target::bundled);
   app_->add_option("--catalog", catalog_, "the catalog directory")
       ->default_str(conformance::default_catalog_dir());
   app_->add_option("--filter", filter_, "only cases whose id matches this glob, e.g. 'reg.*'");
@@ -215,14 +197,6 @@ Read: docs/conformance.md, docs/target-profile.md, docs/ci.md)");
                    "write the HTML report here: one self-contained file with a requirement "
                    "matrix, and a sequence diagram and wire log per failed case");
   app_->add_flag("--html-all", html_all_, "the HTML report draws every case, not only failed ones");
-  app_->add_option("--fault", faults_,
-                   "check a bundled reference server with this fault (repeatable; shows what a "
-                   "failing run looks like)");
-  app_->add_option("--variation", variations_,
-                   "check a bundled reference server with this variation, behaviour SPEC "
-                   "allows (repeatable; toolwire serve --list-variations)");
-  app_->add_flag("--in-process", in_process_,
-                 "run on the simulator's in-process reference core instead of over HTTP");
   app_->add_flag("--list", list_, "list the cases (id, SPEC IDs, grade, purpose) and exit");
   auto* quiet = app_->add_flag("--quiet", quiet_, "no progress: the same as --progress none");
   app_->add_option("--progress", progress_,
@@ -242,17 +216,6 @@ Read: docs/conformance.md, docs/target-profile.md, docs/ci.md)");
                    "run every failing case N more times and label each failure consistent "
                    "(failed every time) or intermittent (passed at least once)")
       ->check(CLI::Range(0, 100));
-  app_->add_option("--settle-ms", settle_ms_,
-                   "with --target: override the profile's settle_ms (carried by every "
-                   "reproduce command)")
-      ->check(CLI::Range(0, 600000));
-  app_->add_option("--request-timeout-ms", request_timeout_ms_,
-                   "with --target: override the profile's request_timeout_ms (carried by "
-                   "every reproduce command)")
-      ->check(CLI::Range(1, 600000));
-  app_->add_flag("--no-preflight", no_preflight_,
-                 "with --target: skip the preflight (session, task, model stand-in, test "
-                 "clock) that runs before any case");
 }
 
 int check_command::run() const {
@@ -281,66 +244,10 @@ int check_command::run() const {
   if (update_baseline_ && expected_failures_.empty()) {
     return usage_error("--update-baseline needs --expected-failures FILE");
   }
-  if (!target_.empty() && (in_process_ || !faults_.empty())) {
-    return usage_error("--in-process and --fault check the bundled server; not with --target");
-  }
-  if (target_.empty() && (settle_ms_ >= 0 || request_timeout_ms_ >= 0 || no_preflight_)) {
-    return usage_error(
-        "--settle-ms, --request-timeout-ms and --no-preflight apply to a --target; the bundled "
-        "server's settings are fixed");
-  }
-
-  conformance::target_choice target;
-  target.in_process = in_process_;
-  for (const auto& name : faults_) {
-    auto f = reference::parse_fault(name);
-    if (!f) return usage_error(unknown_fault_message(name));
-    // Why refuse: the in-process target has no clock routes and no virtual clock of its
-    // own, so a fault of a CLOCK rule would run a green check that planted nothing.
-    const std::string_view rule = reference::describe(*f).spec_id;
-    if (in_process_ && rule.starts_with("CLOCK-")) {
-      return usage_error("fault " + name + " breaks " + std::string(rule) +
-                         ", which only the bundled server's virtual clock has: drop --in-process");
-    }
-    target.faults.insert(*f);
-  }
-  if (!variations_.empty() && (in_process_ || !target_.empty())) {
-    return usage_error(
-        "--variation checks the bundled server over HTTP; not with --in-process "
-        "or --target");
-  }
-  for (const auto& name : variations_) {
-    auto v = reference::variations::parse_variation(name);
-    if (!v) return usage_error(unknown_variation_message(name));
-    target.variations.insert(*v);
-  }
-  std::string target_name =
-      in_process_ ? "toolwire reference (in-process)" : "toolwire reference (bundled, over HTTP)";
-  if (!target_.empty()) {
-    auto profile = conformance::load_profile(target_);
-    if (!profile) return usage_error(profile.error().message);
-    if (settle_ms_ >= 0) {
-      profile->settle_ms = settle_ms_;
-      target.reproduce_flags.push_back("--settle-ms " + std::to_string(settle_ms_));
-    }
-    if (request_timeout_ms_ >= 0) {
-      profile->request_timeout_ms = request_timeout_ms_;
-      target.reproduce_flags.push_back("--request-timeout-ms " +
-                                       std::to_string(request_timeout_ms_));
-    }
-    if (auto unreachable = probe(*profile); !unreachable.empty()) {
-      return usage_error("target '" + profile->name + "' at http://" + profile->base.to_string() +
-                         " is unreachable: " + unreachable);
-    }
-    if (!no_preflight_) {
-      if (auto failure = conformance::preflight(*profile); !failure.empty()) {
-        return usage_error("preflight: " + failure);
-      }
-    }
-    target.profile = *profile;
-    target.profile_path = target_;
-    target_name = profile->name;
-  }
+  auto chosen = target_.choose();
+  if (!chosen) return usage_error(chosen.error().message);
+  const conformance::target_choice& target = chosen->choice;
+  const std::string& target_name = chosen->name;
 
   conformance::baseline listed;
   if (!expected_failures_.empty() && !update_baseline_) {

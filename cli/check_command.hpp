@@ -8,6 +8,8 @@
 
 #include <CLI/CLI.hpp>
 
+#include "target_flags.hpp"
+
 namespace toolwire::cli {
 
 class check_command {
@@ -21,7 +23,7 @@ class check_command {
 
  private:
   CLI::App* app_;
-  std::string target_;
+  target_flags target_;
   std::string catalog_;
   std::string filter_;
   int jobs_ = 0;  // 0: see default_jobs
@@ -32,17 +34,11 @@ class check_command {
   std::string junit_, json_, markdown_;
   std::string html_;
   bool html_all_ = false;
-  std::vector<std::string> faults_;
-  std::vector<std::string> variations_;
-  bool in_process_ = false;
   bool list_ = false;
   bool quiet_ = false;
   std::string progress_ = "auto";  // auto | tty | lines | none
   int min_applicable_ = 0;
   int repeat_ = 0;
-  std::int64_t settle_ms_ = -1;           // -1: the profile's
-  std::int64_t request_timeout_ms_ = -1;  // -1: the profile's
-  bool no_preflight_ = false;
 };
 
 }  // namespace toolwire::cli

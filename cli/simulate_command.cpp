@@ -11,9 +11,12 @@
 
 #include "scenario_source.hpp"
 #include "suggest.hpp"
+#include "target_flags.hpp"
 #include "toolwire/actors/expectations.hpp"
 #include "toolwire/actors/invariants.hpp"
+#include "toolwire/actors/observations.hpp"
 #include "toolwire/actors/simulator.hpp"
+#include "toolwire/conformance/scenario_target.hpp"
 #include "toolwire/reference_server/faults.hpp"
 
 namespace toolwire::cli {
@@ -58,19 +61,6 @@ bool write_file(const std::string& path, const std::string& text) {
   return static_cast<bool>(out);
 }
 
-//! Adds the faults to the scenario and records them in the trace header (for replay).
-protocol::outcome<reference::fault_set> parse_faults(const std::vector<std::string>& names) {
-  reference::fault_set faults;
-  for (const auto& name : names) {
-    auto f = reference::parse_fault(name);
-    if (!f) {
-      return protocol::invalid_request(unknown_fault_message(name));
-    }
-    faults.insert(*f);
-  }
-  return faults;
-}
-
 json fault_names(const reference::fault_set& faults) {
   json names = json::array();
   for (auto f : faults)
@@ -78,17 +68,58 @@ json fault_names(const reference::fault_set& faults) {
   return names;
 }
 
-protocol::outcome<actors::run_result> run_seed(const located_scenario& located,
+json variation_names(const reference::variations::variation_set& variations) {
+  json names = json::array();
+  for (auto v : variations)
+    names.push_back(std::string(reference::variations::describe(v).name));
+  return names;
+}
+
+//! Where a run went, in the trace header, so that replay can go there again.
+json target_header(const conformance::target_choice& target) {
+  if (target.in_process) return "in-process";
+  if (!target.profile)
+    return {{"bundled", true}, {"variations", variation_names(target.variations)}};
+  return {{"profile", target.profile_path}};
+}
+
+//! The scenario as this target reads it: a profile's timeouts and clock retime a file.
+protocol::outcome<actors::scenario> plan_for(const located_scenario& located,
+                                             conformance::scenario_target& on) {
+  if (!on.choice().profile) return located.plan;
+  auto timing = on.timing();
+  if (!timing) return timing.error();
+  const bool file = located.source.ends_with(".yaml") || located.source.ends_with(".yml");
+  auto timed = conformance::timed_for(
+      {located.plan.name, file ? located.source : "", located.plan, conformance::grade::required},
+      *timing);
+  if (!timed) return timed.error();
+  return timed->plan;
+}
+
+protocol::outcome<actors::run_result> run_seed(const actors::scenario& plan,
+                                               const std::string& source,
+                                               conformance::scenario_target& on,
                                                std::uint64_t seed) {
-  actors::run_options options;
-  options.seed = seed;
-  options.source = located.source;
-  auto result = actors::simulate(located.plan, options);
+  auto result = on.run(plan, seed, source, "[tw:simulate-" + std::to_string(seed) + "] ");
   if (!result) return result;
   json header = result->trace.header();
-  header["faults"] = fault_names(located.plan.faults);
+  header["faults"] = fault_names(on.choice().faults);
+  header["target"] = target_header(on.choice());
   result->trace.set_header(header);
   return result;
+}
+
+//! Whether two runs of one seed showed the same: in-process, the same trace byte for
+//! byte; over HTTP, the same observations (ids and timing within tolerance may differ).
+std::string differs(const actors::run_result& a, const actors::run_result& b,
+                    const conformance::scenario_target& on) {
+  if (on.in_process()) {
+    return a.trace.hash() == b.trace.hash() ? "" : "second run hash " + b.trace.hash();
+  }
+  auto d = actors::first_divergence(actors::observe(a.trace), actors::observe(b.trace),
+                                    on.tolerance_ms());
+  return d ? "the second run differs " + actors::describe(*d).front() : "";
 }
 
 std::string seconds(protocol::time_ms ms) {
@@ -102,17 +133,23 @@ std::string seconds(protocol::time_ms ms) {
 simulate_command::simulate_command(CLI::App& parent) {
   app_ = parent.add_subcommand(
       "simulate",
-      "Run a scenario on the deterministic simulator (in-process reference core, virtual "
-      "time) for one seed or a range of seeds, and check its expectations and the trace "
-      "invariants.");
+      "Run a scenario for one seed or a range of seeds and check its expectations and the "
+      "trace invariants: on the deterministic simulator (the in-process reference core, "
+      "virtual time) by default, over HTTP against the bundled reference server with "
+      "--bundled, or against any server a --target profile describes.");
   app_->footer(R"(
 Examples:
   toolwire simulate --list
   toolwire simulate builtin:parallel_calls_two_clients --seeds 1..200 --check-determinism
   toolwire simulate scenarios/library/ack_just_before_deadline.yaml --seed 7 --trace run.jsonl
+  toolwire simulate scenarios/library/double_result.yaml --target acme.json --trace acme.jsonl
+  toolwire simulate my_scenario.yaml --bundled --fault double_result_accepted
 
-Exit codes: 0 every seed held its expectations and invariants; 1 one did not; 2 bad usage
-or a scenario that does not load.
+Against a --target the scenario's times are resolved for the profile's timeouts and clock
+(docs/scenario-language.md, "Time"), as `toolwire check` does for its cases.
+Exit codes: 0 every seed held its expectations and invariants; 1 one did not; 2 bad usage,
+a scenario that does not load, a target that cannot be used, or a scenario the target
+cannot run (nothing was checked).
 Read: docs/simulator.md, docs/scenario-language.md, docs/scenario-library.md)");
   app_->add_option("scenario", scenario_,
                    "a scenario file (FILE.yaml, see docs/scenario-language.md) or builtin:NAME "
@@ -122,9 +159,10 @@ Read: docs/simulator.md, docs/scenario-language.md, docs/scenario-library.md)");
   app_->add_option("--trace", trace_,
                    "write the trace (JSON Lines) here; with --seeds, '{seed}' in the name is "
                    "replaced by each seed");
-  app_->add_option("--fault", faults_, "run against a reference core with this fault (repeatable)");
+  target_.add_to(*app_, default_target::in_process);
   app_->add_flag("--check-determinism", check_determinism_,
-                 "run every seed twice and compare the trace hashes");
+                 "run every seed twice and compare: in-process the trace hashes, over HTTP "
+                 "the normalised observations (ids and timing within tolerance may differ)");
   app_->add_flag("--list", list_, "list the built-in scenarios and exit");
 }
 
@@ -142,12 +180,6 @@ int simulate_command::run() const {
     std::cerr << "toolwire simulate: " << located.error().message << "\n";
     return 2;
   }
-  auto faults = parse_faults(faults_);
-  if (!faults) {
-    std::cerr << "toolwire simulate: " << faults.error().message << "\n";
-    return 2;
-  }
-  located->plan.faults.insert(faults->begin(), faults->end());
   seed_range range{seed_, seed_};
   if (!seeds_.empty()) {
     auto parsed = parse_seeds(seeds_);
@@ -162,12 +194,32 @@ int simulate_command::run() const {
     std::cerr << "toolwire simulate: with --seeds, --trace needs '{seed}' in the file name\n";
     return 2;
   }
+  auto chosen = target_.choose();
+  if (!chosen) {
+    std::cerr << "toolwire simulate: " << chosen.error().message << "\n";
+    return 2;
+  }
+  conformance::scenario_target on(chosen->choice);
+  auto plan = plan_for(*located, on);
+  if (!plan) {
+    std::cerr << "toolwire simulate: " << plan.error().message << "\n";
+    return 2;
+  }
+  auto unfit = on.not_applicable(*plan);
+  if (!unfit || !unfit->empty()) {
+    std::cerr << "toolwire simulate: "
+              << (unfit ? "nothing was checked: " + chosen->name + " cannot run " +
+                              located->source + ": " + *unfit
+                        : "the target cannot be used: " + unfit.error().message)
+              << "\n";
+    return 2;
+  }
 
   const bool progress = many && isatty(STDERR_FILENO);
   std::set<std::string> distinct;
   std::uint64_t failed = 0, runs = 0;
   for (std::uint64_t seed = range.first;; ++seed) {
-    auto result = run_seed(*located, seed);
+    auto result = run_seed(*plan, located->source, on, seed);
     if (!result) {
       std::cerr << "toolwire simulate: " << result.error().message << "\n";
       return 2;
@@ -176,8 +228,13 @@ int simulate_command::run() const {
     const std::string hash = result->trace.hash();
     distinct.insert(result->trace.records_hash());  // the header holds the seed
     const auto violations = actors::check_invariants(result->trace);
-    const auto expectations = actors::check_expectations(located->plan, result->trace);
-    bool bad = !violations.empty() || !expectations.passed() || result->hit_step_limit;
+    const auto expectations = actors::check_expectations(*plan, result->trace);
+    std::vector<std::string> transport;
+    for (const auto& r : result->trace.records()) {
+      if (r.kind == "transport_error") transport.push_back("transport: " + r.data.dump());
+    }
+    bool bad = !violations.empty() || !expectations.passed() || result->hit_step_limit ||
+               !transport.empty();
     std::string verdict =
         violations.empty() ? "ok" : std::to_string(violations.size()) + " violation(s)";
     if (!expectations.passed()) {
@@ -194,11 +251,17 @@ int simulate_command::run() const {
     } else if (!expectations.results.empty()) {
       verdict += ", " + std::to_string(expectations.results.size()) + " expectation(s) held";
     }
+    if (!transport.empty())
+      verdict += ", " + std::to_string(transport.size()) + " transport error(s)";
     if (check_determinism_) {
-      auto again = run_seed(*located, seed);
-      if (again->trace.hash() != hash) {
+      auto again = run_seed(*plan, located->source, on, seed);
+      if (!again) {
+        std::cerr << "toolwire simulate: " << again.error().message << "\n";
+        return 2;
+      }
+      if (auto why = differs(*result, *again, on); !why.empty()) {
         bad = true;
-        verdict += ", NONDETERMINISTIC (second run hash " + again->trace.hash() + ")";
+        verdict += ", NONDETERMINISTIC (" + why + ")";
       }
     }
     if (result->hit_step_limit) verdict += ", stopped at the step limit";
@@ -206,14 +269,17 @@ int simulate_command::run() const {
       if (progress) std::cerr << "\r\033[K";
       std::cout << "seed " << seed << ": " << result->trace.records().size() << " records, "
                 << result->choices << " choices, " << seconds(result->simulated_ms)
-                << " simulated, hash " << hash << ", " << verdict << "\n";
+                << (on.in_process() ? " simulated" : " on the target's clock") << ", hash " << hash
+                << ", " << verdict << "\n";
       for (const auto& v : violations)
         std::cout << "  " << actors::describe(v) << "\n";
       for (const auto& r : expectations.results) {
-        if (!r.passed) std::cout << "  " << actors::describe(r, located->plan) << "\n";
+        if (!r.passed) std::cout << "  " << actors::describe(r, *plan) << "\n";
       }
       for (const auto& e : expectations.step_errors)
         std::cout << "  " << e << "\n";
+      for (const auto& t : transport)
+        std::cout << "  " << t << "\n";
     }
     if (!trace_.empty()) {
       const std::string path = trace_path_for(trace_, seed);
@@ -224,10 +290,8 @@ int simulate_command::run() const {
     }
     if (bad) {
       ++failed;
-      std::cout << "  reproduce: toolwire simulate " << located->source << " --seed " << seed;
-      for (const auto& f : faults_)
-        std::cout << " --fault " << f;
-      std::cout << " --trace seed-" << seed << ".jsonl\n";
+      std::cout << "  reproduce: toolwire simulate " << located->source << " --seed " << seed
+                << target_.as_flags() << " --trace seed-" << seed << ".jsonl\n";
     }
     if (progress && runs % 10 == 0) {
       std::cerr << "\r\033[K" << runs << "/" << (range.last - range.first + 1) << " seeds"
@@ -247,18 +311,71 @@ int simulate_command::run() const {
 replay_command::replay_command(CLI::App& parent) {
   app_ = parent.add_subcommand(
       "replay",
-      "Re-run the scenario and seed recorded in a trace and report either 'identical' or the "
-      "first record that diverges, with both versions.");
+      "Re-run the scenario and seed recorded in a trace, on the target recorded with it (or "
+      "--target), and report either 'identical' or the first record that diverges, with both "
+      "versions.");
   app_->footer(R"(
 Examples:
   toolwire simulate builtin:tab_closes_mid_call --seed 7 --trace run.jsonl
   toolwire replay run.jsonl
+  toolwire simulate scenarios/library/double_result.yaml --target acme.json --trace acme.jsonl
+  toolwire replay acme.jsonl                      # against acme.json again
+  toolwire replay acme.jsonl --target acme-v2.json
 
+An in-process trace must come back byte for byte. A trace recorded over HTTP is compared
+after normalising what may legitimately differ between two runs of a server: ids, fields
+SPEC does not list, orders SPEC leaves open, free texts, and timing within the target's
+tolerance (docs/simulator.md, "Replay").
 Exit codes: 0 identical; 1 the run diverged (the first differing record is shown); 2 a
-trace or scenario that cannot be read.
+trace, scenario or target that cannot be used.
 Read: docs/simulator.md)");
   app_->add_option("trace", trace_, "a trace written by toolwire simulate --trace")->required();
+  app_->add_option("--target", target_,
+                   "re-run against this target profile instead of the trace's target");
+  app_->add_flag("--no-preflight", no_preflight_, "with --target: skip the preflight");
 }
+
+namespace {
+
+//! The target the trace header names: in-process, the bundled server (with its faults and
+//! variations) or a profile; `override_profile` replaces it.
+protocol::outcome<conformance::target_choice> recorded_target(const json& header,
+                                                              const std::string& where,
+                                                              const std::string& override_profile,
+                                                              bool no_preflight) {
+  target_flags flags;
+  CLI::App parser;
+  flags.add_to(parser, default_target::in_process);
+  std::vector<std::string> args;
+  const json& target = header.contains("target") ? header["target"] : json("in-process");
+  std::string profile = override_profile;
+  if (profile.empty() && target.is_object() && target.contains("profile")) {
+    profile = target.value("profile", "");
+  }
+  if (!profile.empty()) {
+    args = {"--target", profile};
+    if (no_preflight) args.push_back("--no-preflight");
+  } else {
+    if (target.is_object() && target.value("bundled", false)) {
+      args.push_back("--bundled");
+      for (const auto& v : target.value("variations", json::array()))
+        args.insert(args.end(), {"--variation", v.is_string() ? v.get<std::string>() : ""});
+    }
+    for (const auto& f : header.value("faults", json::array()))
+      args.insert(args.end(), {"--fault", f.is_string() ? f.get<std::string>() : ""});
+  }
+  std::vector<std::string> reversed(args.rbegin(), args.rend());
+  try {
+    parser.parse(reversed);
+  } catch (const CLI::ParseError& e) {
+    return protocol::invalid_request(where + ":1: the recorded target cannot be read: " + e.what());
+  }
+  auto chosen = flags.choose();
+  if (!chosen) return protocol::invalid_request(where + ":1: " + chosen.error().message);
+  return chosen->choice;
+}
+
+}  // namespace
 
 int replay_command::run() const {
   std::ifstream in(trace_, std::ios::binary);
@@ -285,19 +402,34 @@ int replay_command::run() const {
     std::cerr << "toolwire replay: " << located.error().message << "\n";
     return 2;
   }
-  std::vector<std::string> names;
-  for (const auto& f : header.value("faults", json::array()))
-    names.push_back(f.get<std::string>());
-  auto faults = parse_faults(names);
-  if (!faults) {
-    std::cerr << "toolwire replay: " << trace_ << ":1: " << faults.error().message << "\n";
+  auto target = recorded_target(header, trace_, target_, no_preflight_);
+  if (!target) {
+    std::cerr << "toolwire replay: " << target.error().message << "\n";
     return 2;
   }
-  located->plan.faults = *faults;
-  auto rerun = run_seed(*located, header["seed"].get<std::uint64_t>());
+  conformance::scenario_target on(*target);
+  auto plan = plan_for(*located, on);
+  if (!plan) {
+    std::cerr << "toolwire replay: " << plan.error().message << "\n";
+    return 2;
+  }
+  auto rerun = run_seed(*plan, located->source, on, header["seed"].get<std::uint64_t>());
   if (!rerun) {
     std::cerr << "toolwire replay: " << rerun.error().message << "\n";
     return 2;
+  }
+  if (!on.in_process()) {
+    const auto d = actors::first_divergence(actors::observe(*recorded),
+                                            actors::observe(rerun->trace), on.tolerance_ms());
+    if (!d) {
+      std::cout << "identical after normalising: " << actors::observe(rerun->trace).size()
+                << " observations of " << rerun->trace.records().size() << " records\n";
+      return 0;
+    }
+    std::cout << "diverged (recorded is 'the reference', the re-run 'the target'):\n";
+    for (const auto& line : actors::describe(*d))
+      std::cout << "  " << line << "\n";
+    return 1;
   }
   const auto& a = recorded->records();
   const auto& b = rerun->trace.records();

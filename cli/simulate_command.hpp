@@ -8,6 +8,8 @@
 
 #include <CLI/CLI.hpp>
 
+#include "target_flags.hpp"
+
 namespace toolwire::cli {
 
 class simulate_command {
@@ -24,7 +26,7 @@ class simulate_command {
   std::uint64_t seed_ = 1;
   std::string seeds_;
   std::string trace_;
-  std::vector<std::string> faults_;
+  target_flags target_;
   bool check_determinism_ = false;
   bool list_ = false;
 };
@@ -39,6 +41,8 @@ class replay_command {
  private:
   CLI::App* app_;
   std::string trace_;
+  std::string target_;
+  bool no_preflight_ = false;
 };
 
 }  // namespace toolwire::cli

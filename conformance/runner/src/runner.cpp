@@ -6,12 +6,11 @@
 #include <mutex>
 #include <thread>
 
-#include "bundled_reference.hpp"
 #include "toolwire/actors/expectations.hpp"
 #include "toolwire/actors/invariants.hpp"
 #include "toolwire/actors/simulator.hpp"
 #include "toolwire/conformance/outside_data.hpp"
-#include "toolwire/conformance/remote_host.hpp"
+#include "toolwire/conformance/scenario_target.hpp"
 #include "toolwire/protocol/spec_rules.hpp"
 
 namespace toolwire::conformance {
@@ -115,64 +114,31 @@ case_result untimed(case_result result, const protocol::api_error& error) {
   return result;
 }
 
-case_result run_in_process(const catalog_case& original, const target_choice& target,
-                           std::uint64_t seed) {
+//! One case on `on`: timed for the target, not applicable when it cannot run there,
+//! else run and judged. Over HTTP its model requests carry the tag "[tw:<id>] ".
+case_result run_case(const catalog_case& original, scenario_target& on, const target_choice& target,
+                     std::uint64_t seed, std::optional<protocol::api_error>& setup_error) {
   auto result = base_result(original, target, seed);
-  scenarios::timing timing;
-  timing.ack_timeout_ms = target.ack_timeout_ms;
-  timing.result_timeout_ms = target.result_timeout_ms;
-  timing.interrupt_timeout_ms = target.interrupt_timeout_ms;
-  auto timed = timed_for(original, timing);
+  auto timing = on.timing();
+  if (!timing) {
+    setup_error = timing.error();
+    return result;
+  }
+  auto timed = timed_for(original, *timing);
   if (!timed) return untimed(std::move(result), timed.error());
   const auto& c = *timed;
-  if (uses_clock_routes(c.plan)) {
-    // In-process time passes by waiting (exactly, so timing cases run); there are no
-    // clock routes to test.
+  auto reason = on.not_applicable(c.plan);
+  if (!reason) {
+    setup_error = reason.error();
+    return result;
+  }
+  if (!reason->empty()) {
     result.verdict = verdict::not_applicable;
-    result.not_applicable_because = "the in-process target has no virtual-clock routes (SPEC 7)";
-    result.applicable_if = remedy_for(result.not_applicable_because);
+    result.not_applicable_because = *reason;
+    result.applicable_if = remedy_for(*reason);
     return result;
   }
-  auto plan = c.plan;
-  plan.faults.insert(target.faults.begin(), target.faults.end());
-  actors::run_options options;
-  options.seed = seed;
-  options.source = c.file;
-  auto run = actors::simulate(plan, options);
-  if (!run) {
-    result.verdict = verdict::fail;
-    result.evidence = {"the case could not run: " + run.error().message};
-    return result;
-  }
-  judge(result, c, run->trace);
-  return result;
-}
-
-case_result run_remote(const catalog_case& original, const target_profile& profile,
-                       const target_choice& target, std::uint64_t seed) {
-  auto result = base_result(original, target, seed);
-  auto timed = timed_for(original, timing_of(profile));
-  if (!timed) return untimed(std::move(result), timed.error());
-  const auto& c = *timed;
-  if (auto reason = not_applicable_reason(c, profile); !reason.empty()) {
-    result.verdict = verdict::not_applicable;
-    result.not_applicable_because = reason;
-    result.applicable_if = remedy_for(reason);
-    return result;
-  }
-  const std::string tag = "[tw:" + c.id + "] ";
-  auto host = remote_host::start(profile, tag);
-  if (!host) {
-    result.verdict = verdict::fail;
-    result.evidence = {"the case could not reach the target: " + host.error().message};
-    return result;
-  }
-  actors::run_options options;
-  options.seed = seed;
-  options.source = c.file;
-  options.host = host->get();
-  options.message_tag = tag;
-  auto run = actors::simulate(c.plan, options);
+  auto run = on.run(c.plan, seed, c.file, "[tw:" + c.id + "] ");
   if (!run) {
     result.verdict = verdict::fail;
     result.evidence = {"the case could not run: " + run.error().message};
@@ -198,14 +164,6 @@ case_result guarded(const catalog_case& c, const target_choice& target, std::uin
   }
 }
 
-//! The profile cases run against: the given one, or the bundled server's.
-protocol::outcome<target_profile> profile_for(const target_choice& target,
-                                              detail::bundled_reference* bundled) {
-  if (bundled == nullptr) return *target.profile;
-  return bundled->profile_for(
-      {target.ack_timeout_ms, target.result_timeout_ms, target.interrupt_timeout_ms});
-}
-
 }  // namespace
 
 std::string to_string(verdict v) {
@@ -222,8 +180,8 @@ std::string to_string(verdict v) {
   return "?";
 }
 
-std::string not_applicable_reason(const catalog_case& c, const target_profile& profile) {
-  for (const auto& need : c.plan.needs) {
+std::string not_applicable_reason(const actors::scenario& plan, const target_profile& profile) {
+  for (const auto& need : plan.needs) {
     if (profile.meets(need)) continue;
     if (need == scenarios::exact_timing) {
       return "the case checks a deadline to the millisecond, finer than a real clock's "
@@ -233,7 +191,7 @@ std::string not_applicable_reason(const catalog_case& c, const target_profile& p
     }
     return "the target lacks " + need;
   }
-  for (const auto& id : c.plan.spec_ids) {
+  for (const auto& id : plan.spec_ids) {
     if (profile.overrides.is_object() && profile.overrides.contains(id)) {
       return "the target replaces [P] rule " + id;
     }
@@ -299,31 +257,19 @@ protocol::outcome<std::vector<case_result>> run_cases(const std::vector<catalog_
   std::mutex error_mutex;
   std::optional<protocol::api_error> setup_error;
   auto worker = [&] {
-    std::unique_ptr<detail::bundled_reference> bundled;
-    if (!target.in_process && !target.profile) {
-      bundled = std::make_unique<detail::bundled_reference>(
-          target.faults, target.variations, target.bundled_real_clock, target.timing_tolerance_ms);
-    }
+    scenario_target on(target);
     for (std::size_t i = next++; i < cases.size(); i = next++) {
       const auto started = clock_type::now();
-      if (target.in_process) {
-        finish(i,
-               guarded(cases[i], target, settings.seed,
-                       [&] { return run_in_process(cases[i], target, settings.seed); }),
-               started);
-        continue;
-      }
-      auto profile = profile_for(target, bundled.get());
-      if (!profile) {
+      std::optional<protocol::api_error> error;
+      auto result = guarded(cases[i], target, settings.seed,
+                            [&] { return run_case(cases[i], on, target, settings.seed, error); });
+      if (error) {
         std::lock_guard lock(error_mutex);
-        setup_error = profile.error();
+        setup_error = error;
         next = cases.size();  // nothing more can run
         return;
       }
-      finish(i,
-             guarded(cases[i], target, settings.seed,
-                     [&] { return run_remote(cases[i], *profile, target, settings.seed); }),
-             started);
+      finish(i, std::move(result), started);
     }
   };
   std::vector<std::thread> threads;

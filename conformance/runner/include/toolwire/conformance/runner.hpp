@@ -99,11 +99,12 @@ std::optional<protocol::api_error> rerun_failures(const std::vector<catalog_case
 //! lacks. (Exact timing alone does not need them: the simulator's time is exact.)
 bool uses_clock_routes(const actors::scenario& plan);
 
-//! Why `c` cannot run against `profile`, or "" when it can: a capability it needs (with
-//! what would make it applicable), or a [P] rule the target replaces. Never the target's
-//! timeouts: cases are timed for whatever they are. `c` must be timed for the profile
-//! (timed_for), so that a boundary check too fine for a real clock shows as exact_timing.
-std::string not_applicable_reason(const catalog_case& c, const target_profile& profile);
+//! Why `plan` cannot run against `profile`, or "" when it can: a capability it needs
+//! (with what would make it applicable), or a [P] rule the target replaces. Never the
+//! target's timeouts: cases are timed for whatever they are. `plan` must be timed for the
+//! profile (timed_for), so that a boundary check too fine for a real clock shows as
+//! exact_timing.
+std::string not_applicable_reason(const actors::scenario& plan, const target_profile& profile);
 
 //! The timing a profile's cases are resolved for: its timeouts; `tol` 1 ms on a virtual
 //! clock, timing_tolerance_ms on a real one.

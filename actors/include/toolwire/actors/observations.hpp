@@ -1,0 +1,53 @@
+// What a run showed, in a form two implementations can be compared by: every response's
+// status and error type, each entity's events (a client's, a call's, a turn's), what the
+// model was offered and received at each step, and what each task looked like. Ids are
+// replaced by what they stand for (the actor that registered, the n-th turn, the call's
+// turn and tool), fields SPEC does not list are dropped, lists SPEC leaves unordered are
+// sorted and texts SPEC leaves free are left out. Two runs of one program on two correct
+// implementations observe the same; where they differ, one of them broke a rule.
+// Differential exploration (scenarios/explore) and `replay` of a remote trace compare
+// runs this way.
+#pragma once
+
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "toolwire/actors/trace.hpp"
+
+namespace toolwire::actors {
+
+struct observation {
+  time_ms at = 0;
+  //! What it is about, the same in every run of the program, e.g. "step 4 (tab PUT
+  //! /v1/sessions/S1/clients/tab/tools)" or "events of call turn1:tab.read_form#1 [2]".
+  std::string subject;
+  std::string value;                  // the normalised observation, compact JSON
+  std::vector<std::string> spec_ids;  // the rules that decide it
+  bool timed = false;                 // its time is the target's behaviour (an event, a model step)
+};
+
+//! Everything `run` shows, normalised, in the order it happened.
+std::vector<observation> observe(const trace& run);
+
+//! The first observation (in time) where the target differs from the reference.
+struct divergence {
+  time_ms at = 0;
+  std::string subject;
+  std::optional<std::string> reference;  // nullopt: the reference did not show it
+  std::optional<std::string> target;     // nullopt: the target did not show it
+  time_ms reference_at = 0, target_at = 0;
+  std::vector<std::string> spec_ids;
+};
+
+//! Compares what the reference and the target showed. A timed observation differs when
+//! its times are more than `tolerance_ms` apart. nullopt when they agree.
+std::optional<divergence> first_divergence(const std::vector<observation>& reference,
+                                           const std::vector<observation>& target,
+                                           time_ms tolerance_ms);
+
+//! Lines that say where and how: "at 2500 ms, step 4 (...): the reference showed {...},
+//! the target {...} [TOOLS-1, TOOLS-3]".
+std::vector<std::string> describe(const divergence& d);
+
+}  // namespace toolwire::actors

@@ -1,0 +1,389 @@
+// Normalised observations of a run, and the first place two runs differ.
+#include "toolwire/actors/observations.hpp"
+
+#include <algorithm>
+#include <map>
+#include <set>
+
+#include "toolwire/protocol/events.hpp"
+#include "toolwire/protocol/safe_json.hpp"
+
+namespace toolwire::actors {
+
+namespace {
+
+using protocol::event_type;
+
+//! Ids as what they stand for. Why names, not ids: ids are opaque (SES-1, REG-9, CALL-1,
+//! TASK-1), so two implementations mint different ones for the same thing.
+class id_names {
+ public:
+  explicit id_names(const trace& run) {
+    for (const auto& r : run.records())
+      learn(r);
+  }
+
+  std::string name_of(const std::string& id) const {
+    auto it = names_.find(id);
+    return it == names_.end() ? id : it->second;
+  }
+
+  //! The path with every known id replaced and the query left out (it carries a token).
+  std::string path_template(const std::string& path) const {
+    const std::string bare = path.substr(0, path.find('?'));
+    std::string out;
+    std::size_t from = 0;
+    while (from <= bare.size()) {
+      auto slash = bare.find('/', from);
+      if (slash == std::string::npos) slash = bare.size();
+      if (from > 0) out += '/';
+      out += name_of(bare.substr(from, slash - from));
+      from = slash + 1;
+    }
+    return out;
+  }
+
+ private:
+  void name(const std::string& id, const std::string& as) {
+    if (!id.empty()) names_.emplace(id, as);
+  }
+
+  void learn(const trace_record& r) {
+    const std::string method = protocol::string_at(r.data, "method");
+    const std::string path = protocol::string_at(r.data, "path");
+    const json& body = protocol::member_at(r.data, "body");
+    if (r.kind == "response" && method == "POST") {
+      if (path == "/v1/sessions" && r.data.value("status", 0) == 201) {
+        name(protocol::string_at(body, "id"), "S" + std::to_string(++sessions_));
+      } else if (path.ends_with("/clients") && r.data.value("status", 0) == 201) {
+        name(protocol::string_at(body, "client_id"), r.actor);
+      } else if (path == "/api/tasks" && r.data.value("status", 0) == 201) {
+        const auto step = r.data.find("step");
+        name(protocol::string_at(body, "uuid"),
+             step != r.data.end() && step->is_number_unsigned()
+                 ? "task of step " + std::to_string(step->get<std::size_t>() + 1)
+                 : "task of " + r.actor + " #" + std::to_string(++tasks_of_[r.actor]));
+      }
+      name_turn(protocol::string_at(body, "turn_id"));
+    }
+    if (r.kind != "event") return;
+    const auto type = protocol::parse_event_type(protocol::string_at(r.data, "type"));
+    const json& data = protocol::member_at(r.data, "data");
+    name_turn(protocol::string_at(data, "turn_id"));
+    if (type == event_type::client_tool_dispatched) {
+      const std::string call = protocol::string_at(data, "call_id");
+      if (call.empty() || names_.contains(call)) return;
+      const std::string base = name_of(protocol::string_at(data, "turn_id")) + ":" +
+                               name_of(protocol::string_at(data, "client_id")) + "." +
+                               protocol::string_at(data, "tool");
+      name(call, base + "#" + std::to_string(++calls_of_[base]));
+    }
+  }
+
+  void name_turn(const std::string& id) {
+    if (!id.empty() && !names_.contains(id)) name(id, "turn" + std::to_string(++turns_));
+  }
+
+  std::map<std::string, std::string> names_;
+  std::map<std::string, int> tasks_of_, calls_of_;
+  int sessions_ = 0, turns_ = 0;
+};
+
+//! The rules that decide a response to this route.
+std::vector<std::string> route_rules(const std::string& method, const std::string& path) {
+  struct row {
+    const char* method;
+    const char* suffix;
+    std::vector<std::string> ids;
+  };
+  static const std::vector<row> rows = {
+      {"POST", "/ack", {"CALL-3", "CALL-6", "CALL-7"}},
+      {"POST", "/result", {"CALL-4", "CALL-6", "CALL-7"}},
+      {"POST", "/ping", {"LIFE-2", "LIFE-3"}},
+      {"PUT", "/tools", {"TOOLS-1", "TOOLS-2"}},
+      {"DELETE", "", {"LIFE-1", "LIFE-4"}},
+      {"POST", "/clients", {"REG-1", "REG-5", "REG-8"}},
+      {"POST", "/messages", {"SES-2"}},
+      {"GET", "/events", {"SES-3", "AUTH-5"}},
+      {"POST", "/v1/sessions", {"SES-1", "AUTH-4"}},
+      {"POST", "/tool-results", {"TASK-4", "TASK-5"}},
+      {"POST", "/api/tasks", {"TASK-1"}},
+      {"GET", "", {"TASK-2", "TASK-3", "TASK-6", "TASK-7"}},
+  };
+  for (const auto& r : rows) {
+    if (method == r.method && path.ends_with(r.suffix)) return r.ids;
+  }
+  return {"C-3"};
+}
+
+std::vector<std::string> event_rules(event_type type) {
+  switch (type) {
+    case event_type::client_registered:
+      return {"REG-5", "REG-6", "REG-9"};
+    case event_type::client_tools_updated:
+      return {"TOOLS-1"};
+    case event_type::client_unregistered:
+      return {"LIFE-1", "LIFE-2", "LIFE-4"};
+    case event_type::turn_started:
+    case event_type::turn_completed:
+    case event_type::turn_failed:
+      return {"SES-2", "SES-4", "MODEL-4"};
+    case event_type::client_tool_dispatched:
+      return {"CALL-1", "TOOLS-3"};
+    case event_type::client_tool_completed:
+      return {"CALL-4", "CALL-5"};
+    case event_type::client_tool_failed:
+      return {"CALL-3", "CALL-5", "LIFE-5", "TOOLS-5"};
+    case event_type::stream_gap:
+      return {"SES-3"};
+  }
+  return {"SES-4"};
+}
+
+//! An error result's text is free (the variation other_texts); its reason is not.
+json tool_content(const json& content) {
+  if (!content.is_string()) return content;
+  const json parsed = json::parse(content.get<std::string>(), nullptr, false);
+  if (parsed.is_discarded()) return content;
+  if (parsed.is_object() && parsed.contains("error") && parsed["error"].is_object()) {
+    return {{"error", protocol::string_at(parsed["error"], "reason")}};
+  }
+  return parsed;
+}
+
+//! A task as GET shows it, with what SPEC fixes: its status, the names of its pending
+//! calls (their order is open, TASK-3), its output's calls and texts (TASK-6), and
+//! whether a failure is TASK-7's (the other reasons are free).
+json task_view(const json& body) {
+  json view = {{"status", protocol::string_at(body, "status")}};
+  std::vector<std::string> pending;
+  const json& listed = protocol::member_at(body, "pending_tool_calls");
+  if (listed.is_array()) {
+    for (const auto& call : listed)
+      pending.push_back(protocol::string_at(call, "name"));
+  }
+  std::sort(pending.begin(), pending.end());
+  if (!pending.empty()) view["pending"] = pending;
+  const json& output = protocol::member_at(body, "output");
+  if (output.is_array()) {
+    json items = json::array();
+    for (const auto& item : output) {
+      const std::string type = protocol::string_at(item, "type");
+      if (type == "text") {
+        items.push_back({{"text", protocol::string_at(item, "text")}});
+        continue;
+      }
+      const json& call = protocol::member_at(item, "tool_call");
+      const json& result = protocol::member_at(call, "output");
+      json texts = json::array();
+      const json& content = protocol::member_at(result, "content");
+      if (content.is_array()) {
+        for (const auto& part : content)
+          texts.push_back(protocol::string_at(part, "text"));
+      }
+      items.push_back({{"tool", protocol::string_at(call, "name")},
+                       {"input", protocol::member_at(call, "input")},
+                       {"output", protocol::string_at(result, "type")},
+                       {"texts", texts}});
+    }
+    view["output"] = items;
+  }
+  const json& error = protocol::member_at(body, "error");
+  if (error.is_object()) {
+    view["failed"] = protocol::string_at(error, "reason") == "tool_results_timeout"
+                         ? "tool_results_timeout"
+                         : "another reason";
+  }
+  return view;
+}
+
+std::string compact(const json& value) {
+  return value.dump(-1, ' ', false, json::error_handler_t::replace);
+}
+
+//! The event's data as SES-4 lists it, with ids as names and the tool list sorted.
+json event_value(const protocol::event& e, const id_names& ids) {
+  json data = protocol::to_json(e);
+  for (const char* field : {"client_id", "call_id", "turn_id"}) {
+    if (data.contains(field)) data[field] = ids.name_of(data[field].get<std::string>());
+  }
+  if (data.contains("tools") && data["tools"].is_array()) {
+    auto tools = data["tools"].get<std::vector<std::string>>();
+    std::sort(tools.begin(), tools.end());
+    data["tools"] = tools;
+  }
+  if (protocol::type_of(e) == event_type::turn_failed) data.erase("reason");  // a free text
+  return data;
+}
+
+//! Whose life an event belongs to: each entity's events are ordered by SPEC (SES-5),
+//! while events of different entities at one instant may come in either order.
+std::string entity_of(const protocol::event& e, const json& value) {
+  switch (protocol::type_of(e)) {
+    case event_type::client_registered:
+    case event_type::client_tools_updated:
+    case event_type::client_unregistered:
+      return "client " + value.value("client_id", "");
+    case event_type::client_tool_dispatched:
+    case event_type::client_tool_completed:
+    case event_type::client_tool_failed:
+      return "call " + value.value("call_id", "");
+    default:
+      return value.value("turn_id", "turns");
+  }
+}
+
+class observer {
+ public:
+  explicit observer(const trace& run) : ids_(run) {}
+
+  void take(const trace_record& r) {
+    if (r.kind == "response" || r.kind == "request_error") return response(r);
+    if (r.kind == "event") return event(r);
+    if (r.kind == "model_step") return model_step(r);
+    if (r.kind == "step_error") {
+      add(r.at,
+          "step " + std::to_string(r.data.value("step", std::size_t{0}) + 1) + " could not run",
+          compact(r.data.value("message", json())), {"C-3"}, false);
+    }
+    if (r.kind == "transport_error") {
+      add(r.at, "transport", compact(r.data), {"C-1", "SES-3"}, false);
+    }
+  }
+
+  std::vector<observation> done() && { return std::move(out_); }
+
+ private:
+  void response(const trace_record& r) {
+    const std::string method = protocol::string_at(r.data, "method");
+    const std::string path = ids_.path_template(protocol::string_at(r.data, "path"));
+    json value = json::object();
+    if (r.kind == "request_error") {
+      value["error"] = "no response";
+    } else {
+      value["status"] = r.data.value("status", 0);
+      const json& error = protocol::member_at(protocol::member_at(r.data, "body"), "error");
+      if (error.is_object()) value["error"] = protocol::string_at(error, "type");
+      if (method == "GET" && path.starts_with("/api/tasks/") && value["status"] == 200) {
+        value["task"] = task_view(r.data["body"]);
+      }
+    }
+    const std::string what = r.actor + " " + method + " " + path;
+    const auto step = r.data.find("step");
+    if (step != r.data.end() && step->is_number_unsigned()) {
+      add(r.at, "step " + std::to_string(step->get<std::size_t>() + 1) + " (" + what + ")",
+          compact(value), route_rules(method, path), false);
+      return;
+    }
+    // Pings and polls repeat on their own schedule, which a real clock shifts by one
+    // at either end: what is compared is the sequence of different answers each got.
+    const std::string text = compact(value);
+    if (method == "GET" || path.ends_with("/ping")) {
+      auto& last = last_answer_[what];
+      if (last == text) return;
+      last = text;
+    }
+    add(r.at, what, text, route_rules(method, path), false);
+  }
+
+  void event(const trace_record& r) {
+    const auto e = protocol::read_event(protocol::string_at(r.data, "type"),
+                                        protocol::member_at(r.data, "data"));
+    // Unknown types are not SPEC's to compare; a misnamed event shows as the missing one.
+    if (!e || protocol::type_of(*e) == event_type::stream_gap) return;
+    json value = event_value(*e, ids_);
+    value["type"] = std::string(protocol::to_string(protocol::type_of(*e)));
+    std::string entity = entity_of(*e, value);
+    const std::string session = ids_.name_of(protocol::string_at(r.data, "session"));
+    if (session != "S1") entity += " in " + session;
+    add(r.at, "events of " + entity, compact(value), event_rules(protocol::type_of(*e)), true);
+  }
+
+  void model_step(const trace_record& r) {
+    const std::string owner = ids_.name_of(protocol::string_at(r.data, "owner_id"));
+    json offered = r.data.value("offered", json::array());
+    if (offered.is_array()) std::sort(offered.begin(), offered.end());
+    json results = json::array();
+    const json& received = protocol::member_at(r.data, "tool_results");
+    if (received.is_array()) {
+      for (const auto& result : received) {
+        results.push_back({{"tool_call_id", protocol::member_at(result, "tool_call_id")},
+                           {"content", tool_content(protocol::member_at(result, "content"))}});
+      }
+    }
+    std::sort(results.begin(), results.end());
+    add(r.at, "model steps of " + owner, compact({{"offered", offered}, {"results", results}}),
+        {"TOOLS-3", "TOOLS-6", "CALL-2", "CALL-8", "MODEL-1"}, true);
+  }
+
+  void add(time_ms at, const std::string& subject, std::string value,
+           std::vector<std::string> rules, bool timed) {
+    const int n = ++count_[subject];
+    out_.push_back(
+        {at, subject + " [" + std::to_string(n) + "]", std::move(value), std::move(rules), timed});
+  }
+
+  id_names ids_;
+  std::map<std::string, int> count_;
+  std::map<std::string, std::string> last_answer_;
+  std::vector<observation> out_;
+};
+
+}  // namespace
+
+std::vector<observation> observe(const trace& run) {
+  observer o(run);
+  for (const auto& r : run.records())
+    o.take(r);
+  return std::move(o).done();
+}
+
+std::optional<divergence> first_divergence(const std::vector<observation>& reference,
+                                           const std::vector<observation>& target,
+                                           time_ms tolerance_ms) {
+  std::map<std::string, const observation*> theirs;
+  for (const auto& o : target)
+    theirs.emplace(o.subject, &o);
+  std::optional<divergence> first;
+  auto consider = [&](const observation* ref, const observation* tgt) {
+    const observation& any = ref != nullptr ? *ref : *tgt;
+    time_ms at = any.at;
+    if (ref != nullptr && tgt != nullptr) {
+      const bool same_time = !any.timed || std::abs(ref->at - tgt->at) <= tolerance_ms;
+      if (ref->value == tgt->value && same_time) return;
+      at = std::min(ref->at, tgt->at);
+    }
+    if (first && first->at <= at) return;
+    divergence d;
+    d.at = at;
+    d.subject = any.subject;
+    d.spec_ids = any.spec_ids;
+    if (ref != nullptr) d.reference = ref->value, d.reference_at = ref->at;
+    if (tgt != nullptr) d.target = tgt->value, d.target_at = tgt->at;
+    first = std::move(d);
+  };
+  std::set<std::string> seen;
+  for (const auto& o : reference) {
+    seen.insert(o.subject);
+    auto it = theirs.find(o.subject);
+    consider(&o, it == theirs.end() ? nullptr : it->second);
+  }
+  for (const auto& o : target) {
+    if (!seen.contains(o.subject)) consider(nullptr, &o);
+  }
+  return first;
+}
+
+std::vector<std::string> describe(const divergence& d) {
+  auto shown = [](const std::optional<std::string>& value, time_ms at) {
+    return value ? *value + " (at " + std::to_string(at) + " ms)" : std::string("nothing");
+  };
+  std::string rules;
+  for (const auto& id : d.spec_ids)
+    rules += (rules.empty() ? "" : ", ") + id;
+  return {"at " + std::to_string(d.at) + " ms, " + d.subject + ":",
+          "  the reference showed " + shown(d.reference, d.reference_at),
+          "  the target showed    " + shown(d.target, d.target_at), "  rules: " + rules};
+}
+
+}  // namespace toolwire::actors

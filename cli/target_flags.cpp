@@ -1,0 +1,143 @@
+// Reading the target flags.
+#include "target_flags.hpp"
+
+#include <chrono>
+
+#include "suggest.hpp"
+#include "toolwire/conformance/http_client.hpp"
+#include "toolwire/conformance/preflight.hpp"
+
+namespace toolwire::cli {
+
+namespace {
+
+//! "" when a connection to the target can be made, else why not: a run against a target
+//! that is not there would only fail everything for the same reason. (A target that
+//! accepts but misbehaves is checked: its runs fail with the evidence.)
+std::string probe(const conformance::target_profile& profile) {
+  conformance::http_client client(profile.base,
+                                  std::chrono::milliseconds(profile.request_timeout_ms));
+  protocol::api_request request;
+  request.method = "GET";
+  request.path = "/v1/_test/clock";
+  const auto response = client.send(request);
+  if (!conformance::is_transport_failure(response)) return "";
+  const std::string message = response.body["error"].value("message", "");
+  const bool no_connection =
+      message.starts_with("cannot resolve") || message.starts_with("cannot connect");
+  return no_connection ? message : "";
+}
+
+}  // namespace
+
+void target_flags::add_to(CLI::App& app, default_target fallback) {
+  fallback_ = fallback;
+  app.add_option("--target", target_, "a target profile (JSON; docs/target-profile.md)");
+  if (fallback == default_target::bundled) {
+    app.add_flag("--in-process", in_process_,
+                 "run on the simulator's in-process reference core instead of over HTTP");
+  } else {
+    app.add_flag("--bundled", bundled_,
+                 "run over HTTP against the bundled reference server (started on a free "
+                 "loopback port with the virtual clock) instead of the in-process core");
+  }
+  app.add_option("--fault", faults_,
+                 "run against a reference server with this fault (repeatable; toolwire serve "
+                 "--list-faults lists them; not with --target)");
+  app.add_option("--variation", variations_,
+                 "run against a bundled reference server with this variation, behaviour SPEC "
+                 "allows (repeatable; toolwire serve --list-variations)");
+  app.add_option("--settle-ms", settle_ms_,
+                 "with --target: override the profile's settle_ms (carried by every "
+                 "reproduce command)")
+      ->check(CLI::Range(0, 600000));
+  app.add_option("--request-timeout-ms", request_timeout_ms_,
+                 "with --target: override the profile's request_timeout_ms (carried by "
+                 "every reproduce command)")
+      ->check(CLI::Range(1, 600000));
+  app.add_flag("--no-preflight", no_preflight_,
+               "with --target: skip the preflight (session, task, model stand-in, test "
+               "clock) that runs before anything else");
+}
+
+protocol::outcome<chosen_target> target_flags::choose() const {
+  const bool in_process =
+      fallback_ == default_target::bundled ? in_process_ : !bundled_ && target_.empty();
+  if (!target_.empty() && (in_process_ || bundled_ || !faults_.empty())) {
+    return protocol::invalid_request(
+        "--in-process, --bundled and --fault choose the reference server; not with --target");
+  }
+  if (target_.empty() && (settle_ms_ >= 0 || request_timeout_ms_ >= 0 || no_preflight_)) {
+    return protocol::invalid_request(
+        "--settle-ms, --request-timeout-ms and --no-preflight apply to a --target; the bundled "
+        "server's settings are fixed");
+  }
+  chosen_target chosen;
+  auto& target = chosen.choice;
+  target.in_process = in_process;
+  for (const auto& name : faults_) {
+    auto f = reference::parse_fault(name);
+    if (!f) return protocol::invalid_request(unknown_fault_message(name));
+    // Why refuse: the in-process target has no clock routes and no virtual clock of its
+    // own, so a fault of a CLOCK rule would give a green run that planted nothing.
+    const std::string_view rule = reference::describe(*f).spec_id;
+    if (in_process && rule.starts_with("CLOCK-")) {
+      return protocol::invalid_request(
+          "fault " + name + " breaks " + std::string(rule) +
+          ", which only the bundled server's virtual clock has: run over HTTP");
+    }
+    target.faults.insert(*f);
+  }
+  if (!variations_.empty() && (in_process || !target_.empty())) {
+    return protocol::invalid_request(
+        "--variation applies to the bundled server over HTTP; not in-process or with --target");
+  }
+  for (const auto& name : variations_) {
+    auto v = reference::variations::parse_variation(name);
+    if (!v) return protocol::invalid_request(unknown_variation_message(name));
+    target.variations.insert(*v);
+  }
+  chosen.name =
+      in_process ? "toolwire reference (in-process)" : "toolwire reference (bundled, over HTTP)";
+  if (target_.empty()) return chosen;
+  auto profile = conformance::load_profile(target_);
+  if (!profile) return profile.error();
+  if (settle_ms_ >= 0) {
+    profile->settle_ms = settle_ms_;
+    target.reproduce_flags.push_back("--settle-ms " + std::to_string(settle_ms_));
+  }
+  if (request_timeout_ms_ >= 0) {
+    profile->request_timeout_ms = request_timeout_ms_;
+    target.reproduce_flags.push_back("--request-timeout-ms " + std::to_string(request_timeout_ms_));
+  }
+  if (auto unreachable = probe(*profile); !unreachable.empty()) {
+    return protocol::invalid_request("target '" + profile->name + "' at http://" +
+                                     profile->base.to_string() + " is unreachable: " + unreachable);
+  }
+  if (!no_preflight_) {
+    if (auto failure = conformance::preflight(*profile); !failure.empty()) {
+      return protocol::invalid_request("preflight: " + failure);
+    }
+  }
+  chosen.name = profile->name;
+  target.profile = std::move(*profile);
+  target.profile_path = target_;
+  return chosen;
+}
+
+std::string target_flags::as_flags() const {
+  std::string flags;
+  if (!target_.empty()) flags += " --target " + target_;
+  if (in_process_) flags += " --in-process";
+  if (bundled_) flags += " --bundled";
+  for (const auto& f : faults_)
+    flags += " --fault " + f;
+  for (const auto& v : variations_)
+    flags += " --variation " + v;
+  if (settle_ms_ >= 0) flags += " --settle-ms " + std::to_string(settle_ms_);
+  if (request_timeout_ms_ >= 0)
+    flags += " --request-timeout-ms " + std::to_string(request_timeout_ms_);
+  return flags;
+}
+
+}  // namespace toolwire::cli

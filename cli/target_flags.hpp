@@ -1,0 +1,54 @@
+// The flags that choose a target, shared by check, simulate, replay and explore: a
+// profile (--target), the bundled server over HTTP, or the in-process core, with faults,
+// variations and the profile overrides. One reading of them, so every command accepts
+// and refuses the same combinations with the same words.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include <CLI/CLI.hpp>
+
+#include "toolwire/conformance/runner.hpp"
+#include "toolwire/protocol/outcome.hpp"
+
+namespace toolwire::cli {
+
+//! Which target a command runs on when no flag says otherwise.
+enum class default_target { bundled, in_process };
+
+struct chosen_target {
+  conformance::target_choice choice;
+  std::string name;  // for reports and summaries; never a credential
+};
+
+class target_flags {
+ public:
+  //! Adds --target, --fault, --variation, --settle-ms, --request-timeout-ms,
+  //! --no-preflight, and --in-process (when the default is the bundled server) or
+  //! --bundled (when it is the in-process core).
+  void add_to(CLI::App& app, default_target fallback);
+
+  //! Validates the flags and, for a --target, loads the profile, checks that the target
+  //! answers and runs its preflight. Errors are one sentence for the user (exit 2).
+  protocol::outcome<chosen_target> choose() const;
+
+  bool has_profile() const { return !target_.empty(); }
+  const std::string& profile_path() const { return target_; }
+  //! The flags as given, to repeat in a reproduce command ("--fault X --bundled ...").
+  std::string as_flags() const;
+
+ private:
+  default_target fallback_ = default_target::bundled;
+  std::string target_;
+  std::vector<std::string> faults_;
+  std::vector<std::string> variations_;
+  bool in_process_ = false;
+  bool bundled_ = false;
+  std::int64_t settle_ms_ = -1;           // -1: the profile's
+  std::int64_t request_timeout_ms_ = -1;  // -1: the profile's
+  bool no_preflight_ = false;
+};
+
+}  // namespace toolwire::cli

@@ -1,0 +1,59 @@
+// One scenario run on whichever target was chosen: the in-process reference core, the
+// bundled reference server over HTTP, or any server a profile describes. `check` runs
+// its cases through it, and `simulate`, `replay` and `explore` their scenarios, so a
+// scenario does not know where it runs.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <string>
+
+#include "toolwire/actors/simulator.hpp"
+#include "toolwire/conformance/runner.hpp"
+#include "toolwire/scenarios/loader.hpp"
+
+namespace toolwire::conformance {
+
+namespace detail {
+class bundled_reference;
+}
+
+class scenario_target {
+ public:
+  //! Nothing starts yet: the bundled server starts on the first run that needs its
+  //! timeouts. Not thread-safe: one per worker.
+  explicit scenario_target(target_choice target);
+  ~scenario_target();
+  scenario_target(const scenario_target&) = delete;
+  scenario_target& operator=(const scenario_target&) = delete;
+
+  //! How scenario files are read for this target (scenarios/timing.hpp): the profile's
+  //! timeouts and clock; in-process and for the bundled server, target_choice's.
+  protocol::outcome<scenarios::timing> timing();
+
+  //! Why `plan` cannot run here ("" when it can): a capability it needs, a [P] rule the
+  //! target replaces, or clock routes in-process. `plan` must be timed for this target.
+  //! Fails when the target cannot be set up (the bundled server cannot listen).
+  protocol::outcome<std::string> not_applicable(const actors::scenario& plan);
+
+  //! Runs `plan` with `seed`. Over HTTP its model requests carry `tag` (MODEL-3), which
+  //! must be unique among the runs sharing the model stand-in. The bundled server used is
+  //! one with `plan`'s timeouts. Fails when the target cannot be reached or set up.
+  protocol::outcome<actors::run_result> run(const actors::scenario& plan, std::uint64_t seed,
+                                            const std::string& source, const std::string& tag);
+
+  //! How far apart in time the same behaviour may be seen on this target: 1 ms on a
+  //! virtual clock (and in-process), the profile's tolerance on a real one.
+  time_ms tolerance_ms() const;
+  bool in_process() const { return target_.in_process; }
+  bool real_clock() const;
+  const target_choice& choice() const { return target_; }
+
+ private:
+  protocol::outcome<target_profile> profile_for(const actors::scenario& plan);
+
+  target_choice target_;
+  std::unique_ptr<detail::bundled_reference> bundled_;
+};
+
+}  // namespace toolwire::conformance

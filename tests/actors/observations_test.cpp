@@ -1,0 +1,188 @@
+// Observations: what two correct implementations may do differently compares equal (ids,
+// extra fields, open orders, free texts, timing within tolerance); a real difference is
+// found at its first place, with the rules that decide it.
+#include <catch2/catch.hpp>
+
+#include <functional>
+#include <regex>
+
+#include "actors/actor_test_support.hpp"
+#include "toolwire/actors/builtin_scenarios.hpp"
+#include "toolwire/actors/observations.hpp"
+
+using namespace toolwire::actor_test;
+using toolwire::actors::first_divergence;
+using toolwire::actors::observe;
+
+namespace {
+
+trace builtin_run(const std::string& name) {
+  auto plan = toolwire::actors::find_builtin(name);
+  REQUIRE(plan);
+  return run(*plan).trace;
+}
+
+//! `run` rewritten record by record (a record `change` empties is dropped).
+trace rewritten(const trace& run, const std::function<void(trace_record&)>& change) {
+  trace out;
+  out.set_header(run.header());
+  for (auto r : run.records()) {
+    change(r);
+    if (!r.kind.empty()) out.add(r.at, r.actor, r.kind, r.data);
+  }
+  return out;
+}
+
+//! Every id the reference minted (ses_1, cli_2, call_3, turn_4, tc_5, task uuids) replaced
+//! by another implementation's kind of id.
+json other_ids(const json& value) {
+  static const std::regex minted{"\\b(ses|cli|call|turn)_([0-9]+)\\b|00000000-0000-4000-8000-0+"};
+  if (value.is_string()) {
+    return std::regex_replace(value.get<std::string>(), minted, "x-$1-$2-7f3a");
+  }
+  json copy = value;
+  if (value.is_object()) {
+    for (auto& [key, item] : copy.items())
+      item = other_ids(item);
+  } else if (value.is_array()) {
+    for (auto& item : copy)
+      item = other_ids(item);
+  }
+  return copy;
+}
+
+//! An extra field in every object, as C-6 allows (not in the model's arguments, which are
+//! data, not the protocol's objects).
+json with_extra_fields(json value) {
+  if (value.is_object()) {
+    for (auto& [key, item] : value.items()) {
+      if (key != "input" && key != "arguments") item = with_extra_fields(item);
+    }
+    value["x_vendor"] = {{"trace", "abc"}};
+  } else if (value.is_array()) {
+    for (auto& item : value)
+      item = with_extra_fields(item);
+  }
+  return value;
+}
+
+std::string divergence_text(const std::optional<toolwire::actors::divergence>& d) {
+  if (!d) return "(none)";
+  std::string text;
+  for (const auto& line : toolwire::actors::describe(*d))
+    text += line + "\n";
+  return text;
+}
+
+}  // namespace
+
+TEST_CASE("What SPEC leaves to the implementation is observed the same", "[observations]") {
+  for (const auto* name :
+       {"tab_closes_mid_call", "parallel_calls_two_clients", "navigating_tab_screens",
+        "erroring_client_and_leaver", "task_three_rounds", "reload_collision"}) {
+    SECTION(name) {
+      const auto reference = builtin_run(name);
+      const auto other = rewritten(reference, [](trace_record& r) {
+        r.data = other_ids(r.data);
+        if (r.kind == "event") r.data["data"] = with_extra_fields(r.data["data"]);
+        if (r.kind == "model_step") {
+          auto& offered = r.data["offered"];
+          std::reverse(offered.begin(), offered.end());
+        }
+        if (r.kind == "response" && r.data.contains("body") && r.data["body"].is_object()) {
+          r.data["body"] = with_extra_fields(r.data["body"]);
+          if (r.data["body"].contains("error")) r.data["body"]["error"]["message"] = "Sorry.";
+        }
+        if (r.kind == "event" && r.data["data"].contains("tools")) {
+          auto& tools = r.data["data"]["tools"];
+          std::reverse(tools.begin(), tools.end());
+        }
+        if (r.kind == "event" && r.data.value("type", "") == "turn_failed") {
+          r.data["data"]["reason"] = "something else went wrong";
+        }
+      });
+      const auto d = first_divergence(observe(reference), observe(other), 1);
+      INFO(divergence_text(d));
+      CHECK_FALSE(d);
+      CHECK(observe(reference).size() > 5);
+    }
+  }
+}
+
+TEST_CASE("Events of different entities at one instant may come in either order",
+          "[observations]") {
+  const auto reference = builtin_run("parallel_calls_two_clients");
+  // Swap each pair of neighbouring events at one instant that belong to different calls.
+  std::vector<trace_record> records = reference.records();
+  int swapped = 0;
+  for (std::size_t i = 0; i + 1 < records.size(); ++i) {
+    auto& a = records[i];
+    auto& b = records[i + 1];
+    if (a.kind == "event" && b.kind == "event" && a.at == b.at &&
+        a.data["data"].value("call_id", "") != b.data["data"].value("call_id", "") &&
+        a.data["data"].contains("call_id") && b.data["data"].contains("call_id")) {
+      std::swap(a, b);
+      ++swapped;
+      ++i;
+    }
+  }
+  REQUIRE(swapped > 0);
+  trace other;
+  for (const auto& r : records)
+    other.add(r.at, r.actor, r.kind, r.data);
+  const auto d = first_divergence(observe(reference), observe(other), 1);
+  INFO(divergence_text(d));
+  CHECK_FALSE(d);
+}
+
+TEST_CASE("A different answer is found at its first place, with its rules", "[observations]") {
+  const auto reference = builtin_run("forgetful_and_duplicating");
+  // The second result of the duplicating client is accepted instead of refused (CALL-6).
+  bool changed = false;
+  const auto other = rewritten(reference, [&](trace_record& r) {
+    if (!changed && r.kind == "response" && r.data.value("status", 0) == 409) {
+      r.data["status"] = 200;
+      r.data["body"] = json::object();
+      changed = true;
+    }
+  });
+  REQUIRE(changed);
+  const auto d = first_divergence(observe(reference), observe(other), 1);
+  REQUIRE(d);
+  INFO(divergence_text(d));
+  CHECK(d->reference == R"({"error":"conflict","status":409})");
+  CHECK(d->target == R"({"status":200})");
+  CHECK(std::find(d->spec_ids.begin(), d->spec_ids.end(), "CALL-6") != d->spec_ids.end());
+  CHECK(d->subject.find("/result") != std::string::npos);
+}
+
+TEST_CASE("An event later than the tolerance diverges; within it, it does not", "[observations]") {
+  const auto reference = builtin_run("tab_closes_mid_call");
+  auto later_by = [&](time_ms ms) {
+    return rewritten(reference, [&](trace_record& r) {
+      if (r.kind == "event" && r.data.value("type", "") == "client_unregistered") r.at += ms;
+    });
+  };
+  CHECK_FALSE(first_divergence(observe(reference), observe(later_by(150)), 200));
+  const auto d = first_divergence(observe(reference), observe(later_by(150)), 1);
+  REQUIRE(d);
+  INFO(divergence_text(d));
+  CHECK(d->subject.starts_with("events of client tab"));
+  CHECK(d->target_at == d->reference_at + 150);
+}
+
+TEST_CASE("A missing event and an extra one are divergences", "[observations]") {
+  const auto reference = builtin_run("tab_closes_mid_call");
+  const auto without = rewritten(reference, [](trace_record& r) {
+    if (r.kind == "event" && r.data.value("type", "") == "client_tool_failed") r.kind.clear();
+  });
+  const auto missing = first_divergence(observe(reference), observe(without), 1);
+  REQUIRE(missing);
+  CHECK(missing->reference);
+  CHECK_FALSE(missing->target);
+  CHECK(missing->subject.starts_with("events of call turn1:tab."));
+  const auto extra = first_divergence(observe(without), observe(reference), 1);
+  REQUIRE(extra);
+  CHECK_FALSE(extra->reference);
+  CHECK(extra->target);
+}
