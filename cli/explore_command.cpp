@@ -3,12 +3,15 @@
 
 #include <unistd.h>
 
+#include <atomic>
 #include <chrono>
+#include <cstdio>
 #include <filesystem>
 #include <fstream>
 #include <iostream>
+#include <optional>
 
-#include "suggest.hpp"
+#include "toolwire/conformance/scenario_target.hpp"
 #include "toolwire/scenarios/explore.hpp"
 #include "toolwire/scenarios/loader.hpp"
 
@@ -16,19 +19,99 @@ namespace toolwire::cli {
 
 namespace {
 
-std::string file_header(const scenarios::explore_failure& failure,
-                        const std::vector<std::string>& faults) {
+//! "60s", "5m", "1500ms", "1h" as milliseconds; nullopt for anything else.
+std::optional<std::chrono::milliseconds> parse_duration(const std::string& text) {
+  std::size_t used = 0;
+  long long amount = 0;
+  try {
+    amount = std::stoll(text, &used);
+  } catch (const std::exception&) {
+    return std::nullopt;
+  }
+  const std::string unit = text.substr(used);
+  if (amount < 0 || text[0] == '-' || text[0] == '+') return std::nullopt;
+  if (unit == "ms") return std::chrono::milliseconds(amount);
+  if (unit == "s") return std::chrono::seconds(amount);
+  if (unit == "m") return std::chrono::minutes(amount);
+  if (unit == "h") return std::chrono::hours(amount);
+  return std::nullopt;
+}
+
+//! Programs over HTTP (or in-process with faults) through the runner's scenario_target:
+//! the same path as `simulate --target` and `check`. Each program's model requests carry
+//! a tag of their own, so the shared model stand-in routes them to the right run.
+class http_program_target final : public scenarios::program_target {
+ public:
+  explicit http_program_target(const conformance::target_choice& choice) : on_(choice) {}
+  protocol::outcome<actors::run_result> run(const actors::scenario& program, std::uint64_t seed,
+                                            std::vector<protocol::time_ms> clock_stops) override {
+    static std::atomic<std::uint64_t> runs{0};
+    return on_.run(program, seed, "explore", "[tw:explore-" + std::to_string(++runs) + "] ",
+                   std::move(clock_stops));
+  }
+
+ private:
+  conformance::scenario_target on_;
+};
+
+//! What programs are generated for: the profile's timeouts, parts and clock; for the
+//! bundled server and in-process, explore's short timeouts (the bundled server is
+//! started with them), so that deadlines are reached within a program.
+protocol::outcome<scenarios::program_shape> shape_for(const conformance::target_choice& choice) {
+  scenarios::program_shape shape;
+  if (!choice.profile) return shape;
+  const auto& profile = *choice.profile;
+  if (!profile.part_a) {
+    return protocol::invalid_request(
+        "explore generates Part A programs (sessions and clients, with Part B tasks beside "
+        "them); target '" +
+        profile.name + "' has no Part A");
+  }
+  shape.ack_timeout_ms = profile.ack_timeout_ms;
+  shape.result_timeout_ms = profile.result_timeout_ms;
+  shape.interrupt_timeout_ms = profile.interrupt_timeout_ms;
+  shape.part_b = profile.part_b;
+  shape.real_clock = !profile.virtual_clock;
+  shape.tolerance_ms = profile.virtual_clock ? 1 : profile.timing_tolerance_ms;
+  return shape;
+}
+
+std::string rules_text(const std::vector<std::string>& ids) {
+  std::string text;
+  for (const auto& id : ids)
+    text += (text.empty() ? "" : ", ") + id;
+  return text;
+}
+
+std::string triage_text(const scenarios::explore_failure& failure) {
+  return failure.label() + " (failed " + std::to_string(failure.triage_failures) + " of " +
+         std::to_string(failure.triage_runs) + " re-runs)";
+}
+
+std::string file_header(const scenarios::explore_failure& failure, const std::string& flags) {
   std::string text = "# Found by toolwire explore and shrunk";
-  std::string flags;
-  for (const auto& f : faults)
-    flags += " --fault " + f;
-  text += flags.empty() ? ".\n" : " against" + flags + ".\n";
+  text += flags.empty() ? ".\n" : ", running with" + flags + ".\n";
   text += "# What went wrong:\n";
   for (const auto& p : failure.problems)
     text += "#   " + p + "\n";
+  text += "# Rules involved: " + rules_text(failure.spec_ids) + "\n";
+  text += "# Triage: " + triage_text(failure) + "\n";
+  text += "# Expectations are the clean reference's (the oracle's).\n";
   text += "# Reproduce: toolwire simulate THIS_FILE --seed " + std::to_string(failure.seed) +
           flags + "\n";
   return text;
+}
+
+std::string per_second(int programs, double seconds) {
+  char buffer[32];
+  std::snprintf(buffer, sizeof buffer, "%.0f", programs / std::max(seconds, 1e-9));
+  return buffer;
+}
+
+std::string seconds_text(double seconds) {
+  char buffer[32];
+  std::snprintf(buffer, sizeof buffer, "%.1f s", seconds);
+  return buffer;
 }
 
 }  // namespace
@@ -36,73 +119,144 @@ std::string file_header(const scenarios::explore_failure& failure,
 explore_command::explore_command(CLI::App& parent) {
   app_ = parent.add_subcommand(
       "explore",
-      "Generate random scenario programs (clients with random behaviours, actions at random "
-      "times, model decisions), run each on the simulator and check it with the trace "
-      "invariants and, against a --fault, with the clean reference core as the oracle. The "
-      "first failure is shrunk and written to --out as a scenario file that reproduces it.");
+      "Generate random scenario programs (clients with random behaviours, task callers, "
+      "actions at random times, model decisions), run each on a target and, in lock-step, "
+      "on the clean in-process reference core (the oracle), and compare what both showed: "
+      "statuses, error types, each client's, call's and turn's events, what the model was "
+      "offered and received, and the tasks. The trace invariants are checked on the target's "
+      "trace too. The first divergence is shrunk against the target, re-run to tell a "
+      "deterministic one from an intermittent one, and written to --out as a scenario file "
+      "whose expectations come from the oracle.");
   app_->footer(R"(
 Examples:
   toolwire explore --programs 10000 --seed 1
   toolwire explore --fault double_result_accepted --out toolwire-reports/explore
+  toolwire explore --bundled --programs 2000 --jobs 2
+  toolwire explore --target acme.json --time-budget 5m
 
-Exit codes: 0 no program failed; 1 one failed (shrunk and written to --out, with the
-command that reproduces it); 2 bad usage.
-Read: docs/simulator.md, docs/scenario-language.md)");
+Without --target or --bundled the target is the in-process core (with --fault, a faulty
+one). Against a profile, programs are timed for its timeouts; on a real clock a divergence
+is run again at once before it counts, since it may be a race with a deadline.
+Exit codes: 0 no divergence in the programs run; 1 a divergence (shrunk, written to --out,
+with the command that reproduces it); 2 bad usage, a target that cannot be used, or no
+program ran.
+Read: docs/explore.md, docs/simulator.md, docs/scenario-language.md)");
   app_->add_option("--programs", programs_, "how many programs to generate")
       ->default_val(1'000)
       ->check(CLI::Range(1, 10'000'000));
   app_->add_option("--seed", seed_, "the seed of the generator and of every run")->default_val(1);
-  app_->add_option("--out", out_, "where a shrunk failure is written")
+  app_->add_option("--out", out_, "where a shrunk divergence is written")
       ->default_val("toolwire-reports/explore");
-  app_->add_option("--fault", faults_,
-                   "explore a reference core with this fault (repeatable; toolwire serve "
-                   "--list-faults lists them)");
-  app_->add_flag("--no-shrink", no_shrink_, "write the first failing program as found");
+  target_.add_to(*app_, default_target::in_process);
+  app_->add_flag("--no-shrink", no_shrink_, "write the first diverging program as found");
+  app_->add_option("--time-budget", time_budget_,
+                   "stop generating after this long, e.g. 90s, 5m, 1500ms (shrinking and "
+                   "triage of a divergence found in time still run)");
+  app_->add_option("--jobs", jobs_,
+                   "workers at once, each with its own target and seed (worker 1 has --seed); "
+                   "a virtual-clock --target runs one, because its clock is shared")
+      ->default_val(1)
+      ->check(CLI::Range(1, 64));
+  app_->add_option("--triage", triage_,
+                   "re-runs of a divergence, to label it deterministic or intermittent")
+      ->default_val(5)
+      ->check(CLI::Range(0, 100));
+  app_->add_option("--progress", progress_,
+                   "'tty' rewrites one line, 'lines' prints one line per 100 programs, 'none' "
+                   "nothing; 'auto' is tty on a terminal, else lines")
+      ->check(CLI::IsMember({"auto", "tty", "lines", "none"}))
+      ->capture_default_str();
 }
 
 int explore_command::run() const {
+  auto usage = [](const std::string& message) {
+    std::cerr << "toolwire explore: " << message << "\n";
+    return 2;
+  };
+  auto chosen = target_.choose();
+  if (!chosen) return usage(chosen.error().message);
+  const auto& choice = chosen->choice;
+  auto shape = shape_for(choice);
+  if (!shape) return usage(shape.error().message);
   scenarios::explore_options options;
   options.programs = programs_;
   options.seed = seed_;
   options.shrink = !no_shrink_;
-  for (const auto& name : faults_) {
-    auto f = reference::parse_fault(name);
-    if (!f) {
-      std::cerr << "toolwire explore: " << unknown_fault_message(name) << "\n";
-      return 2;
-    }
-    options.faults.insert(*f);
+  options.shape = *shape;
+  options.triage_runs = triage_;
+  options.jobs = choice.profile && choice.profile->virtual_clock ? 1 : jobs_;
+  if (choice.in_process) {
+    options.faults = choice.faults;
+  } else {
+    options.target = [choice]() -> protocol::outcome<std::unique_ptr<scenarios::program_target>> {
+      return std::unique_ptr<scenarios::program_target>(
+          std::make_unique<http_program_target>(choice));
+    };
   }
-  const bool tty = isatty(STDERR_FILENO);
-  options.progress = [&](int done) {
-    if (tty && done % 100 == 0) std::cerr << "\r\033[K" << done << " programs" << std::flush;
+  if (!time_budget_.empty()) {
+    options.time_budget = parse_duration(time_budget_);
+    if (!options.time_budget) {
+      return usage("--time-budget must be a number and a unit (ms, s, m, h), e.g. 90s or 5m; "
+                   "got '" + time_budget_ + "'");
+    }
+  }
+  const std::string progress = progress_ != "auto"    ? progress_
+                               : isatty(STDERR_FILENO) ? "tty"
+                                                       : "lines";
+  options.progress = [&](const scenarios::explore_progress& p) {
+    if (progress == "tty" && p.programs % 10 == 0) {
+      std::cerr << "\r\033[K" << p.programs << "/" << programs_ << " programs, " << p.requests
+                << " requests, " << p.divergences << " divergence(s), "
+                << seconds_text(p.seconds) << std::flush;
+    } else if (progress == "lines" && p.programs % 100 == 0) {
+      std::cerr << "explore: " << p.programs << "/" << programs_ << " programs, " << p.requests
+                << " requests, " << seconds_text(p.seconds) << std::endl;
+    }
   };
-  const auto started = std::chrono::steady_clock::now();
+  std::cout << "explore: " << chosen->name << ", seed " << seed_ << ", up to " << programs_
+            << " programs" << (options.time_budget ? " within " + time_budget_ : "") << "\n";
   const auto result = scenarios::explore(options);
-  const double seconds =
-      std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
-  if (tty) std::cerr << "\r\033[K";
+  if (progress == "tty") std::cerr << "\r\033[K";
+  if (result.error) return usage("the target cannot be used: " + result.error->message);
+  const std::string summary =
+      std::to_string(result.programs_run) + " programs, " + std::to_string(result.requests) +
+      " requests, " + (result.failure ? "1 divergence" : "no divergence") + ", " +
+      seconds_text(result.seconds) + " (" + per_second(result.programs_run, result.seconds) +
+      " programs/s)";
+  if (result.retried > 0) {
+    std::cout << "explore: " << result.retried
+              << " divergence(s) did not show again at once (a race with a deadline on a real "
+                 "clock) and were not counted\n";
+  }
   if (!result.failure) {
-    std::cout << "explore: " << result.programs_run << " programs, no failure ("
-              << static_cast<int>(result.programs_run / std::max(seconds, 1e-9))
-              << " programs/s)\n";
+    if (result.programs_run == 0) return usage("nothing was checked: no program ran");
+    std::cout << "explore: no divergence in " << summary;
+    if (result.out_of_time) std::cout << "; the time budget ended the search";
+    std::cout << "\n";
     return 0;
   }
   const auto& failure = *result.failure;
-  std::filesystem::create_directories(out_);
+  std::error_code ec;
+  std::filesystem::create_directories(out_, ec);
   const std::string path = out_ + "/explore-seed" + std::to_string(seed_) + ".yaml";
-  std::ofstream(path) << file_header(failure, faults_) << scenarios::to_yaml(failure.program);
-  std::cout << "explore: program " << result.programs_run << " failed; shrunk in "
+  const std::string flags = target_.as_flags();
+  std::ofstream file(path);
+  file << file_header(failure, flags) << scenarios::to_yaml(failure.program);
+  if (!file) return usage("cannot write " + path);
+  std::cout << "explore: program " << result.programs_run << " diverged; shrunk in "
             << failure.shrink_runs << " runs to " << failure.program.clients.size()
-            << " client(s) and " << failure.program.steps.size() << " step(s) ("
-            << static_cast<int>(seconds * 1000) << " ms in all)\n";
+            << " client(s), " << failure.program.task_callers.size() << " task caller(s) and "
+            << failure.program.steps.size() << " step(s)\n";
   for (const auto& p : failure.problems)
     std::cout << "  " << p << "\n";
-  std::cout << "written: " << path << "\nreproduce: toolwire simulate " << path << " --seed "
-            << failure.seed;
-  for (const auto& f : faults_)
-    std::cout << " --fault " << f;
-  std::cout << "\n";
+  std::cout << "  rules involved: " << rules_text(failure.spec_ids) << "\n"
+            << "  triage: " << triage_text(failure) << "\n"
+            << "  the written scenario " << (failure.fails_on_target ? "fails" : "DOES NOT fail")
+            << " on the target and " << (failure.passes_on_oracle ? "passes" : "DOES NOT pass")
+            << " on the reference\n"
+            << "written: " << path << "\nreproduce: toolwire simulate " << path << " --seed "
+            << failure.seed << flags << "\n"
+            << "explore: " << summary << "\n";
   return 1;
 }
 

@@ -1,5 +1,7 @@
-// `toolwire explore`: property-based scenario programs against the reference core (or a
-// faulty one), with failures shrunk and written out as scenario files.
+// `toolwire explore`: property-based scenario programs against a target (the in-process
+// reference core, a faulty one, the bundled server or any server over HTTP), compared
+// with the clean reference as the oracle; a divergence is shrunk, triaged and written out
+// as a scenario file.
 #pragma once
 
 #include <cstdint>
@@ -8,13 +10,16 @@
 
 #include <CLI/CLI.hpp>
 
+#include "target_flags.hpp"
+
 namespace toolwire::cli {
 
 class explore_command {
  public:
   explicit explore_command(CLI::App& parent);
   bool selected() const { return app_->parsed(); }
-  //! 0: no program failed; 1: a failure (written to --out); 2: bad usage.
+  //! 0: no divergence; 1: a divergence (written to --out); 2: bad usage, a target that
+  //! cannot be used, or no program ran.
   int run() const;
 
  private:
@@ -22,8 +27,12 @@ class explore_command {
   int programs_ = 1'000;
   std::uint64_t seed_ = 1;
   std::string out_ = "toolwire-reports/explore";
-  std::vector<std::string> faults_;
+  target_flags target_;
   bool no_shrink_ = false;
+  std::string time_budget_;
+  int jobs_ = 1;
+  int triage_ = 5;
+  std::string progress_ = "auto";
 };
 
 }  // namespace toolwire::cli

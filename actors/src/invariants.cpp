@@ -100,22 +100,42 @@ class live_clients_check {
     } else if (type == event_type::client_unregistered) {
       clients.erase(protocol::string_at(data, "client_id"));
     }
+    const std::uint64_t seq = r.data.value("seq", std::uint64_t{0});
+    auto& timeline = timelines_[session];
+    timeline.offered[seq] = offered_by(clients);
+    if (type == event_type::turn_started || type == event_type::client_tool_completed ||
+        type == event_type::client_tool_failed) {
+      timeline.causes.insert(seq);
+    }
   }
 
+  //! A model step's tools must be the live tools at one moment between what made the step
+  //! due (the turn's start, or the event that settled a call) and the last event before
+  //! it. Why a window: over HTTP the model request is recorded when it arrives, and the
+  //! server may have built it at any moment since its cause; in-process the window is
+  //! that one moment.
   void on_model_step(const trace_record& r, std::size_t index, std::vector<violation>& out) {
     if (protocol::string_at(r.data, "owner") != "turn") return;
-    std::vector<std::string> expected;
-    for (const auto& [id, c] : sessions_[protocol::string_at(r.data, "owner_id")]) {
-      for (const auto& tool : c.tools)
-        expected.push_back(c.name + "__" + tool);
-    }
+    const std::uint64_t after = r.data.value("after_seq", std::uint64_t{0});
+    auto& timeline = timelines_[protocol::string_at(r.data, "owner_id")];
     std::vector<std::string> offered = protocol::strings_in(protocol::member_at(r.data, "offered"));
-    std::sort(expected.begin(), expected.end());
     std::sort(offered.begin(), offered.end());
-    if (expected != offered) {
+    auto cause = timeline.causes.upper_bound(after);
+    const std::uint64_t from = cause == timeline.causes.begin() ? 0 : *std::prev(cause);
+    std::vector<std::string> nearest;  // the live tools at the last moment, for the message
+    bool seen = false;
+    bool held = false;
+    for (auto it = timeline.offered.lower_bound(from);
+         it != timeline.offered.end() && it->first <= after; ++it) {
+      nearest = it->second;
+      seen = true;
+      if (it->second == offered) held = true;
+    }
+    if (!seen) held = offered.empty();  // no event yet: nothing is live
+    if (!held) {
       out.push_back({"TOOLS-3",
                      "model step " + std::to_string(r.data.value("step_id", 0)) + " offered " +
-                         json(offered).dump() + ", live tools were " + json(expected).dump(),
+                         json(offered).dump() + ", live tools were " + json(nearest).dump(),
                      index});
     }
   }
@@ -126,8 +146,26 @@ class live_clients_check {
     std::vector<std::string> tools;
     std::size_t order = 0;
   };
+  //! Per session: the live tools after each event (by seq), and the seqs of the events
+  //! that make a model step due.
+  struct timeline {
+    std::map<std::uint64_t, std::vector<std::string>> offered;
+    std::set<std::uint64_t> causes;
+  };
+
+  static std::vector<std::string> offered_by(const std::map<std::string, client>& clients) {
+    std::vector<std::string> offered;
+    for (const auto& [id, c] : clients) {
+      for (const auto& tool : c.tools)
+        offered.push_back(c.name + "__" + tool);
+    }
+    std::sort(offered.begin(), offered.end());
+    return offered;
+  }
+
   std::map<std::string, std::vector<std::string>> registered_tools_;
   std::map<std::string, std::map<std::string, client>> sessions_;
+  std::map<std::string, timeline> timelines_;
   std::size_t order_ = 0;
 };
 

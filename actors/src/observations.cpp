@@ -70,6 +70,16 @@ class id_names {
     const auto type = protocol::parse_event_type(protocol::string_at(r.data, "type"));
     const json& data = protocol::member_at(r.data, "data");
     name_turn(protocol::string_at(data, "turn_id"));
+    if (type == event_type::client_tool_failed) {
+      // A call the model made to a tool no longer offered fails without a dispatch
+      // (TOOLS-5): it is named by whose tool it named.
+      const std::string call = protocol::string_at(data, "call_id");
+      if (call.empty() || names_.contains(call)) return;
+      const std::string base = "unoffered " + name_of(protocol::string_at(data, "client_id")) +
+                               "." + protocol::string_at(data, "tool");
+      name(call, base + "#" + std::to_string(++calls_of_[base]));
+      return;
+    }
     if (type == event_type::client_tool_dispatched) {
       const std::string call = protocol::string_at(data, "call_id");
       if (call.empty() || names_.contains(call)) return;

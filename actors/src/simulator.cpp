@@ -29,6 +29,13 @@ class seeded_picker {
   std::uint64_t state_;
 };
 
+template <typename Schedule>
+time_ms first_due_ms(const Schedule& timers) {
+  return std::chrono::duration_cast<std::chrono::milliseconds>(
+             timers.begin()->first.time_since_epoch())
+      .count();
+}
+
 time_ms now_of(caf::scheduler::test_coordinator& sched) {
   using namespace std::chrono;
   return duration_cast<milliseconds>(sched.clock().now().time_since_epoch()).count();
@@ -152,12 +159,16 @@ void drive(caf::scheduler::test_coordinator& sched, seeded_picker& picker, time_
     if (options.host != nullptr && options.host->deliver_arrivals()) continue;
     if (due_wait.waited_for_arrival()) continue;
     const auto& timers = sched.clock().schedule();
-    if (timers.empty()) return;
-    const auto due = timers.begin()->first;
-    const time_ms due_ms =
-        std::chrono::duration_cast<std::chrono::milliseconds>(due.time_since_epoch()).count();
+    const time_ms now = now_of(sched);
+    const auto stop = std::upper_bound(options.clock_stops.begin(), options.clock_stops.end(), now);
+    if (timers.empty() && stop == options.clock_stops.end()) return;
+    time_ms due_ms = timers.empty() ? limit + 1 : first_due_ms(timers);
+    if (stop != options.clock_stops.end()) due_ms = std::min(due_ms, *stop);
     if (due_ms > limit) return;
-    if (options.host != nullptr) options.host->clock_moves(due_ms - now_of(sched));
+    if (options.host != nullptr) options.host->clock_moves(due_ms - now);
+    const auto due = timers.empty() || due_ms < first_due_ms(timers)
+                         ? decltype(sched.clock().now())(std::chrono::milliseconds(due_ms))
+                         : timers.begin()->first;
     sched.clock().advance_time(due - sched.clock().now());
   }
 }

@@ -51,10 +51,12 @@ protocol::outcome<std::string> scenario_target::not_applicable(const actors::sce
 protocol::outcome<actors::run_result> scenario_target::run(const actors::scenario& plan,
                                                            std::uint64_t seed,
                                                            const std::string& source,
-                                                           const std::string& tag) {
+                                                           const std::string& tag,
+                                                           std::vector<time_ms> clock_stops) {
   actors::run_options options;
   options.seed = seed;
   options.source = source;
+  options.clock_stops = std::move(clock_stops);
   if (target_.in_process) {
     auto faulty = plan;
     faulty.faults.insert(target_.faults.begin(), target_.faults.end());

@@ -7,6 +7,7 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "toolwire/actors/run_context.hpp"
 #include "toolwire/actors/scenario.hpp"
@@ -81,6 +82,12 @@ struct run_options {
   //! Prepended to every user message and task input, so a shared model stand-in can tell
   //! which run a model request belongs to (MODEL-3). Empty in-process.
   std::string message_tag;
+  //! Virtual times (ascending) at which the clock stops even when no actor is due there.
+  //! Why: over HTTP the harness learns of a target's own deadlines (an expiry, a call's
+  //! timeout) only when it moves the target's clock, so their events show at the next
+  //! stop. Explore stops at the oracle's event times, so that a target that keeps time
+  //! shows its events when the reference does.
+  std::vector<time_ms> clock_stops;
 };
 
 struct run_result {

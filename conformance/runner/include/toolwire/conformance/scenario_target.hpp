@@ -38,9 +38,11 @@ class scenario_target {
 
   //! Runs `plan` with `seed`. Over HTTP its model requests carry `tag` (MODEL-3), which
   //! must be unique among the runs sharing the model stand-in. The bundled server used is
-  //! one with `plan`'s timeouts. Fails when the target cannot be reached or set up.
+  //! one with `plan`'s timeouts. `clock_stops`: see run_options. Fails when the target
+  //! cannot be reached or set up.
   protocol::outcome<actors::run_result> run(const actors::scenario& plan, std::uint64_t seed,
-                                            const std::string& source, const std::string& tag);
+                                            const std::string& source, const std::string& tag,
+                                            std::vector<time_ms> clock_stops = {});
 
   //! How far apart in time the same behaviour may be seen on this target: 1 ms on a
   //! virtual clock (and in-process), the profile's tolerance on a real one.

@@ -1,55 +1,128 @@
 // Property-based scenarios: RapidCheck generates whole scenario programs (clients with
-// random behaviours, scripted actions at random times, model decisions), runs each on
-// the simulator against a target core, and checks it with the trace invariants and with
-// the clean reference core as the oracle. A failure is shrunk by RapidCheck and written
-// out as a scripted scenario that reproduces it.
+// random behaviours, task callers, scripted actions at random times, model decisions),
+// runs each on a target and, in lock-step, on the clean in-process reference core, the
+// oracle, and compares what both showed (actors/observations.hpp) and checks the trace
+// invariants on the target's trace. A divergence is shrunk by RapidCheck against the
+// target, triaged (re-run: deterministic or intermittent) and written out as a scripted
+// scenario whose expectations come from the oracle.
 #pragma once
 
+#include <chrono>
 #include <cstdint>
 #include <functional>
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
 
+#include "toolwire/actors/observations.hpp"
 #include "toolwire/actors/scenario.hpp"
+#include "toolwire/actors/simulator.hpp"
 #include "toolwire/reference_server/faults.hpp"
 
 namespace toolwire::scenarios {
 
+using protocol::time_ms;
+
+//! A target programs run on other than the in-process core: a server over HTTP
+//! (conformance/ provides it). One per worker; only that worker calls it.
+class program_target {
+ public:
+  virtual ~program_target() = default;
+  //! Runs `program` with `seed`, the clock stopping at `clock_stops` too (run_options).
+  //! Fails only when the target cannot be used at all; a misbehaving target shows in the
+  //! trace.
+  virtual protocol::outcome<actors::run_result> run(const actors::scenario& program,
+                                                    std::uint64_t seed,
+                                                    std::vector<time_ms> clock_stops) = 0;
+};
+
+//! What programs are generated for: the target's timeouts, clock and parts.
+struct program_shape {
+  time_ms ack_timeout_ms = 2'000;
+  time_ms result_timeout_ms = 8'000;
+  time_ms interrupt_timeout_ms = 20'000;
+  bool part_a = true;
+  bool part_b = true;
+  //! On a real clock observations may differ by this much in time, and a divergence is
+  //! run again before it counts (it may be a race with a deadline).
+  bool real_clock = false;
+  time_ms tolerance_ms = 1;
+};
+
+//! How far a search has come, for progress lines.
+struct explore_progress {
+  int programs = 0;            // generated and run (shrink runs not included)
+  std::uint64_t requests = 0;  // HTTP requests (or core commands) sent to the target
+  int divergences = 0;         // 0 or 1: the search stops at the first
+  double seconds = 0;
+};
+
 struct explore_options {
   int programs = 1'000;         // how many programs to generate (RapidCheck's maxSuccess)
   std::uint64_t seed = 1;       // RapidCheck's seed; also the simulator seed of each run
-  reference::fault_set faults;  // the target core's faults; the oracle has none
+  reference::fault_set faults;  // the in-process target's faults; the oracle has none
+  //! Makes one target per worker. Null: programs run on the in-process core with `faults`.
+  std::function<protocol::outcome<std::unique_ptr<program_target>>()> target;
+  program_shape shape;
   bool shrink = true;
-  //! Called after each program with how many have run (for progress on a terminal).
-  std::function<void(int)> progress;
+  //! Workers at once, each with its own target and its own RapidCheck seed (worker 0 has
+  //! `seed`). A search stops when any worker finds a divergence.
+  int jobs = 1;
+  //! Stop generating programs after this long (what has run is reported).
+  std::optional<std::chrono::milliseconds> time_budget;
+  //! A divergence is re-run this many times to label it deterministic or intermittent.
+  int triage_runs = 5;
+  //! Called after each program (from any worker, one call at a time).
+  std::function<void(const explore_progress&)> progress;
 };
 
 //! A program that failed, after shrinking.
 struct explore_failure {
-  actors::scenario program;           // the shrunk program, with expectations from the oracle run
-  std::uint64_t seed = 0;             // the simulator seed that reproduces it
-  std::vector<std::string> problems;  // invariant violations and differences from the oracle
+  actors::scenario program;  // the shrunk program, with expectations from the oracle run
+  std::uint64_t seed = 0;    // the simulator seed that reproduces it
+  std::vector<std::string> problems;  // invariant violations and the first divergence
+  std::optional<actors::divergence> divergence;
+  std::vector<std::string> spec_ids;  // the rules involved
   int programs_before = 0;            // programs that passed before the first failure
   int shrink_runs = 0;                // programs run while shrinking
+  //! Triage: of `triage_runs` re-runs of the shrunk program, how many failed again.
+  int triage_runs = 0, triage_failures = 0;
+  //! The written program checked: it fails on the target and passes on the oracle.
+  bool fails_on_target = false;
+  bool passes_on_oracle = false;
+  //! "deterministic" (every re-run failed) or "intermittent" (some passed).
+  std::string label() const;
 };
 
 struct explore_result {
   int programs_run = 0;
+  std::uint64_t requests = 0;
+  double seconds = 0;
+  bool out_of_time = false;  // the time budget ended the search
+  int retried = 0;  // real clock: divergences that did not repeat at once (not reported)
   std::optional<explore_failure> failure;
+  std::optional<protocol::api_error> error;  // the target could not be used
 };
 
 explore_result explore(const explore_options& options);
 
 //! What is wrong with one program on a core with `faults`: the invariant violations of
-//! its trace and every scripted step whose response differs from the clean core's.
-//! Empty when it behaves like the reference.
+//! its trace and its first divergence from the clean core. Empty when it behaves like
+//! the reference.
 std::vector<std::string> judge(const actors::scenario& program, std::uint64_t seed,
                                const reference::fault_set& faults);
 
-//! The program with one expectation per scripted step: the status the clean core
-//! answered, citing the SPEC IDs of the step's action. Run against the faulty core it
-//! fails; against the reference it passes.
-actors::scenario with_oracle_expectations(actors::scenario program, std::uint64_t seed);
+//! The program with one expectation per scripted step (the status and error type the
+//! clean core answered, citing the SPEC IDs of the step's action) and, when given, one
+//! that pins down `at`: what the oracle showed at the divergence. Run against the
+//! diverging target it fails; against the reference it passes.
+actors::scenario with_oracle_expectations(actors::scenario program, std::uint64_t seed,
+                                          const std::optional<actors::divergence>& at = {},
+                                          time_ms tolerance_ms = 1);
+
+//! Whether `plan`'s run shows a problem: an invariant violation, a failed expectation or
+//! a step that could not run (what `toolwire simulate` reports).
+bool fails(const actors::scenario& plan, const actors::trace& run);
 
 }  // namespace toolwire::scenarios

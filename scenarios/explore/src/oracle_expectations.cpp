@@ -1,0 +1,236 @@
+// Expectations taken from the oracle's run, so that a written program fails where the
+// target diverged and passes on the reference.
+#include <algorithm>
+#include <map>
+
+#include "generate.hpp"
+#include "toolwire/actors/observations.hpp"
+#include "toolwire/actors/simulator.hpp"
+#include "toolwire/protocol/events.hpp"
+#include "toolwire/protocol/safe_json.hpp"
+#include "toolwire/scenarios/explore.hpp"
+
+namespace toolwire::scenarios {
+
+namespace {
+
+using actors::divergence;
+using actors::expectation;
+using actors::scenario;
+using protocol::json;
+
+actors::trace clean_run(const scenario& program, std::uint64_t seed) {
+  auto clean = program;
+  clean.faults.clear();
+  actors::run_options options;
+  options.seed = seed;
+  options.source = "explore";
+  auto result = actors::simulate(clean, options);
+  return result ? std::move(result->trace) : actors::trace{};
+}
+
+struct step_answer {
+  int status = 0;
+  std::string error;
+};
+
+//! The status and error type each scripted step got, by step index.
+std::map<std::size_t, step_answer> step_answers(const actors::trace& run) {
+  std::map<std::size_t, step_answer> answers;
+  for (const auto& r : run.records()) {
+    if (r.kind != "response" || !r.data.contains("step")) continue;
+    const json& error = protocol::member_at(protocol::member_at(r.data, "body"), "error");
+    answers.emplace(r.data["step"].get<std::size_t>(),
+                    step_answer{r.data.value("status", 0),
+                                error.is_object() ? protocol::string_at(error, "type") : ""});
+  }
+  return answers;
+}
+
+//! How many calls the session had dispatched by `at`.
+std::size_t dispatched_by(const actors::trace& run, time_ms at) {
+  return static_cast<std::size_t>(
+      std::count_if(run.records().begin(), run.records().end(), [&](const actors::trace_record& r) {
+        return r.at <= at && r.kind == "event" &&
+               protocol::parse_event_type(r.data.value("type", "")) ==
+                   protocol::event_type::client_tool_dispatched;
+      }));
+}
+
+bool is_actor(const scenario& program, const std::string& name) {
+  return std::any_of(program.clients.begin(), program.clients.end(),
+                     [&](const actors::client_spec& c) { return c.actor == name; });
+}
+
+//! What an `event` expectation can name of an event on any implementation: not its ids,
+//! which are opaque, but whose it is, which call in dispatch order ({call:N}) and what it
+//! says; a tool list in any order (SPEC does not order it).
+class event_matcher {
+ public:
+  event_matcher(const scenario& program, const std::vector<actors::observation>& oracle)
+      : program_(program) {
+    for (const auto& o : oracle) {
+      if (!o.subject.starts_with("events of call ")) continue;
+      const json event = json::parse(o.value, nullptr, false);
+      if (!event.is_object() || event.value("type", "") != dispatched_name()) continue;
+      dispatch_order_.emplace(event.value("call_id", ""), dispatch_order_.size() + 1);
+    }
+  }
+
+  json fields_of(const json& event) const {
+    json args = {{"type", event.value("type", "")}};
+    for (const char* field : {"tool", "reason", "name", "is_error", "output"}) {
+      if (event.contains(field)) args[field] = event[field];
+    }
+    if (event.contains("tools")) args["tools"] = {{"$any_order", event["tools"]}};
+    const std::string client = event.value("client_id", "");
+    if (is_actor(program_, client)) args["client_id"] = "{cid:" + client + "}";
+    if (auto n = dispatch_order_.find(event.value("call_id", "")); n != dispatch_order_.end()) {
+      args["call_id"] = "{call:" + std::to_string(n->second) + "}";
+    }
+    return args;
+  }
+
+  bool matches(const json& event, const json& args) const {
+    const json mine = fields_of(event);
+    for (const auto& [key, value] : args.items()) {
+      if (!mine.contains(key) || mine[key] != value) return false;
+    }
+    return true;
+  }
+
+ private:
+  static std::string dispatched_name() {
+    return std::string(protocol::to_string(protocol::event_type::client_tool_dispatched));
+  }
+  const scenario& program_;
+  std::map<std::string, std::size_t> dispatch_order_;  // call name -> N
+};
+
+//! "model steps of S1 [3]" -> 3.
+int bracketed_index(const std::string& subject) {
+  const auto open = subject.rfind('[');
+  if (open == std::string::npos) return 0;
+  try {
+    return std::stoi(subject.substr(open + 1));
+  } catch (const std::exception&) {
+    return 0;
+  }
+}
+
+//! The count of events like the one that diverged, by `check_at`: what the oracle saw.
+std::optional<expectation> event_expectation(const divergence& d, const actors::trace& oracle,
+                                             const scenario& program, time_ms check_at) {
+  const json shown = json::parse(d.reference ? *d.reference : *d.target, nullptr, false);
+  if (!shown.is_object()) return std::nullopt;
+  const auto observed = actors::observe(oracle);
+  const event_matcher matcher(program, observed);
+  json args = matcher.fields_of(shown);
+  std::size_t count = 0;
+  for (const auto& o : observed) {
+    if (o.at > check_at || !o.subject.starts_with("events of ")) continue;
+    if (matcher.matches(json::parse(o.value, nullptr, false), args)) ++count;
+  }
+  args["count"] = count;
+  return expectation{"event", args, d.spec_ids, ""};
+}
+
+std::optional<expectation> model_expectation(const divergence& d, const actors::trace& oracle) {
+  if (!d.reference || !d.subject.starts_with("model steps of S1 ")) return std::nullopt;
+  const json reference = json::parse(*d.reference, nullptr, false);
+  const json target = d.target ? json::parse(*d.target, nullptr, false) : json();
+  if (!reference.is_object()) return std::nullopt;
+  const int step = bracketed_index(d.subject);
+  if (!target.is_object() || reference["offered"] != target["offered"]) {
+    return expectation{"model_offered",
+                       {{"step", step}, {"tools", reference["offered"]}},
+                       {"TOOLS-3", "TOOLS-6", "CALL-2"},
+                       ""};
+  }
+  // The same tools, other results: the first result the target got otherwise.
+  std::map<std::string, std::string> names;  // the model's call id -> model-side tool name
+  for (const auto& r : oracle.records()) {
+    if (r.kind != "model_reply") continue;
+    for (const auto& call : protocol::member_at(protocol::member_at(r.data, "reply"), "tool_calls"))
+      names[protocol::string_at(call, "id")] = protocol::string_at(call, "name");
+  }
+  for (const auto& result : reference["results"]) {
+    const auto& theirs = target["results"];
+    if (std::find(theirs.begin(), theirs.end(), result) != theirs.end()) continue;
+    const std::string tool = names[result.value("tool_call_id", "")];
+    if (tool.empty()) break;
+    json args = {{"tool", tool}};
+    const json& content = result["content"];
+    if (content.is_object() && content.size() == 1 && content.contains("error")) {
+      args["error"] = content["error"];
+    } else {
+      args["content"] = content;
+    }
+    return expectation{"model_received", args, {"CALL-8"}, ""};
+  }
+  return std::nullopt;
+}
+
+struct pinned {
+  expectation expect;
+  time_ms at = 0;
+};
+
+//! One expectation that holds on the oracle and not on the target, and when to check it:
+//! an event count just after the first of the two times (where they part), a model step
+//! once both have happened.
+std::optional<pinned> pin_down(const divergence& d, const actors::trace& oracle,
+                               const scenario& program, time_ms tolerance_ms) {
+  const time_ms margin = std::max<time_ms>(1, tolerance_ms);
+  if (d.subject.starts_with("events of ")) {
+    const time_ms at = d.at + margin;
+    if (auto e = event_expectation(d, oracle, program, at)) return pinned{*e, at};
+  }
+  if (d.subject.starts_with("model steps of ")) {
+    const time_ms at = std::max(d.reference_at, d.target_at) + margin;
+    if (auto e = model_expectation(d, oracle)) return pinned{*e, at};
+  }
+  return std::nullopt;  // a step's own answer is already expected; the rest has no kind
+}
+
+}  // namespace
+
+scenario with_oracle_expectations(scenario program, std::uint64_t seed,
+                                  const std::optional<divergence>& at, time_ms tolerance_ms) {
+  program.faults.clear();
+  const auto oracle = clean_run(program, seed);
+  const auto answers = step_answers(oracle);
+  for (std::size_t i = 0; i < program.steps.size(); ++i) {
+    auto& step = program.steps[i];
+    if (auto answer = answers.find(i); answer != answers.end()) {
+      json args = {{"status", answer->second.status}};
+      if (!answer->second.error.empty()) args["error"] = answer->second.error;
+      step.expect = {{"response", args, detail::ids_for(step.action), ""}};
+      continue;
+    }
+    // The reference could not even perform this step (it names a call that was never
+    // dispatched there). What it shows is how many calls were dispatched by then, so the
+    // written scenario checks that instead of acting.
+    step.action.clear();
+    step.actor = "director";
+    step.args = json::object();
+    const std::string dispatched(protocol::to_string(protocol::event_type::client_tool_dispatched));
+    step.expect = {{"event",
+                    {{"type", dispatched}, {"count", dispatched_by(oracle, step.at)}},
+                    {"CALL-1", "TOOLS-3"},
+                    ""}};
+  }
+  if (!at) return program;
+  if (auto pin = pin_down(*at, oracle, program, tolerance_ms)) {
+    const time_ms check_at = pin->at;
+    actors::scripted_step check{check_at, "director", "", json::object(), {pin->expect}, ""};
+    const auto after = std::upper_bound(
+        program.steps.begin(), program.steps.end(), check_at,
+        [](time_ms t, const actors::scripted_step& s) { return t < s.at; });
+    program.steps.insert(after, std::move(check));
+    program.duration = std::max(program.duration, check_at + 1);
+  }
+  return program;
+}
+
+}  // namespace toolwire::scenarios
