@@ -131,7 +131,7 @@ explore_command::explore_command(CLI::App& parent) {
 Examples:
   toolwire explore --programs 10000 --seed 1
   toolwire explore --fault double_result_accepted --out toolwire-reports/explore
-  toolwire explore --bundled --programs 2000 --jobs 2
+  toolwire explore --bundled --programs 2000 --settle-ms 3
   toolwire explore --target acme.json --time-budget 5m
 
 Without --target or --bundled the target is the in-process core (with --fault, a faulty
@@ -152,11 +152,6 @@ Read: docs/explore.md, docs/simulator.md, docs/scenario-language.md)");
   app_->add_option("--time-budget", time_budget_,
                    "stop generating after this long, e.g. 90s, 5m, 1500ms (shrinking and "
                    "triage of a divergence found in time still run)");
-  app_->add_option("--jobs", jobs_,
-                   "workers at once, each with its own target and seed (worker 1 has --seed); "
-                   "a virtual-clock --target runs one, because its clock is shared")
-      ->default_val(1)
-      ->check(CLI::Range(1, 64));
   app_->add_option("--triage", triage_,
                    "re-runs of a divergence, to label it deterministic or intermittent")
       ->default_val(5)
@@ -184,7 +179,6 @@ int explore_command::run() const {
   options.shrink = !no_shrink_;
   options.shape = *shape;
   options.triage_runs = triage_;
-  options.jobs = choice.profile && choice.profile->virtual_clock ? 1 : jobs_;
   if (choice.in_process) {
     options.faults = choice.faults;
   } else {
@@ -196,18 +190,20 @@ int explore_command::run() const {
   if (!time_budget_.empty()) {
     options.time_budget = parse_duration(time_budget_);
     if (!options.time_budget) {
-      return usage("--time-budget must be a number and a unit (ms, s, m, h), e.g. 90s or 5m; "
-                   "got '" + time_budget_ + "'");
+      return usage(
+          "--time-budget must be a number and a unit (ms, s, m, h), e.g. 90s or 5m; "
+          "got '" +
+          time_budget_ + "'");
     }
   }
-  const std::string progress = progress_ != "auto"    ? progress_
+  const std::string progress = progress_ != "auto"     ? progress_
                                : isatty(STDERR_FILENO) ? "tty"
                                                        : "lines";
   options.progress = [&](const scenarios::explore_progress& p) {
     if (progress == "tty" && p.programs % 10 == 0) {
       std::cerr << "\r\033[K" << p.programs << "/" << programs_ << " programs, " << p.requests
-                << " requests, " << p.divergences << " divergence(s), "
-                << seconds_text(p.seconds) << std::flush;
+                << " requests, " << p.divergences << " divergence(s), " << seconds_text(p.seconds)
+                << std::flush;
     } else if (progress == "lines" && p.programs % 100 == 0) {
       std::cerr << "explore: " << p.programs << "/" << programs_ << " programs, " << p.requests
                 << " requests, " << seconds_text(p.seconds) << std::endl;
@@ -218,11 +214,11 @@ int explore_command::run() const {
   const auto result = scenarios::explore(options);
   if (progress == "tty") std::cerr << "\r\033[K";
   if (result.error) return usage("the target cannot be used: " + result.error->message);
-  const std::string summary =
-      std::to_string(result.programs_run) + " programs, " + std::to_string(result.requests) +
-      " requests, " + (result.failure ? "1 divergence" : "no divergence") + ", " +
-      seconds_text(result.seconds) + " (" + per_second(result.programs_run, result.seconds) +
-      " programs/s)";
+  const std::string summary = std::to_string(result.programs_run) + " programs, " +
+                              std::to_string(result.requests) + " requests, " +
+                              (result.failure ? "1 divergence" : "no divergence") + ", " +
+                              seconds_text(result.seconds) + " (" +
+                              per_second(result.programs_run, result.seconds) + " programs/s)";
   if (result.retried > 0) {
     std::cout << "explore: " << result.retried
               << " divergence(s) did not show again at once (a race with a deadline on a real "

@@ -30,7 +30,6 @@ class explore_command {
   target_flags target_;
   bool no_shrink_ = false;
   std::string time_budget_;
-  int jobs_ = 1;
   int triage_ = 5;
   std::string progress_ = "auto";
 };

@@ -48,8 +48,9 @@ void target_flags::add_to(CLI::App& app, default_target fallback) {
                  "run against a bundled reference server with this variation, behaviour SPEC "
                  "allows (repeatable; toolwire serve --list-variations)");
   app.add_option("--settle-ms", settle_ms_,
-                 "with --target: override the profile's settle_ms (carried by every "
-                 "reproduce command)")
+                 "over HTTP: how long the target must be quiet before its arrivals are "
+                 "handed over (the profile's settle_ms; 15 for the bundled server; carried "
+                 "by every reproduce command)")
       ->check(CLI::Range(0, 600000));
   app.add_option("--request-timeout-ms", request_timeout_ms_,
                  "with --target: override the profile's request_timeout_ms (carried by "
@@ -67,10 +68,13 @@ protocol::outcome<chosen_target> target_flags::choose() const {
     return protocol::invalid_request(
         "--in-process, --bundled and --fault choose the reference server; not with --target");
   }
-  if (target_.empty() && (settle_ms_ >= 0 || request_timeout_ms_ >= 0 || no_preflight_)) {
+  if (target_.empty() && (request_timeout_ms_ >= 0 || no_preflight_)) {
     return protocol::invalid_request(
-        "--settle-ms, --request-timeout-ms and --no-preflight apply to a --target; the bundled "
-        "server's settings are fixed");
+        "--request-timeout-ms and --no-preflight apply to a --target; the bundled server's are "
+        "fixed");
+  }
+  if (in_process && settle_ms_ >= 0) {
+    return protocol::invalid_request("--settle-ms applies over HTTP; in-process nothing settles");
   }
   chosen_target chosen;
   auto& target = chosen.choice;
@@ -84,7 +88,8 @@ protocol::outcome<chosen_target> target_flags::choose() const {
     if (in_process && rule.starts_with("CLOCK-")) {
       return protocol::invalid_request(
           "fault " + name + " breaks " + std::string(rule) +
-          ", which only the bundled server's virtual clock has: run over HTTP");
+          ", which only the bundled server's virtual clock has: " +
+          (fallback_ == default_target::bundled ? "drop --in-process" : "add --bundled"));
     }
     target.faults.insert(*f);
   }
@@ -99,7 +104,13 @@ protocol::outcome<chosen_target> target_flags::choose() const {
   }
   chosen.name =
       in_process ? "toolwire reference (in-process)" : "toolwire reference (bundled, over HTTP)";
-  if (target_.empty()) return chosen;
+  if (target_.empty()) {
+    if (settle_ms_ >= 0) {
+      target.bundled_settle_ms = settle_ms_;
+      target.reproduce_flags.push_back("--settle-ms " + std::to_string(settle_ms_));
+    }
+    return chosen;
+  }
   auto profile = conformance::load_profile(target_);
   if (!profile) return profile.error();
   if (settle_ms_ >= 0) {

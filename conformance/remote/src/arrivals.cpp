@@ -160,6 +160,14 @@ void arrivals::wait_for_item(clock_type::time_point deadline) {
   changed_.wait_until(lock, deadline, [&] { return !queue_.empty(); });
 }
 
+bool arrivals::model_queued(const std::function<bool(const json&)>& body_matches) {
+  std::lock_guard lock(mutex_);
+  return std::any_of(queue_.begin(), queue_.end(), [&](const arrival& item) {
+    const auto* model = std::get_if<model_arrival>(&item);
+    return model != nullptr && body_matches(model->body);
+  });
+}
+
 std::vector<arrival> arrivals::take_all() {
   std::lock_guard lock(mutex_);
   std::vector<arrival> taken(std::make_move_iterator(queue_.begin()),

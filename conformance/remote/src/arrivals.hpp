@@ -100,6 +100,9 @@ class arrivals {
   //! Takes, in order, what arrived by `by`, without waiting.
   std::vector<arrival> take_arrived_by(clock_type::time_point by);
 
+  //! Whether a model request whose body `body_matches` is queued (arrived, not yet taken).
+  bool model_queued(const std::function<bool(const json&)>& body_matches);
+
   //! Takes everything queued without waiting.
   std::vector<arrival> take_all();
 

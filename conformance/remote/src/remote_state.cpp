@@ -357,7 +357,15 @@ void remote_host::state::await_answer_applied(const std::string& task_id) {
   poll.path = "/api/tasks/" + task_id;
   poll.credential = profile.api_key;
   const auto give_up = std::chrono::steady_clock::now() + milliseconds(profile.request_timeout_ms);
-  while (!task_waits_for_model(task_id) && std::chrono::steady_clock::now() < give_up &&
+  // A task that has asked the model again is processing on purpose (TASK-8, or a step
+  // the stand-in holds): its request may wait in the inbox, not yet handed over.
+  auto asked_again = [&] {
+    return task_waits_for_model(task_id) || inbox->model_queued([&](const json& body) {
+      const auto owner = owner_of(body);
+      return owner.task && owner.id == task_id;
+    });
+  };
+  while (!asked_again() && std::chrono::steady_clock::now() < give_up &&
          reads_processing(client->send(poll))) {
     std::this_thread::sleep_for(milliseconds(std::max<std::int64_t>(1, profile.settle_ms)));
   }

@@ -27,11 +27,13 @@ struct bundled_reference::server {
 
 bundled_reference::bundled_reference(reference::fault_set faults,
                                      reference::variations::variation_set variations,
-                                     bool real_clock, time_ms tolerance_ms)
+                                     bool real_clock, time_ms tolerance_ms,
+                                     std::optional<time_ms> settle_ms)
     : faults_(std::move(faults)),
       variations_(std::move(variations)),
       real_clock_(real_clock),
-      tolerance_ms_(tolerance_ms) {}
+      tolerance_ms_(tolerance_ms),
+      settle_ms_(settle_ms) {}
 
 bundled_reference::~bundled_reference() {
   servers_.clear();
@@ -86,6 +88,7 @@ protocol::outcome<target_profile> bundled_reference::profile_for(const timeouts&
   profile.ack_timeout_ms = t.ack;
   profile.result_timeout_ms = t.result;
   profile.interrupt_timeout_ms = t.interrupt;
+  if (settle_ms_) profile.settle_ms = *settle_ms_;
   return profile;
 }
 

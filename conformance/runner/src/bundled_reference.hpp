@@ -5,6 +5,7 @@
 
 #include <map>
 #include <memory>
+#include <optional>
 #include <thread>
 #include <tuple>
 
@@ -26,7 +27,8 @@ struct timeouts {
 class bundled_reference {
  public:
   bundled_reference(reference::fault_set faults, reference::variations::variation_set variations,
-                    bool real_clock = false, time_ms tolerance_ms = 200);
+                    bool real_clock = false, time_ms tolerance_ms = 200,
+                    std::optional<time_ms> settle_ms = std::nullopt);
   ~bundled_reference();
   bundled_reference(const bundled_reference&) = delete;
   bundled_reference& operator=(const bundled_reference&) = delete;
@@ -40,6 +42,7 @@ class bundled_reference {
   reference::variations::variation_set variations_;
   bool real_clock_ = false;
   time_ms tolerance_ms_ = 200;
+  std::optional<time_ms> settle_ms_;  // the harness's quiet time; the profile default if unset
   std::shared_ptr<model_stand_in> stand_in_;
   std::map<timeouts, std::unique_ptr<server>> servers_;
 };

@@ -11,8 +11,8 @@
 #include "toolwire/conformance/catalog.hpp"
 #include "toolwire/conformance/target_profile.hpp"
 #include "toolwire/reference_server/faults.hpp"
-#include "toolwire/scenarios/loader.hpp"
 #include "toolwire/reference_server/variations/variations.hpp"
+#include "toolwire/scenarios/loader.hpp"
 
 namespace toolwire::conformance {
 
@@ -65,6 +65,10 @@ struct target_choice {
   //! checked within this tolerance.
   bool bundled_real_clock = false;
   time_ms timing_tolerance_ms = 200;
+  //! The bundled server: the harness's quiet time (target_profile::settle_ms) instead of
+  //! the default. Shorter is faster and, on a loaded machine, more likely to miss a late
+  //! arrival; it is carried by every reproduce command.
+  std::optional<time_ms> bundled_settle_ms;
 };
 
 struct run_settings {

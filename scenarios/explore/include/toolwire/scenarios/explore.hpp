@@ -62,25 +62,24 @@ struct explore_options {
   int programs = 1'000;         // how many programs to generate (RapidCheck's maxSuccess)
   std::uint64_t seed = 1;       // RapidCheck's seed; also the simulator seed of each run
   reference::fault_set faults;  // the in-process target's faults; the oracle has none
-  //! Makes one target per worker. Null: programs run on the in-process core with `faults`.
+  //! Makes the target programs run on. Null: the in-process core with `faults`. (One
+  //! worker: RapidCheck 0.0 keeps its generation state in globals, so a second thread
+  //! generating at once corrupts both.)
   std::function<protocol::outcome<std::unique_ptr<program_target>>()> target;
   program_shape shape;
   bool shrink = true;
-  //! Workers at once, each with its own target and its own RapidCheck seed (worker 0 has
-  //! `seed`). A search stops when any worker finds a divergence.
-  int jobs = 1;
   //! Stop generating programs after this long (what has run is reported).
   std::optional<std::chrono::milliseconds> time_budget;
   //! A divergence is re-run this many times to label it deterministic or intermittent.
   int triage_runs = 5;
-  //! Called after each program (from any worker, one call at a time).
+  //! Called after each program.
   std::function<void(const explore_progress&)> progress;
 };
 
 //! A program that failed, after shrinking.
 struct explore_failure {
-  actors::scenario program;  // the shrunk program, with expectations from the oracle run
-  std::uint64_t seed = 0;    // the simulator seed that reproduces it
+  actors::scenario program;           // the shrunk program, with expectations from the oracle run
+  std::uint64_t seed = 0;             // the simulator seed that reproduces it
   std::vector<std::string> problems;  // invariant violations and the first divergence
   std::optional<actors::divergence> divergence;
   std::vector<std::string> spec_ids;  // the rules involved
@@ -100,7 +99,7 @@ struct explore_result {
   std::uint64_t requests = 0;
   double seconds = 0;
   bool out_of_time = false;  // the time budget ended the search
-  int retried = 0;  // real clock: divergences that did not repeat at once (not reported)
+  int retried = 0;           // real clock: divergences that did not repeat at once (not reported)
   std::optional<explore_failure> failure;
   std::optional<protocol::api_error> error;  // the target could not be used
 };
