@@ -1,6 +1,8 @@
 // `toolwire explore`.
 #include "explore_command.hpp"
 
+#include <sys/mman.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include <atomic>
@@ -10,6 +12,7 @@
 #include <fstream>
 #include <iostream>
 #include <optional>
+#include <thread>
 
 #include "toolwire/conformance/scenario_target.hpp"
 #include "toolwire/scenarios/explore.hpp"
@@ -42,16 +45,26 @@ std::optional<std::chrono::milliseconds> parse_duration(const std::string& text)
 //! a tag of their own, so the shared model stand-in routes them to the right run.
 class http_program_target final : public scenarios::program_target {
  public:
-  explicit http_program_target(const conformance::target_choice& choice) : on_(choice) {}
+  explicit http_program_target(const conformance::target_choice& choice)
+      : choice_(choice), on_(std::make_unique<conformance::scenario_target>(choice)) {}
   protocol::outcome<actors::run_result> run(const actors::scenario& program, std::uint64_t seed,
                                             std::vector<protocol::time_ms> clock_stops) override {
-    static std::atomic<std::uint64_t> runs{0};
-    return on_.run(program, seed, "explore", "[tw:explore-" + std::to_string(++runs) + "] ",
-                   std::move(clock_stops));
+    // Why a fresh bundled server now and then: every program leaves its session, clients
+    // and tasks behind, and a server holding thousands of them answers ever slower,
+    // which on a short settle time shows as late arrivals.
+    if (!choice_.profile && ++runs_ % programs_per_server == 0) {
+      on_ = std::make_unique<conformance::scenario_target>(choice_);
+    }
+    static std::atomic<std::uint64_t> tags{0};
+    return on_->run(program, seed, "explore", "[tw:explore-" + std::to_string(++tags) + "] ",
+                    std::move(clock_stops));
   }
 
  private:
-  conformance::scenario_target on_;
+  static constexpr std::uint64_t programs_per_server = 100;
+  conformance::target_choice choice_;
+  std::unique_ptr<conformance::scenario_target> on_;
+  std::uint64_t runs_ = 0;
 };
 
 //! What programs are generated for: the profile's timeouts, parts and clock; for the
@@ -67,12 +80,14 @@ protocol::outcome<scenarios::program_shape> shape_for(const conformance::target_
         "them); target '" +
         profile.name + "' has no Part A");
   }
-  shape.ack_timeout_ms = profile.ack_timeout_ms;
-  shape.result_timeout_ms = profile.result_timeout_ms;
-  shape.interrupt_timeout_ms = profile.interrupt_timeout_ms;
+  // The same timing the profile's scenario files are read with.
+  const auto timing = conformance::timing_of(profile);
+  shape.ack_timeout_ms = timing.ack_timeout_ms;
+  shape.result_timeout_ms = timing.result_timeout_ms;
+  shape.interrupt_timeout_ms = timing.interrupt_timeout_ms;
+  shape.real_clock = timing.real_clock;
+  shape.tolerance_ms = timing.tolerance_ms;
   shape.part_b = profile.part_b;
-  shape.real_clock = !profile.virtual_clock;
-  shape.tolerance_ms = profile.virtual_clock ? 1 : profile.timing_tolerance_ms;
   return shape;
 }
 
@@ -131,7 +146,7 @@ explore_command::explore_command(CLI::App& parent) {
 Examples:
   toolwire explore --programs 10000 --seed 1
   toolwire explore --fault double_result_accepted --out toolwire-reports/explore
-  toolwire explore --bundled --programs 2000 --settle-ms 3
+  toolwire explore --bundled --programs 2000 --settle-ms 3 --jobs 4
   toolwire explore --target acme.json --time-budget 5m
 
 Without --target or --bundled the target is the in-process core (with --fault, a faulty
@@ -152,6 +167,12 @@ Read: docs/explore.md, docs/simulator.md, docs/scenario-language.md)");
   app_->add_option("--time-budget", time_budget_,
                    "stop generating after this long, e.g. 90s, 5m, 1500ms (shrinking and "
                    "triage of a divergence found in time still run)");
+  app_->add_option("--jobs", jobs_,
+                   "searches at once, each a process with its own target and seed (--seed, "
+                   "--seed + 1, ...), sharing --programs; the first divergence stops them "
+                   "all. A virtual-clock --target runs one, because its clock is shared")
+      ->default_val(1)
+      ->check(CLI::Range(1, 64));
   app_->add_option("--triage", triage_,
                    "re-runs of a divergence, to label it deterministic or intermittent")
       ->default_val(5)
@@ -199,33 +220,58 @@ int explore_command::run() const {
   const std::string progress = progress_ != "auto"     ? progress_
                                : isatty(STDERR_FILENO) ? "tty"
                                                        : "lines";
-  options.progress = [&](const scenarios::explore_progress& p) {
-    if (progress == "tty" && p.programs % 10 == 0) {
-      std::cerr << "\r\033[K" << p.programs << "/" << programs_ << " programs, " << p.requests
-                << " requests, " << p.divergences << " divergence(s), " << seconds_text(p.seconds)
-                << std::flush;
-    } else if (progress == "lines" && p.programs % 100 == 0) {
-      std::cerr << "explore: " << p.programs << "/" << programs_ << " programs, " << p.requests
-                << " requests, " << seconds_text(p.seconds) << std::endl;
-    }
-  };
   std::cout << "explore: " << chosen->name << ", seed " << seed_ << ", up to " << programs_
-            << " programs" << (options.time_budget ? " within " + time_budget_ : "") << "\n";
+            << " programs" << (options.time_budget ? " within " + time_budget_ : "")
+            << (jobs_ > 1 ? ", " + std::to_string(jobs_) + " jobs" : "") << "\n"
+            << std::flush;
+  const bool shared_clock = choice.profile && choice.profile->virtual_clock;
+  if (jobs_ > 1 && !shared_clock) return run_jobs(options, progress);
+  options.progress = [&](const scenarios::explore_progress& p) { show_progress(p, progress); };
   const auto result = scenarios::explore(options);
   if (progress == "tty") std::cerr << "\r\033[K";
-  if (result.error) return usage("the target cannot be used: " + result.error->message);
+  return report(result, options.seed);
+}
+
+void explore_command::show_progress(const scenarios::explore_progress& p,
+                                    const std::string& progress) const {
+  if (progress == "tty" && p.programs % 10 == 0) {
+    std::cerr << "\r\033[K" << p.programs << "/" << programs_ << " programs, " << p.requests
+              << " requests, " << p.divergences << " divergence(s), " << seconds_text(p.seconds)
+              << std::flush;
+  } else if (progress == "lines" && p.programs % 100 == 0) {
+    std::cerr << "explore: " << p.programs << "/" << programs_ << " programs, " << p.requests
+              << " requests, " << seconds_text(p.seconds) << std::endl;
+  }
+}
+
+void explore_command::print_retried(const scenarios::explore_result& result) const {
+  if (result.retried > 0) {
+    std::cout << "explore: " << result.retried
+              << " divergence(s) did not show again when their program ran again at once "
+                 "(the timing of the wire or of a deadline race, or an intermittent target "
+                 "bug) and were not counted; the first, in program "
+              << result.first_retried_program << ":\n";
+    for (const auto& line : result.first_retried)
+      std::cout << "    " << line << "\n";
+  }
+}
+
+int explore_command::report(const scenarios::explore_result& result, std::uint64_t seed) const {
+  if (result.error) {
+    std::cerr << "toolwire explore: the target cannot be used: " << result.error->message << "\n";
+    return 2;
+  }
   const std::string summary = std::to_string(result.programs_run) + " programs, " +
                               std::to_string(result.requests) + " requests, " +
                               (result.failure ? "1 divergence" : "no divergence") + ", " +
                               seconds_text(result.seconds) + " (" +
                               per_second(result.programs_run, result.seconds) + " programs/s)";
-  if (result.retried > 0) {
-    std::cout << "explore: " << result.retried
-              << " divergence(s) did not show again at once (a race with a deadline on a real "
-                 "clock) and were not counted\n";
-  }
+  print_retried(result);
   if (!result.failure) {
-    if (result.programs_run == 0) return usage("nothing was checked: no program ran");
+    if (result.programs_run == 0) {
+      std::cerr << "toolwire explore: nothing was checked: no program ran\n";
+      return 2;
+    }
     std::cout << "explore: no divergence in " << summary;
     if (result.out_of_time) std::cout << "; the time budget ended the search";
     std::cout << "\n";
@@ -234,11 +280,14 @@ int explore_command::run() const {
   const auto& failure = *result.failure;
   std::error_code ec;
   std::filesystem::create_directories(out_, ec);
-  const std::string path = out_ + "/explore-seed" + std::to_string(seed_) + ".yaml";
+  const std::string path = out_ + "/explore-seed" + std::to_string(seed) + ".yaml";
   const std::string flags = target_.as_flags();
   std::ofstream file(path);
   file << file_header(failure, flags) << scenarios::to_yaml(failure.program);
-  if (!file) return usage("cannot write " + path);
+  if (!file) {
+    std::cerr << "toolwire explore: cannot write " << path << "\n";
+    return 2;
+  }
   std::cout << "explore: program " << result.programs_run << " diverged; shrunk in "
             << failure.shrink_runs << " runs to " << failure.program.clients.size()
             << " client(s), " << failure.program.task_callers.size() << " task caller(s) and "
@@ -252,8 +301,113 @@ int explore_command::run() const {
             << " on the reference\n"
             << "written: " << path << "\nreproduce: toolwire simulate " << path << " --seed "
             << failure.seed << flags << "\n"
-            << "explore: " << summary << "\n";
+            << "explore: " << summary << std::endl;
   return 1;
+}
+
+namespace {
+
+//! What the job processes of one search share (an anonymous shared mapping).
+struct shared_search {
+  static constexpr int max_jobs = 64;
+  std::atomic<int> claimed_by{-1};  // the job that found the divergence
+  std::atomic<int> programs[max_jobs];
+  std::atomic<std::uint64_t> requests[max_jobs];
+};
+
+}  // namespace
+
+// Why processes: RapidCheck keeps its generation state in process-wide globals, so two
+// threads cannot generate at once; each job is a forked process with its own RapidCheck,
+// its own target (the bundled server: its own server) and seed --seed + job. The first
+// job to find a divergence claims it and reports it; the others stop.
+int explore_command::run_jobs(scenarios::explore_options options,
+                              const std::string& progress) const {
+  void* memory = mmap(nullptr, sizeof(shared_search), PROT_READ | PROT_WRITE,
+                      MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+  if (memory == MAP_FAILED) {
+    std::cerr << "toolwire explore: cannot share memory between jobs\n";
+    return 2;
+  }
+  auto* shared = new (memory) shared_search();
+  const auto started = std::chrono::steady_clock::now();
+  std::vector<pid_t> children;
+  const int share = (programs_ + jobs_ - 1) / jobs_;
+  for (int job = 0; job < jobs_; ++job) {
+    const pid_t pid = fork();
+    if (pid < 0) {
+      std::cerr << "toolwire explore: cannot start job " << job + 1 << "\n";
+      break;
+    }
+    if (pid > 0) {
+      children.push_back(pid);
+      continue;
+    }
+    options.seed = seed_ + static_cast<std::uint64_t>(job);
+    options.programs = std::max(1, std::min(share, programs_ - job * share));
+    options.progress = [shared, job](const scenarios::explore_progress& p) {
+      shared->programs[job] = p.programs;
+      shared->requests[job] = p.requests;
+    };
+    options.stopped_elsewhere = [shared] { return shared->claimed_by >= 0; };
+    options.claim_divergence = [shared, job] {
+      int none = -1;
+      return shared->claimed_by.compare_exchange_strong(none, job);
+    };
+    const auto result = scenarios::explore(options);
+    if (result.failure || result.error) std::_Exit(report(result, options.seed));
+    print_retried(result);
+    std::cout << std::flush;
+    std::_Exit(0);
+  }
+  int worst = 0;
+  std::size_t running = children.size();
+  int last_hundreds = 0;
+  while (running > 0) {
+    int status = 0;
+    const pid_t done = waitpid(-1, &status, WNOHANG);
+    if (done > 0) {
+      --running;
+      const int code = WIFEXITED(status) ? WEXITSTATUS(status) : 2;
+      worst = code == 1 || worst == 1 ? 1 : std::max(worst, code);
+      continue;
+    }
+    int programs = 0;
+    std::uint64_t requests = 0;
+    for (int job = 0; job < jobs_; ++job) {
+      programs += shared->programs[job];
+      requests += shared->requests[job];
+    }
+    const double seconds =
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
+    if (progress == "tty") {
+      show_progress({programs - programs % 10, requests, shared->claimed_by >= 0 ? 1 : 0, seconds},
+                    progress);
+    } else if (progress == "lines" && programs / 100 > last_hundreds) {
+      last_hundreds = programs / 100;
+      show_progress({last_hundreds * 100, requests, 0, seconds}, progress);
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(100));
+  }
+  if (progress == "tty") std::cerr << "\r\033[K";
+  int programs = 0;
+  std::uint64_t requests = 0;
+  for (int job = 0; job < jobs_; ++job) {
+    programs += shared->programs[job];
+    requests += shared->requests[job];
+  }
+  const double seconds =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
+  munmap(memory, sizeof(shared_search));
+  if (worst == 0 && programs == 0) {
+    std::cerr << "toolwire explore: nothing was checked: no program ran\n";
+    return 2;
+  }
+  std::cout << "explore: " << jobs_ << " jobs: " << programs << " programs, " << requests
+            << " requests, " << (worst == 1 ? "1 divergence" : "no divergence") << ", "
+            << seconds_text(seconds) << " (" << per_second(programs, seconds) << " programs/s)\n";
+  if (worst == 0) std::cout << "explore: no divergence in " << programs << " programs\n";
+  return worst;
 }
 
 }  // namespace toolwire::cli

@@ -11,6 +11,7 @@
 #include <CLI/CLI.hpp>
 
 #include "target_flags.hpp"
+#include "toolwire/scenarios/explore.hpp"
 
 namespace toolwire::cli {
 
@@ -23,6 +24,12 @@ class explore_command {
   int run() const;
 
  private:
+  //! Prints what a search found (writing a divergence to --out) and returns the exit code.
+  int report(const scenarios::explore_result& result, std::uint64_t seed) const;
+  void print_retried(const scenarios::explore_result& result) const;
+  void show_progress(const scenarios::explore_progress& p, const std::string& progress) const;
+  int run_jobs(scenarios::explore_options options, const std::string& progress) const;
+
   CLI::App* app_;
   int programs_ = 1'000;
   std::uint64_t seed_ = 1;
@@ -30,6 +37,7 @@ class explore_command {
   target_flags target_;
   bool no_shrink_ = false;
   std::string time_budget_;
+  int jobs_ = 1;
   int triage_ = 5;
   std::string progress_ = "auto";
 };

@@ -356,6 +356,7 @@ std::optional<divergence> first_divergence(const std::vector<observation>& refer
   for (const auto& o : target)
     theirs.emplace(o.subject, &o);
   std::optional<divergence> first;
+  bool first_timed = false;
   auto consider = [&](const observation* ref, const observation* tgt) {
     const observation& any = ref != nullptr ? *ref : *tgt;
     time_ms at = any.at;
@@ -364,7 +365,10 @@ std::optional<divergence> first_divergence(const std::vector<observation>& refer
       if (ref->value == tgt->value && same_time) return;
       at = std::min(ref->at, tgt->at);
     }
-    if (first && first->at <= at) return;
+    // At one instant an event is the cause and a response its effect (a ping refused
+    // because the client expired): the event is the one to report.
+    if (first && (first->at < at || (first->at == at && (first_timed || !any.timed)))) return;
+    first_timed = any.timed;
     divergence d;
     d.at = at;
     d.subject = any.subject;

@@ -8,9 +8,9 @@ namespace toolwire::conformance {
 
 scenario_target::scenario_target(target_choice target) : target_(std::move(target)) {
   if (!target_.in_process && !target_.profile) {
-    bundled_ = std::make_unique<detail::bundled_reference>(target_.faults, target_.variations,
-                                                           target_.bundled_real_clock,
-                                                           target_.timing_tolerance_ms);
+    bundled_ = std::make_unique<detail::bundled_reference>(
+        target_.faults, target_.variations, target_.bundled_real_clock, target_.timing_tolerance_ms,
+        target_.bundled_settle_ms);
   }
 }
 

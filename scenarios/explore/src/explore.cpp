@@ -20,6 +20,7 @@ namespace {
 
 using actors::scenario;
 using clock_type = std::chrono::steady_clock;
+using protocol::json;
 
 actors::run_result run_in_process(scenario program, std::uint64_t seed,
                                   const reference::fault_set& faults) {
@@ -79,31 +80,41 @@ constexpr std::uint64_t other_interleavings = 16;
 
 //! What a run showed until its end. Why cut: in-process, a run goes on until every
 //! deadline has passed (CALL-5), while a remote target is not waited for that long.
-std::vector<actors::observation> observed_in_run(const actors::trace& run, const scenario& plan) {
+std::vector<actors::observation> observed_in_run(const actors::trace& run, time_ms end) {
   auto observed = actors::observe(run);
-  const time_ms end = actors::end_of(plan);
   std::erase_if(observed, [&](const actors::observation& o) { return o.at > end; });
   return observed;
 }
 
 //! The program lasting until the reference has settled everything it started. Why: a
 //! run in-process goes on after its duration until every deadline has passed (CALL-5),
-//! while a remote target is not waited for beyond the duration; a call still open there
-//! would read as one never settled.
-scenario lasting_until_settled(scenario program, std::uint64_t seed) {
+//! while a remote target is not waited for beyond the duration, and a real-clock run ends
+//! just after its last step; a call still open there would read as one never settled.
+//! On a real clock a last step (a check, once written out) keeps the run going that long.
+scenario lasting_until_settled(scenario program, std::uint64_t seed, const program_shape& shape) {
   const auto oracle = run_in_process(program, seed, {});
+  time_ms last = 0;
   for (const auto& r : oracle.trace.records()) {
-    if (r.kind == "event" || r.kind == "model_step") {
-      program.duration = std::max(program.duration, r.at + 1);
-    }
+    if (r.kind == "event" || r.kind == "model_step") last = std::max(last, r.at);
+  }
+  program.duration = std::max(program.duration, last + 1);
+  if (shape.real_clock && last + 1 > actors::end_of_steps(program)) {
+    const time_ms at = last + shape.tolerance_ms + 1;
+    program.steps.push_back({at, "director", "", json::object(), {}, ""});
+    program.duration = std::max(program.duration, at + 1);
   }
   return program;
+}
+
+//! Where the comparison of a run ends: where the target's run ends.
+time_ms end_of_run(const scenario& program, const program_shape& shape) {
+  return shape.real_clock ? actors::end_of_steps(program) : actors::end_of(program);
 }
 
 judgement judge_on(const scenario& generated, std::uint64_t seed, runner& on,
                    const program_shape& shape) {
   judgement j;
-  j.program = on.over_http() ? lasting_until_settled(generated, seed) : generated;
+  j.program = on.over_http() ? lasting_until_settled(generated, seed, shape) : generated;
   const scenario& program = j.program;
   std::optional<actors::run_result> oracle;
   if (!on.is_oracle()) oracle = run_in_process(program, seed, {});
@@ -122,15 +133,16 @@ judgement judge_on(const scenario& generated, std::uint64_t seed, runner& on,
     j.spec_ids.push_back(v.spec_id);
   }
   if (!oracle) return j;
-  const auto observed = observed_in_run(target->trace, program);
-  j.divergence = actors::first_divergence(observed_in_run(oracle->trace, program), observed,
-                                          shape.tolerance_ms);
+  const time_ms end = end_of_run(program, shape);
+  const auto observed = observed_in_run(target->trace, end);
+  j.divergence =
+      actors::first_divergence(observed_in_run(oracle->trace, end), observed, shape.tolerance_ms);
   // Actors acting at one instant may go in any order (SPEC leaves it open), and the
   // target's order need not be the oracle's for this seed: the target diverges only when
   // no interleaving of the reference shows what it showed.
   for (std::uint64_t other = 1; j.divergence && other <= other_interleavings; ++other) {
     const auto alternative = run_in_process(program, seed + other, {});
-    if (!actors::first_divergence(observed_in_run(alternative.trace, program), observed,
+    if (!actors::first_divergence(observed_in_run(alternative.trace, end), observed,
                                   shape.tolerance_ms)) {
       j.divergence.reset();
     }
@@ -176,9 +188,12 @@ struct search {
     progress.seconds = seconds();
     if (options.progress) options.progress(progress);
   }
-  void counted_retry() {
+  void counted_retry(const judgement& j) {
     std::lock_guard lock(mutex);
-    ++result.retried;
+    if (result.retried++ == 0) {
+      result.first_retried = j.problems;
+      result.first_retried_program = progress.programs + 1;
+    }
   }
   void failed_to_use(const protocol::api_error& error) {
     std::lock_guard lock(mutex);
@@ -215,7 +230,10 @@ void worker(search& s, int index) {
     // Once this worker has a failure, every call is a shrink step and runs; before, a
     // program runs only while the search goes on.
     if (!mine) {
-      if (s.stop || s.over_budget() || s.claimed.fetch_add(1) >= options.programs) return;
+      if (s.stop || s.over_budget() || (options.stopped_elsewhere && options.stopped_elsewhere()) ||
+          s.claimed.fetch_add(1) >= options.programs) {
+        return;
+      }
     }
     const auto program = *rc::gen::exec([&] { return detail::gen_program(options.shape); });
     auto j = judge_on(program, options.seed, on, options.shape);
@@ -223,12 +241,14 @@ void worker(search& s, int index) {
       s.failed_to_use(*j.error);
       return;
     }
-    if (j.failed() && !mine && options.shape.real_clock) {
-      // A divergence on a real clock may be a race with a deadline: it counts only when
-      // it shows again at once.
+    if (j.failed() && !mine && on.over_http()) {
+      // Over HTTP a divergence may be the timing of the wire rather than the target's
+      // behaviour (on a real clock, a race with a deadline; on any, an arrival later than
+      // the harness's settle time): it counts only when it shows again at once. One that
+      // does not is named in the summary, not hidden.
       auto again = judge_on(program, options.seed, on, options.shape);
       if (!again.failed()) {
-        s.counted_retry();
+        s.counted_retry(j);
         j = std::move(again);
       }
     }
@@ -236,8 +256,8 @@ void worker(search& s, int index) {
     if (!j.failed()) return;
     if (!mine) {
       std::lock_guard lock(s.mutex);
-      if (s.stop) return;  // another worker found one first
       s.stop = true;
+      if (options.claim_divergence && !options.claim_divergence()) return;  // found elsewhere
       ++s.progress.divergences;
       mine = explore_failure{};
       mine->seed = options.seed;

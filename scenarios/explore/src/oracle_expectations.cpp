@@ -125,7 +125,7 @@ std::optional<expectation> event_expectation(const divergence& d, const actors::
 }
 
 std::optional<expectation> model_expectation(const divergence& d, const actors::trace& oracle) {
-  if (!d.reference || !d.subject.starts_with("model steps of S1 ")) return std::nullopt;
+  if (!d.reference || !d.subject.starts_with("model steps of ")) return std::nullopt;
   const json reference = json::parse(*d.reference, nullptr, false);
   const json target = d.target ? json::parse(*d.target, nullptr, false) : json();
   if (!reference.is_object()) return std::nullopt;

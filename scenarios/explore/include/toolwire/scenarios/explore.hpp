@@ -62,9 +62,9 @@ struct explore_options {
   int programs = 1'000;         // how many programs to generate (RapidCheck's maxSuccess)
   std::uint64_t seed = 1;       // RapidCheck's seed; also the simulator seed of each run
   reference::fault_set faults;  // the in-process target's faults; the oracle has none
-  //! Makes the target programs run on. Null: the in-process core with `faults`. (One
-  //! worker: RapidCheck 0.0 keeps its generation state in globals, so a second thread
-  //! generating at once corrupts both.)
+  //! Makes the target programs run on. Null: the in-process core with `faults`. A search
+  //! is one thread: RapidCheck keeps its generation state in globals, so parallel searches
+  //! are processes (`toolwire explore --jobs`).
   std::function<protocol::outcome<std::unique_ptr<program_target>>()> target;
   program_shape shape;
   bool shrink = true;
@@ -74,6 +74,11 @@ struct explore_options {
   int triage_runs = 5;
   //! Called after each program.
   std::function<void(const explore_progress&)> progress;
+  //! Searches in other processes (`toolwire explore --jobs`): checked before each program,
+  //! true stops this search; and called at this search's first divergence, before
+  //! shrinking, false when another search claimed one first (this one then stops without).
+  std::function<bool()> stopped_elsewhere;
+  std::function<bool()> claim_divergence;
 };
 
 //! A program that failed, after shrinking.
@@ -99,7 +104,11 @@ struct explore_result {
   std::uint64_t requests = 0;
   double seconds = 0;
   bool out_of_time = false;  // the time budget ended the search
-  int retried = 0;           // real clock: divergences that did not repeat at once (not reported)
+  //! Over HTTP: divergences that did not show again when their program ran again at once
+  //! (not counted as divergences), and the first of them with its program's number.
+  int retried = 0;
+  std::vector<std::string> first_retried;
+  int first_retried_program = 0;
   std::optional<explore_failure> failure;
   std::optional<protocol::api_error> error;  // the target could not be used
 };
