@@ -137,9 +137,10 @@ explore_command::explore_command(CLI::App& parent) {
       "Generate random scenario programs (clients with random behaviours, task callers, "
       "actions at random times, model decisions), run each on a target and, in lock-step, "
       "on the clean in-process reference core (the oracle), and compare what both showed: "
-      "statuses, error types, each client's, call's and turn's events, what the model was "
-      "offered and received, and the tasks. The trace invariants are checked on the target's "
-      "trace too. The first divergence is shrunk against the target, re-run to tell a "
+      "statuses, error types, each client's, call's and turn's events, the tool results the "
+      "model received, and the tasks. The trace invariants (among them TOOLS-3, for the tools "
+      "each model step was offered) are checked on the target's trace too. The first divergence is "
+      "shrunk against the target, re-run to tell a "
       "deterministic one from an intermittent one, and written to --out as a scenario file "
       "whose expectations come from the oracle.");
   app_->footer(R"(
@@ -150,8 +151,9 @@ Examples:
   toolwire explore --target acme.json --time-budget 5m
 
 Without --target or --bundled the target is the in-process core (with --fault, a faulty
-one). Against a profile, programs are timed for its timeouts; on a real clock a divergence
-is run again at once before it counts, since it may be a race with a deadline.
+one). Against a profile, programs are timed for its timeouts. Over HTTP a divergence is run
+again at once before it counts (it may be a race with a deadline, or an arrival later than
+the settle time); those that do not repeat are named in the summary.
 Exit codes: 0 no divergence in the programs run; 1 a divergence (shrunk, written to --out,
 with the command that reproduces it); 2 bad usage, a target that cannot be used, or no
 program ran.

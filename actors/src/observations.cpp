@@ -18,9 +18,16 @@ using protocol::event_type;
 //! TASK-1), so two implementations mint different ones for the same thing.
 class id_names {
  public:
+  //! Two passes: who registered and what was created first (responses), then turns and
+  //! calls (events), whose names use the first. Why: in-process an event is recorded
+  //! before the response of the request that caused it, over HTTP usually after.
   explicit id_names(const trace& run) {
-    for (const auto& r : run.records())
-      learn(r);
+    for (const auto& r : run.records()) {
+      if (r.kind == "response") learn(r);
+    }
+    for (const auto& r : run.records()) {
+      if (r.kind == "event") learn(r);
+    }
   }
 
   std::string name_of(const std::string& id) const {

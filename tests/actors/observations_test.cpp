@@ -186,3 +186,47 @@ TEST_CASE("A missing event and an extra one are divergences", "[observations]") 
   CHECK_FALSE(extra->reference);
   CHECK(extra->target);
 }
+
+TEST_CASE("An event recorded before the response that names its client is named the same",
+          "[observations]") {
+  // In-process an event is recorded before the response of the request that caused it;
+  // over HTTP usually after. A call the model made to an unoffered tool (TOOLS-5) is named
+  // by its client, which only the registration's response names.
+  auto make = [](bool event_first, const std::string& prefix) {
+    trace run;
+    run.add(0, "director", "response",
+            {{"method", "POST"},
+             {"path", "/v1/sessions"},
+             {"status", 201},
+             {"body", {{"id", prefix + "s"}, {"token", "t"}}}});
+    const trace_record registered{1,
+                                  "c1",
+                                  "response",
+                                  {{"method", "POST"},
+                                   {"path", "/v1/sessions/" + prefix + "s/clients"},
+                                   {"status", 201},
+                                   {"body", {{"client_id", prefix + "c"}}}}};
+    const trace_record failed{1,
+                              "target",
+                              "event",
+                              {{"session", prefix + "s"},
+                               {"seq", 1},
+                               {"type", "client_tool_failed"},
+                               {"data",
+                                {{"call_id", prefix + "k"},
+                                 {"client_id", prefix + "c"},
+                                 {"tool", "save"},
+                                 {"reason", "tool_unavailable"}}}}};
+    for (const auto& r :
+         event_first ? std::vector{failed, registered} : std::vector{registered, failed})
+      run.add(r.at, r.actor, r.kind, r.data);
+    return run;
+  };
+  const auto in_process = observe(make(true, "a-"));
+  const auto over_http = observe(make(false, "b-"));
+  const auto d = first_divergence(in_process, over_http, 1);
+  INFO(divergence_text(d));
+  CHECK_FALSE(d);
+  REQUIRE(in_process.size() == 3);
+  CHECK(in_process[1].subject == "events of call unoffered c1.save#1 [1]");
+}

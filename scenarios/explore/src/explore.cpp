@@ -32,7 +32,7 @@ actors::run_result run_in_process(scenario program, std::uint64_t seed,
   return result ? std::move(*result) : actors::run_result{};
 }
 
-//! Where one worker's programs run: its own target, or the in-process core with faults.
+//! Where a search's programs run: its target, or the in-process core with faults.
 class runner {
  public:
   runner(std::unique_ptr<program_target> target, reference::fault_set faults)
@@ -164,7 +164,7 @@ class quiet_listener final : public rc::detail::TestListener {
   void onTestFinished(const rc::detail::TestMetadata&, const rc::detail::TestResult&) override {}
 };
 
-//! What the workers of one search share.
+//! The state of one search: its budget, progress and result.
 struct search {
   explicit search(const explore_options& o) : options(o) {}
   const explore_options& options;
@@ -215,7 +215,8 @@ void triage_and_verify(explore_failure& failure, runner& on, const program_shape
   failure.passes_on_oracle = !fails(failure.program, oracle.trace);
 }
 
-void worker(search& s, int index) {
+//! The search: one RapidCheck property over generated programs, on one target.
+void search_on(search& s) {
   const auto& options = s.options;
   std::unique_ptr<program_target> target;
   if (options.target) {
@@ -225,9 +226,8 @@ void worker(search& s, int index) {
   }
   runner on(std::move(target), options.faults);
   std::optional<explore_failure> mine;
-  std::optional<judgement> last_failure;
   auto property = [&] {
-    // Once this worker has a failure, every call is a shrink step and runs; before, a
+    // Once the search has a failure, every call is a shrink step and runs; before, a
     // program runs only while the search goes on.
     if (!mine) {
       if (s.stop || s.over_budget() || (options.stopped_elsewhere && options.stopped_elsewhere()) ||
@@ -257,7 +257,8 @@ void worker(search& s, int index) {
     if (!mine) {
       std::lock_guard lock(s.mutex);
       s.stop = true;
-      if (options.claim_divergence && !options.claim_divergence()) return;  // found elsewhere
+      // Another process of `toolwire explore --jobs` found one first: this search stops.
+      if (options.claim_divergence && !options.claim_divergence()) return;
       ++s.progress.divergences;
       mine = explore_failure{};
       mine->seed = options.seed;
@@ -273,7 +274,7 @@ void worker(search& s, int index) {
     RC_FAIL("the program misbehaves");
   };
   rc::detail::TestParams params;
-  params.seed = options.seed + static_cast<std::uint64_t>(index) * 0x9E3779B97F4A7C15ULL;
+  params.seed = options.seed;
   params.maxSuccess = options.programs;
   params.disableShrinking = !options.shrink;
   quiet_listener listener;
@@ -330,7 +331,7 @@ void load_rapidcheck_configuration_quietly() {
 explore_result explore(const explore_options& options) {
   load_rapidcheck_configuration_quietly();
   search s(options);
-  worker(s, 0);
+  search_on(s);
   explore_result result = std::move(s.result);
   result.requests = s.progress.requests;
   result.seconds = s.seconds();
