@@ -315,6 +315,18 @@ struct shared_search {
   std::atomic<int> claimed_by{-1};  // the job that found the divergence
   std::atomic<int> programs[max_jobs];
   std::atomic<std::uint64_t> requests[max_jobs];
+
+  //! The jobs' programs and requests so far, added up, and the time since `started`.
+  scenarios::explore_progress total(int jobs, std::chrono::steady_clock::time_point started) const {
+    scenarios::explore_progress sum;
+    for (int job = 0; job < jobs; ++job) {
+      sum.programs += programs[job];
+      sum.requests += requests[job];
+    }
+    sum.divergences = claimed_by >= 0 ? 1 : 0;
+    sum.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
+    return sum;
+  }
 };
 
 }  // namespace
@@ -374,32 +386,22 @@ int explore_command::run_jobs(scenarios::explore_options options,
       worst = code == 1 || worst == 1 ? 1 : std::max(worst, code);
       continue;
     }
-    int programs = 0;
-    std::uint64_t requests = 0;
-    for (int job = 0; job < jobs_; ++job) {
-      programs += shared->programs[job];
-      requests += shared->requests[job];
-    }
-    const double seconds =
-        std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
+    auto now = shared->total(jobs_, started);
     if (progress == "tty") {
-      show_progress({programs - programs % 10, requests, shared->claimed_by >= 0 ? 1 : 0, seconds},
-                    progress);
-    } else if (progress == "lines" && programs / 100 > last_hundreds) {
-      last_hundreds = programs / 100;
-      show_progress({last_hundreds * 100, requests, 0, seconds}, progress);
+      now.programs -= now.programs % 10;
+      show_progress(now, progress);
+    } else if (progress == "lines" && now.programs / 100 > last_hundreds) {
+      last_hundreds = now.programs / 100;
+      now.programs = last_hundreds * 100;
+      show_progress(now, progress);
     }
     std::this_thread::sleep_for(std::chrono::milliseconds(100));
   }
   if (progress == "tty") std::cerr << "\r\033[K";
-  int programs = 0;
-  std::uint64_t requests = 0;
-  for (int job = 0; job < jobs_; ++job) {
-    programs += shared->programs[job];
-    requests += shared->requests[job];
-  }
-  const double seconds =
-      std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
+  const auto total = shared->total(jobs_, started);
+  const int programs = total.programs;
+  const std::uint64_t requests = total.requests;
+  const double seconds = total.seconds;
   munmap(memory, sizeof(shared_search));
   if (worst == 0 && programs == 0) {
     std::cerr << "toolwire explore: nothing was checked: no program ran\n";
