@@ -37,7 +37,7 @@ namespace bench = toolwire::bench;
 
 namespace {
 
-namespace reference = toolwire::reference;
+namespace reference_server = toolwire::reference_server;
 namespace protocol = toolwire::protocol;
 using protocol::json;
 using protocol::time_ms;
@@ -179,8 +179,8 @@ struct counters {
 class soak {
  public:
   explicit soak(const options& o) : options_(o), random_(o.seed) {
-    reference::core_config config;
-    config.api_keys = {{api_key, {reference::scope_session_manage}}};
+    reference_server::core_config config;
+    config.api_keys = {{api_key, {reference_server::scope_session_manage}}};
     config.secret_seed = o.seed;
     // Why the SPEC's minimum (SES-3): the logs fill within minutes, so the memory figure
     // after that shows whether anything else grows.
@@ -382,7 +382,7 @@ class soak {
     }
   }
 
-  void answer(const reference::model_step_request& step) {
+  void answer(const reference_server::model_step_request& step) {
     ++counters_.model_steps;
     protocol::model_answer reply;
     const auto& messages = step.body.at("messages");
@@ -414,7 +414,7 @@ class soak {
     return calls_[n];
   }
 
-  void on_event(const reference::session_event& event) {
+  void on_event(const reference_server::session_event& event) {
     const auto& d = event.data;
     using protocol::event_type;
     const auto type = protocol::parse_event_type(event.type);
@@ -553,9 +553,9 @@ class soak {
 
   options options_;
   random_source random_;
-  reference::virtual_clock clock_{start_time};
-  std::optional<reference::core> core_;
-  std::optional<reference::router> router_;
+  reference_server::virtual_clock clock_{start_time};
+  std::optional<reference_server::core> core_;
+  std::optional<reference_server::router> router_;
   std::vector<std::string> session_ids_;
   std::vector<client> clients_;
   std::map<std::string, int> owner_;  // "session/cid" -> client index

@@ -15,18 +15,18 @@
 
 #include "suggest.hpp"
 #include "toolwire/reference_server/faults.hpp"
-#include "toolwire/reference_server/http/openai_backend.hpp"
-#include "toolwire/reference_server/http/os_entropy.hpp"
-#include "toolwire/reference_server/http/scripted_backend.hpp"
-#include "toolwire/reference_server/http/server.hpp"
 #include "toolwire/reference_server/model_script.hpp"
 #include "toolwire/reference_server/variations/variations.hpp"
+#include "toolwire/reference_server/web/openai_backend.hpp"
+#include "toolwire/reference_server/web/os_entropy.hpp"
+#include "toolwire/reference_server/web/scripted_backend.hpp"
+#include "toolwire/reference_server/web/server.hpp"
 
 namespace toolwire::cli {
 namespace {
 
 namespace net = boost::asio;
-namespace web = reference::web;
+namespace web = reference_server::web;
 
 //! A usage mistake: reported as `toolwire serve: <message>` with exit 2.
 struct usage_error : std::runtime_error {
@@ -36,7 +36,7 @@ struct usage_error : std::runtime_error {
 //! What the options become once valid.
 struct serve_plan {
   web::server_config server;
-  std::optional<reference::model_script> script;
+  std::optional<reference_server::model_script> script;
   web::openai_config openai;
 };
 
@@ -52,17 +52,17 @@ bool is_scope_char(char c) {
 
 //! `KEY[:scope,scope]`: no colon gives session.manage; `KEY:` gives no scope at all.
 //! Errors name the option by position, never by its text: the text is a credential.
-reference::api_key parse_api_key(std::string_view text, std::size_t position) {
+reference_server::api_key parse_api_key(std::string_view text, std::size_t position) {
   const std::string where = "--api-key #" + std::to_string(position + 1);
   const auto colon = text.find(':');
-  reference::api_key key;
+  reference_server::api_key key;
   key.key = std::string(text.substr(0, colon));
   if (key.key.empty()) throw usage_error(where + ": the key is empty (expected KEY[:scope,scope])");
   if (!std::all_of(key.key.begin(), key.key.end(), is_key_char)) {
     throw usage_error(where + ": a key may hold only letters, digits and -._~+/=");
   }
   if (colon == std::string_view::npos) {
-    key.scopes.insert(reference::scope_session_manage);
+    key.scopes.insert(reference_server::scope_session_manage);
     return key;
   }
   std::string_view scopes = text.substr(colon + 1);
@@ -71,7 +71,7 @@ reference::api_key parse_api_key(std::string_view text, std::size_t position) {
     const std::string_view scope = scopes.substr(0, comma);
     if (scope.empty() || !std::all_of(scope.begin(), scope.end(), is_scope_char)) {
       throw usage_error(where + ": scopes are a comma-separated list of names such as " +
-                        std::string(reference::scope_session_manage));
+                        std::string(reference_server::scope_session_manage));
     }
     key.scopes.emplace(scope);
     if (comma == std::string_view::npos) break;
@@ -81,9 +81,9 @@ reference::api_key parse_api_key(std::string_view text, std::size_t position) {
   return key;
 }
 
-std::vector<reference::api_key> parse_api_keys(const std::vector<std::string>& texts) {
+std::vector<reference_server::api_key> parse_api_keys(const std::vector<std::string>& texts) {
   if (texts.empty()) throw usage_error("at least one --api-key KEY[:scope,scope] is required");
-  std::vector<reference::api_key> keys;
+  std::vector<reference_server::api_key> keys;
   for (std::size_t i = 0; i < texts.size(); ++i) {
     auto key = parse_api_key(texts[i], i);
     for (const auto& other : keys) {
@@ -98,16 +98,16 @@ std::vector<reference::api_key> parse_api_keys(const std::vector<std::string>& t
 
 std::string fault_names() {
   std::string names;
-  for (const auto& info : reference::all_faults()) {
+  for (const auto& info : reference_server::all_faults()) {
     names += (names.empty() ? "" : ", ") + std::string(info.name);
   }
   return names;
 }
 
-reference::fault_set parse_faults(const std::vector<std::string>& names) {
-  reference::fault_set faults;
+reference_server::fault_set parse_faults(const std::vector<std::string>& names) {
+  reference_server::fault_set faults;
   for (const auto& name : names) {
-    auto fault = reference::parse_fault(name);
+    auto fault = reference_server::parse_fault(name);
     if (!fault) {
       throw usage_error(unknown_fault_message(name) + "; valid names: " + fault_names());
     }
@@ -116,10 +116,11 @@ reference::fault_set parse_faults(const std::vector<std::string>& names) {
   return faults;
 }
 
-reference::variations::variation_set parse_variations(const std::vector<std::string>& names) {
-  reference::variations::variation_set set;
+reference_server::variations::variation_set parse_variations(
+    const std::vector<std::string>& names) {
+  reference_server::variations::variation_set set;
   for (const auto& name : names) {
-    auto v = reference::variations::parse_variation(name);
+    auto v = reference_server::variations::parse_variation(name);
     if (!v) throw usage_error(unknown_variation_message(name));
     set.insert(*v);
   }
@@ -136,9 +137,9 @@ void check_timeouts(const serve_options& options) {
       {"--model-timeout-ms", options.model_timeout_ms},
       {"--keepalive-ms", options.keepalive_ms}};
   for (const auto& [name, value] : all) {
-    if (value > reference::max_virtual_ms) {
+    if (value > reference_server::max_virtual_ms) {
       throw usage_error(std::string(name) + " must be at most " +
-                        std::to_string(reference::max_virtual_ms));
+                        std::to_string(reference_server::max_virtual_ms));
     }
   }
   if (options.ack_timeout_ms <= 0) throw usage_error("--ack-timeout-ms must be positive (CALL-3)");
@@ -151,11 +152,11 @@ void check_timeouts(const serve_options& options) {
   if (options.keepalive_ms <= 0) throw usage_error("--keepalive-ms must be positive");
 }
 
-reference::model_script load_script(const std::string& path) {
+reference_server::model_script load_script(const std::string& path) {
   std::ifstream file(path, std::ios::binary);
   if (!file) throw usage_error("cannot read the model script " + path);
   const std::string text{std::istreambuf_iterator<char>(file), std::istreambuf_iterator<char>()};
-  auto script = reference::model_script::parse(text, path);
+  auto script = reference_server::model_script::parse(text, path);
   if (!script) throw usage_error(script.error().message);
   return std::move(*script);
 }
@@ -171,12 +172,12 @@ std::string url_of(const net::ip::tcp::endpoint& endpoint) {
 std::string fault_table() {
   std::size_t name_width = 0;
   std::size_t spec_width = 0;
-  for (const auto& info : reference::all_faults()) {
+  for (const auto& info : reference_server::all_faults()) {
     name_width = std::max(name_width, info.name.size());
     spec_width = std::max(spec_width, info.spec_id.size());
   }
   std::ostringstream out;
-  for (const auto& info : reference::all_faults()) {
+  for (const auto& info : reference_server::all_faults()) {
     out << info.name << std::string(name_width - info.name.size() + 2, ' ') << info.spec_id
         << std::string(spec_width - info.spec_id.size() + 2, ' ') << info.summary << '\n';
   }
@@ -186,12 +187,12 @@ std::string fault_table() {
 std::string variation_table() {
   std::size_t name_width = 0;
   std::size_t spec_width = 0;
-  for (const auto& info : reference::variations::all_variations()) {
+  for (const auto& info : reference_server::variations::all_variations()) {
     name_width = std::max(name_width, info.name.size());
     spec_width = std::max(spec_width, info.spec_ids.size());
   }
   std::ostringstream out;
-  for (const auto& info : reference::variations::all_variations()) {
+  for (const auto& info : reference_server::variations::all_variations()) {
     out << info.name << std::string(name_width - info.name.size() + 2, ' ') << info.spec_ids
         << std::string(spec_width - info.spec_ids.size() + 2, ' ') << info.summary << '\n';
   }
@@ -317,7 +318,7 @@ int serve_command::serve() const {
   plan.server.log_requests = !o.quiet;
   plan.server.max_connections = o.max_connections;
   const auto variations = parse_variations(o.variations);
-  reference::variations::apply(variations, plan.server);
+  reference_server::variations::apply(variations, plan.server);
 
   net::io_context ioc;
   std::unique_ptr<web::model_backend> backend;
@@ -326,7 +327,7 @@ int serve_command::serve() const {
   } else {
     backend = std::make_unique<web::openai_backend>(ioc, plan.openai);
   }
-  backend = reference::variations::wrap_backend(variations, std::move(backend));
+  backend = reference_server::variations::wrap_backend(variations, std::move(backend));
   web::server server(ioc, std::move(plan.server), std::move(backend));
   net::ip::tcp::endpoint endpoint;
   try {
@@ -341,7 +342,8 @@ int serve_command::serve() const {
     if (!ec) server.stop();
   });
   for (const auto v : variations) {
-    std::cerr << "reference server: variation " << reference::variations::describe(v).name << "\n";
+    std::cerr << "reference server: variation " << reference_server::variations::describe(v).name
+              << "\n";
   }
   std::cout << "listening on " << url_of(endpoint) << std::endl;
   // Why a loop: every connection handler catches what it throws; should anything still

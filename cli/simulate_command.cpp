@@ -61,17 +61,17 @@ bool write_file(const std::string& path, const std::string& text) {
   return static_cast<bool>(out);
 }
 
-json fault_names(const reference::fault_set& faults) {
+json fault_names(const reference_server::fault_set& faults) {
   json names = json::array();
   for (auto f : faults)
-    names.push_back(std::string(reference::describe(f).name));
+    names.push_back(std::string(reference_server::describe(f).name));
   return names;
 }
 
-json variation_names(const reference::variations::variation_set& variations) {
+json variation_names(const reference_server::variations::variation_set& variations) {
   json names = json::array();
   for (auto v : variations)
-    names.push_back(std::string(reference::variations::describe(v).name));
+    names.push_back(std::string(reference_server::variations::describe(v).name));
   return names;
 }
 

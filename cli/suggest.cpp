@@ -46,7 +46,7 @@ std::string did_you_mean(std::string_view word, const std::vector<std::string>& 
 
 std::string unknown_fault_message(std::string_view name) {
   std::vector<std::string> names;
-  for (const auto& info : reference::all_faults())
+  for (const auto& info : reference_server::all_faults())
     names.emplace_back(info.name);
   std::string message = "unknown fault '";
   message.append(name).append("'").append(did_you_mean(name, names));
@@ -56,7 +56,7 @@ std::string unknown_fault_message(std::string_view name) {
 
 std::string unknown_variation_message(std::string_view name) {
   std::vector<std::string> names;
-  for (const auto& info : reference::variations::all_variations())
+  for (const auto& info : reference_server::variations::all_variations())
     names.emplace_back(info.name);
   std::string message = "unknown variation '";
   message.append(name).append("'").append(did_you_mean(name, names));

@@ -80,11 +80,11 @@ protocol::outcome<chosen_target> target_flags::choose() const {
   auto& target = chosen.choice;
   target.in_process = in_process;
   for (const auto& name : faults_) {
-    auto f = reference::parse_fault(name);
+    auto f = reference_server::parse_fault(name);
     if (!f) return protocol::invalid_request(unknown_fault_message(name));
     // Why refuse: the in-process target has no clock routes and no virtual clock of its
     // own, so a fault of a CLOCK rule would give a green run that planted nothing.
-    const std::string_view rule = reference::describe(*f).spec_id;
+    const std::string_view rule = reference_server::describe(*f).spec_id;
     if (in_process && rule.starts_with("CLOCK-")) {
       return protocol::invalid_request(
           "fault " + name + " breaks " + std::string(rule) +
@@ -98,7 +98,7 @@ protocol::outcome<chosen_target> target_flags::choose() const {
         "--variation applies to the bundled server over HTTP; not in-process or with --target");
   }
   for (const auto& name : variations_) {
-    auto v = reference::variations::parse_variation(name);
+    auto v = reference_server::variations::parse_variation(name);
     if (!v) return protocol::invalid_request(unknown_variation_message(name));
     target.variations.insert(*v);
   }

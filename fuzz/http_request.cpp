@@ -23,17 +23,17 @@
 
 #include "toolwire/protocol/codec.hpp"
 #include "toolwire/reference_server/core.hpp"
-#include "toolwire/reference_server/http/api_translation.hpp"
 #include "toolwire/reference_server/router.hpp"
 #include "toolwire/reference_server/virtual_clock.hpp"
+#include "toolwire/reference_server/web/api_translation.hpp"
 
 namespace {
 
 namespace beast = boost::beast;
 namespace http = beast::http;
-namespace reference = toolwire::reference;
+namespace reference_server = toolwire::reference_server;
 namespace protocol = toolwire::protocol;
-namespace web = toolwire::reference::web;
+namespace web = toolwire::reference_server::web;
 using protocol::json;
 
 constexpr const char* api_key = "fuzz-key";
@@ -43,14 +43,14 @@ std::string serialise(const json& value) {
 }
 
 struct server {
-  reference::core core{config()};
-  reference::virtual_clock clock{1'700'000'000'000};
-  reference::router router{core, clock};
+  reference_server::core core{config()};
+  reference_server::virtual_clock clock{1'700'000'000'000};
+  reference_server::router router{core, clock};
   int model_steps = 0;
 
-  static reference::core_config config() {
-    reference::core_config c;
-    c.api_keys = {{api_key, {reference::scope_session_manage}}, {"fuzz-reader", {}}};
+  static reference_server::core_config config() {
+    reference_server::core_config c;
+    c.api_keys = {{api_key, {reference_server::scope_session_manage}}, {"fuzz-reader", {}}};
     c.secret_seed = 7;
     return c;
   }
@@ -96,7 +96,7 @@ struct server {
 //! One request read as the connection reads it; false when the connection ends.
 bool serve_one(server& s, beast::flat_buffer& buffer) {
   http::request_parser<http::string_body> parser;
-  parser.body_limit(reference::max_body_bytes);
+  parser.body_limit(reference_server::max_body_bytes);
   parser.eager(true);
   beast::error_code ec;
   while (!parser.is_done()) {

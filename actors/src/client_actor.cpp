@@ -254,7 +254,7 @@ caf::behavior client(self_pointer self, client_spec spec, target_actor target,
   return {
       [=](act_atom, const std::string& what) { act(self, what); },
       [=](act_atom, std::uint64_t step) { return perform(self, step); },
-      [=](event_atom, const reference::session_event& event) {
+      [=](event_atom, const reference_server::session_event& event) {
         auto& st = self->state;
         if (!st.listening) return;
         st.context->record(self, st.spec.actor, "deliver", [&] {

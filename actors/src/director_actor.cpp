@@ -188,7 +188,7 @@ void on_session(self_pointer self, const protocol::api_response& response) {
   observe(self);
 }
 
-void on_event(self_pointer self, const reference::session_event& event) {
+void on_event(self_pointer self, const reference_server::session_event& event) {
   auto& script = self->state.context->script;
   if (event.session_id != script.session_id) return;
   if (protocol::parse_event_type(event.type) == protocol::event_type::client_tool_dispatched) {
@@ -220,7 +220,7 @@ caf::behavior director(self_pointer self, const scenario* plan, target_actor tar
         if (what == "end") return end(self);
         if (what == "step") play(self, self->state.next_step);
       },
-      [=](event_atom, const reference::session_event& event) { on_event(self, event); },
+      [=](event_atom, const reference_server::session_event& event) { on_event(self, event); },
       [=](stream_gap_atom, const std::string&, std::uint64_t) {},
   };
 }

@@ -5,7 +5,7 @@ namespace toolwire::actors {
 
 namespace {
 
-json describe(const reference::model_reply& reply) {
+json describe(const reference_server::model_reply& reply) {
   if (!reply.answer) return {{"failure", reply.failure}};
   json calls = json::array();
   for (const auto& call : reply.answer->tool_calls) {
@@ -20,12 +20,12 @@ struct model_state {
   static inline const char* name = "model";
 };
 
-caf::behavior model(caf::stateful_actor<model_state>* self, reference::model_script script,
+caf::behavior model(caf::stateful_actor<model_state>* self, reference_server::model_script script,
                     target_actor target, run_context* context) {
   return {
-      [=](model_step_atom, const reference::model_step_request& step) {
+      [=](model_step_atom, const reference_server::model_step_request& step) {
         const auto reply = script.answer(step.body);
-        if (step.owner == reference::model_step_request::owner_kind::task && reply.answer) {
+        if (step.owner == reference_server::model_step_request::owner_kind::task && reply.answer) {
           json calls = json::array();
           for (const auto& call : reply.answer->tool_calls)
             calls.push_back({{"name", call.name}, {"arguments", call.arguments}});
@@ -44,7 +44,7 @@ caf::behavior model(caf::stateful_actor<model_state>* self, reference::model_scr
 
 }  // namespace
 
-caf::actor spawn_model(caf::actor_system& system, reference::model_script script,
+caf::actor spawn_model(caf::actor_system& system, reference_server::model_script script,
                        target_actor target, run_context* context) {
   return system.spawn(model, std::move(script), std::move(target), context);
 }

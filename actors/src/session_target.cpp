@@ -11,14 +11,14 @@ namespace toolwire::actors {
 namespace {
 
 //! The core's `now` is the actor clock: the harness moves it, nobody reads a wall clock.
-class actor_clock_source final : public reference::clock_source {
+class actor_clock_source final : public reference_server::clock_source {
  public:
   actor_clock_source(const caf::local_actor* self, const run_context* context)
       : self_(self), context_(context) {}
   time_ms now() const override { return context_->target_now(self_); }
   // In-process, time passes by waiting (the advance message), not through CLOCK-1.
   bool is_virtual() const override { return false; }
-  time_ms advance(reference::core&, time_ms) override { return now(); }
+  time_ms advance(reference_server::core&, time_ms) override { return now(); }
 
  private:
   const caf::local_actor* self_;
@@ -37,9 +37,9 @@ struct pending_advance {
 };
 
 struct target_state {
-  std::unique_ptr<reference::core> core;
+  std::unique_ptr<reference_server::core> core;
   std::unique_ptr<actor_clock_source> clock;
-  std::unique_ptr<reference::router> router;
+  std::unique_ptr<reference_server::router> router;
   run_context* context = nullptr;
   caf::actor model;
   std::vector<stream> streams;  // in the order they opened: delivery order is deterministic
@@ -119,7 +119,7 @@ void flush(self_pointer self) {
   }
   for (const auto& step : out.model_steps) {
     st.context->record(self, "target", "model_step", [&] {
-      const bool turn = step.owner == reference::model_step_request::owner_kind::turn;
+      const bool turn = step.owner == reference_server::model_step_request::owner_kind::turn;
       return json{{"step_id", step.step_id},
                   {"owner", turn ? "turn" : "task"},
                   {"owner_id", step.owner_id},
@@ -169,13 +169,13 @@ void on_tick(self_pointer self, time_ms due) {
   flush(self);
 }
 
-target_actor::behavior_type session_target(self_pointer self, reference::core_config config,
+target_actor::behavior_type session_target(self_pointer self, reference_server::core_config config,
                                            run_context* context) {
   auto& st = self->state;
   st.context = context;
-  st.core = std::make_unique<reference::core>(std::move(config));
+  st.core = std::make_unique<reference_server::core>(std::move(config));
   st.clock = std::make_unique<actor_clock_source>(self, context);
-  st.router = std::make_unique<reference::router>(*st.core, *st.clock);
+  st.router = std::make_unique<reference_server::router>(*st.core, *st.clock);
   return {
       [=](request_atom, const protocol::api_request& request) -> protocol::api_response {
         return handle_request(self, request);
@@ -190,7 +190,7 @@ target_actor::behavior_type session_target(self_pointer self, reference::core_co
                       streams.end());
       },
       [=](attach_model_atom, caf::actor model) { self->state.model = std::move(model); },
-      [=](model_reply_atom, std::uint64_t step_id, const reference::model_reply& reply) {
+      [=](model_reply_atom, std::uint64_t step_id, const reference_server::model_reply& reply) {
         self->state.core->model_replied(step_id, reply, self->state.clock->now());
         flush(self);
       },
@@ -208,7 +208,7 @@ target_actor::behavior_type session_target(self_pointer self, reference::core_co
 
 }  // namespace
 
-target_actor spawn_session_target(caf::actor_system& system, reference::core_config config,
+target_actor spawn_session_target(caf::actor_system& system, reference_server::core_config config,
                                   run_context* context) {
   return system.spawn(session_target, std::move(config), context);
 }

@@ -49,9 +49,9 @@ caf::actor_system_config test_config() {
   return config;
 }
 
-reference::core_config target_config(const scenario& plan) {
-  reference::core_config config;
-  config.api_keys = {{simulator_api_key, {reference::scope_session_manage}},
+reference_server::core_config target_config(const scenario& plan) {
+  reference_server::core_config config;
+  config.api_keys = {{simulator_api_key, {reference_server::scope_session_manage}},
                      {simulator_limited_key, {}}};
   config.ack_timeout_ms = plan.ack_timeout_ms;
   config.result_timeout_ms = plan.result_timeout_ms;
@@ -187,7 +187,8 @@ void tear_down(caf::scheduler::test_coordinator& sched, const std::vector<caf::a
 }  // namespace
 
 protocol::outcome<run_result> simulate(const scenario& plan, const run_options& options) {
-  auto script = reference::model_script::from_json(plan.model_script, plan.name + " model script");
+  auto script =
+      reference_server::model_script::from_json(plan.model_script, plan.name + " model script");
   if (!script) return script.error();
 
   run_result result;

@@ -6,7 +6,7 @@
 #include "faulty_policy.hpp"
 #include "toolwire/protocol/events.hpp"
 
-namespace toolwire::reference::detail {
+namespace toolwire::reference_server::detail {
 
 bool faulty_policy::key_manages_sessions(const api_key& key) const {
   // Fault api_key_scopes_ignored (AUTH-2): any workspace key may manage sessions.
@@ -69,4 +69,4 @@ std::optional<std::uint64_t> faulty_policy::resume_after(
   return rule_policy::resume_after(last_event_id);
 }
 
-}  // namespace toolwire::reference::detail
+}  // namespace toolwire::reference_server::detail

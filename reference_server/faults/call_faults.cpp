@@ -3,7 +3,7 @@
 // breaks; without its fault, each override gives the clean answer.
 #include "faulty_policy.hpp"
 
-namespace toolwire::reference::detail {
+namespace toolwire::reference_server::detail {
 
 using protocol::outcome;
 
@@ -128,4 +128,4 @@ void faulty_policy::announce_completion(state& s, session_record& session, const
   }
 }
 
-}  // namespace toolwire::reference::detail
+}  // namespace toolwire::reference_server::detail

@@ -8,7 +8,7 @@
 #include "faulty_policy.hpp"
 #include "toolwire/protocol/safe_json.hpp"
 
-namespace toolwire::reference::detail {
+namespace toolwire::reference_server::detail {
 
 using protocol::outcome;
 
@@ -464,4 +464,4 @@ void faulty_policy::keep_departed(session_record& session, client_record client)
   session.departed.emplace(serial, std::move(client));
 }
 
-}  // namespace toolwire::reference::detail
+}  // namespace toolwire::reference_server::detail

@@ -6,7 +6,7 @@
 #include "toolwire/protocol/events.hpp"
 #include "toolwire/protocol/safe_json.hpp"
 
-namespace toolwire::reference::detail {
+namespace toolwire::reference_server::detail {
 
 bool reshape_event(const fault_set& faults, session_event& event, std::uint64_t& next_seq,
                    const std::string& previous) {
@@ -76,4 +76,4 @@ core_config with_config_faults(core_config config) {
   return config;
 }
 
-}  // namespace toolwire::reference::detail
+}  // namespace toolwire::reference_server::detail

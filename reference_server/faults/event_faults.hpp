@@ -7,7 +7,7 @@
 
 #include "toolwire/reference_server/core.hpp"
 
-namespace toolwire::reference::detail {
+namespace toolwire::reference_server::detail {
 
 //! Changes `event`, about to be logged, as `faults` say; `next_seq` is the session's next
 //! number, `previous` the type of its last event (empty for none). Returns false when the
@@ -18,4 +18,4 @@ bool reshape_event(const fault_set& faults, session_event& event, std::uint64_t&
 //! The configuration the core runs with: `config`, with the timeouts its faults change.
 core_config with_config_faults(core_config config);
 
-}  // namespace toolwire::reference::detail
+}  // namespace toolwire::reference_server::detail

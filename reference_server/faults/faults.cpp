@@ -4,7 +4,7 @@
 #include <algorithm>
 #include <array>
 
-namespace toolwire::reference {
+namespace toolwire::reference_server {
 
 namespace {
 
@@ -296,4 +296,4 @@ std::optional<fault> parse_fault(std::string_view name) {
   return std::nullopt;
 }
 
-}  // namespace toolwire::reference
+}  // namespace toolwire::reference_server

@@ -3,7 +3,7 @@
 
 #include <algorithm>
 
-namespace toolwire::reference::detail {
+namespace toolwire::reference_server::detail {
 
 std::shared_ptr<const rule_policy> policy_for(const fault_set& faults) {
   if (faults.empty()) return clean_policy();
@@ -27,9 +27,9 @@ std::string trimmed(const std::string& text) {
   return text.substr(first, text.find_last_not_of(" \t\r\n") - first + 1);
 }
 
-}  // namespace toolwire::reference::detail
+}  // namespace toolwire::reference_server::detail
 
-namespace toolwire::reference {
+namespace toolwire::reference_server {
 
 // Why here, not in core.cpp: the one accessor of the planted faults lives with them; the
 // wire faults and the HTTP front end ask it.
@@ -37,4 +37,4 @@ bool core::has_fault(fault f) const {
   return state_->config.faults.count(f) != 0;
 }
 
-}  // namespace toolwire::reference
+}  // namespace toolwire::reference_server

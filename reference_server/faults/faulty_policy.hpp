@@ -10,7 +10,7 @@
 
 #include "policy.hpp"
 
-namespace toolwire::reference::detail {
+namespace toolwire::reference_server::detail {
 
 class faulty_policy final : public rule_policy {
  public:
@@ -153,4 +153,4 @@ class tool_name_stand_ins {
   std::vector<std::pair<std::string, std::string>> stand_in_for_;  // (stand-in, name)
 };
 
-}  // namespace toolwire::reference::detail
+}  // namespace toolwire::reference_server::detail

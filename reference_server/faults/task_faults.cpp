@@ -9,7 +9,7 @@
 
 #include "faulty_policy.hpp"
 
-namespace toolwire::reference::detail {
+namespace toolwire::reference_server::detail {
 
 namespace {
 
@@ -231,4 +231,4 @@ std::string faulty_policy::task_model_content(const tool_outcome& outcome) const
   return rule_policy::task_model_content(outcome);
 }
 
-}  // namespace toolwire::reference::detail
+}  // namespace toolwire::reference_server::detail

@@ -6,7 +6,7 @@
 #include "faulty_policy.hpp"
 #include "toolwire/protocol/safe_json.hpp"
 
-namespace toolwire::reference::detail {
+namespace toolwire::reference_server::detail {
 
 using protocol::outcome;
 
@@ -129,4 +129,4 @@ void faulty_policy::step_over(state& s, session_record& session, time_ms now) co
   }
 }
 
-}  // namespace toolwire::reference::detail
+}  // namespace toolwire::reference_server::detail

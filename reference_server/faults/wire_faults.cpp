@@ -13,7 +13,7 @@
 #include "toolwire/protocol/safe_json.hpp"
 #include "toolwire/protocol/validation.hpp"
 
-namespace toolwire::reference::detail {
+namespace toolwire::reference_server::detail {
 
 using protocol::api_request;
 using protocol::api_response;
@@ -364,4 +364,4 @@ void wire_faults::retype_errors(const api_request& request, api_response& respon
   }
 }
 
-}  // namespace toolwire::reference::detail
+}  // namespace toolwire::reference_server::detail

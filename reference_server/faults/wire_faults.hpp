@@ -12,7 +12,7 @@
 #include "toolwire/reference_server/core.hpp"
 #include "toolwire/reference_server/virtual_clock.hpp"
 
-namespace toolwire::reference::detail {
+namespace toolwire::reference_server::detail {
 
 class wire_faults {
  public:
@@ -45,4 +45,4 @@ class wire_faults {
   int sessions_created_ = 0;
 };
 
-}  // namespace toolwire::reference::detail
+}  // namespace toolwire::reference_server::detail

@@ -4,7 +4,7 @@
 #include "core_state.hpp"
 #include "policy.hpp"
 
-namespace toolwire::reference::detail {
+namespace toolwire::reference_server::detail {
 
 using protocol::outcome;
 
@@ -237,4 +237,4 @@ void on_call_deadline(state& s, session_record& session, const std::string& call
   fail_call(s, session, call->second, reason, now);
 }
 
-}  // namespace toolwire::reference::detail
+}  // namespace toolwire::reference_server::detail

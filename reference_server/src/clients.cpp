@@ -9,7 +9,7 @@
 #include "toolwire/protocol/codec.hpp"
 #include "toolwire/protocol/safe_json.hpp"
 
-namespace toolwire::reference::detail {
+namespace toolwire::reference_server::detail {
 
 using protocol::outcome;
 
@@ -190,4 +190,4 @@ void touch_ttl_on_call_traffic(state& s, const session_record& session, client_r
   }
 }
 
-}  // namespace toolwire::reference::detail
+}  // namespace toolwire::reference_server::detail

@@ -10,7 +10,7 @@
 #include "event_faults.hpp"
 #include "policy.hpp"
 
-namespace toolwire::reference {
+namespace toolwire::reference_server {
 
 using namespace detail;
 using protocol::done;
@@ -401,4 +401,4 @@ core_outputs core::drain() {
   return out;
 }
 
-}  // namespace toolwire::reference
+}  // namespace toolwire::reference_server

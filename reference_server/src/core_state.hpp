@@ -18,7 +18,7 @@
 #include "toolwire/protocol/events.hpp"
 #include "toolwire/reference_server/core.hpp"
 
-namespace toolwire::reference {
+namespace toolwire::reference_server {
 
 using protocol::api_error;
 using protocol::tool_outcome;
@@ -248,4 +248,4 @@ void apply_result(const state& s, task_record& task, const pending_tool_call& ca
 std::uint64_t request_model_step(state& s, step_owner owner, json messages, json tools);
 
 }  // namespace detail
-}  // namespace toolwire::reference
+}  // namespace toolwire::reference_server

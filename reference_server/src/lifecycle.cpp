@@ -3,7 +3,7 @@
 
 #include <string>
 
-namespace toolwire::reference::detail {
+namespace toolwire::reference_server::detail {
 
 std::string_view to_string(call_status s) {
   switch (s) {
@@ -138,4 +138,4 @@ illegal_transition::illegal_transition(std::string_view life_cycle, std::string_
     : std::logic_error(std::string(life_cycle) + ": no transition from " + std::string(from) +
                        " on " + std::string(on)) {}
 
-}  // namespace toolwire::reference::detail
+}  // namespace toolwire::reference_server::detail

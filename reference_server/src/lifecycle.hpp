@@ -47,7 +47,7 @@
 #include <stdexcept>
 #include <string_view>
 
-namespace toolwire::reference::detail {
+namespace toolwire::reference_server::detail {
 
 enum class call_status { dispatched, acked, completed, failed };
 enum class call_event { acked, result_posted, deadline_passed, client_gone, tool_unavailable };
@@ -202,4 +202,4 @@ void move(status_of<Event>& current, Event on) {
   current = *next;
 }
 
-}  // namespace toolwire::reference::detail
+}  // namespace toolwire::reference_server::detail

@@ -5,7 +5,7 @@
 #include <set>
 #include <utility>
 
-namespace toolwire::reference {
+namespace toolwire::reference_server {
 namespace {
 
 using protocol::api_error;
@@ -203,4 +203,4 @@ std::int64_t model_script::hold_ms(const json& request_body) const {
   return step == nullptr ? 0 : step->hold_ms;
 }
 
-}  // namespace toolwire::reference
+}  // namespace toolwire::reference_server

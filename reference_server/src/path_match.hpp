@@ -7,7 +7,7 @@
 #include <string_view>
 #include <vector>
 
-namespace toolwire::reference::detail {
+namespace toolwire::reference_server::detail {
 
 //! The segments of `path` after its leading '/'.
 inline std::vector<std::string> split_path(std::string_view path) {
@@ -37,4 +37,4 @@ inline bool match(const std::vector<std::string>& pattern, const std::vector<std
   return true;
 }
 
-}  // namespace toolwire::reference::detail
+}  // namespace toolwire::reference_server::detail

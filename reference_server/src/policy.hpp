@@ -18,7 +18,7 @@
 #include "core_state.hpp"
 #include "toolwire/protocol/validation.hpp"
 
-namespace toolwire::reference::detail {
+namespace toolwire::reference_server::detail {
 
 class rule_policy {
  public:
@@ -211,4 +211,4 @@ std::shared_ptr<const rule_policy> clean_policy();
 //! (defined in reference_server/faults/, which knows the faulty answers).
 std::shared_ptr<const rule_policy> policy_for(const fault_set& faults);
 
-}  // namespace toolwire::reference::detail
+}  // namespace toolwire::reference_server::detail

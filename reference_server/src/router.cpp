@@ -11,7 +11,7 @@
 #include "toolwire/reference_server/virtual_clock.hpp"
 #include "wire_faults.hpp"
 
-namespace toolwire::reference {
+namespace toolwire::reference_server {
 
 using protocol::api_request;
 using protocol::api_response;
@@ -287,4 +287,4 @@ api_response router::handle(const api_request& request) {
   return response;
 }
 
-}  // namespace toolwire::reference
+}  // namespace toolwire::reference_server

@@ -9,7 +9,7 @@
 #include "toolwire/protocol/codec.hpp"
 #include "toolwire/protocol/safe_json.hpp"
 
-namespace toolwire::reference::detail {
+namespace toolwire::reference_server::detail {
 
 using protocol::outcome;
 
@@ -342,4 +342,4 @@ void on_interrupt_deadline(state& s, task_record& task, time_ms /*now*/) {
             "no tool results within " + std::to_string(s.config.interrupt_timeout_ms) + " ms");
 }
 
-}  // namespace toolwire::reference::detail
+}  // namespace toolwire::reference_server::detail

@@ -9,7 +9,7 @@
 #include "toolwire/protocol/codec.hpp"
 #include "toolwire/protocol/safe_json.hpp"
 
-namespace toolwire::reference::detail {
+namespace toolwire::reference_server::detail {
 
 using protocol::outcome;
 
@@ -266,4 +266,4 @@ void run_deferred_turns(state& s, time_ms now) {
   }
 }
 
-}  // namespace toolwire::reference::detail
+}  // namespace toolwire::reference_server::detail

@@ -6,7 +6,7 @@
 
 #include "toolwire/reference_server/core.hpp"
 
-namespace toolwire::reference {
+namespace toolwire::reference_server {
 
 protocol::time_ms virtual_clock::advance(core& target, protocol::time_ms ms) {
   // Saturates instead of wrapping (now_ + ms could overflow int64, and the core adds its
@@ -30,4 +30,4 @@ protocol::time_ms system_clock::now() const {
   return duration_cast<milliseconds>(std::chrono::system_clock::now().time_since_epoch()).count();
 }
 
-}  // namespace toolwire::reference
+}  // namespace toolwire::reference_server

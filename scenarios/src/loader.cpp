@@ -27,7 +27,7 @@ std::vector<std::string_view> spec_rule_ids() {
 
 std::vector<std::string_view> fault_names() {
   std::vector<std::string_view> names;
-  for (const auto& info : reference::all_faults())
+  for (const auto& info : reference_server::all_faults())
     names.push_back(info.name);
   return names;
 }
@@ -36,7 +36,8 @@ std::vector<std::string> read_fault_names(const value& v) {
   std::vector<std::string> names;
   for (const auto& item : list_items(v)) {
     std::string name = as_string(item);
-    if (!reference::parse_fault(name)) fail(item.line, unknown("fault", name, fault_names()));
+    if (!reference_server::parse_fault(name))
+      fail(item.line, unknown("fault", name, fault_names()));
     names.push_back(std::move(name));
   }
   if (names.empty()) fail(v.line, "'breaks_with' must name a fault");
@@ -106,7 +107,7 @@ void read_holds(const YAML::Node& script, json& script_json) {
 json read_model(const value& v, std::string_view source) {
   json script = as_json(v.node);
   read_holds(v.node, script);
-  auto checked = reference::model_script::from_json(script, source);
+  auto checked = reference_server::model_script::from_json(script, source);
   if (!checked) {
     // model_script's messages start "<source>: "; ours name the line of `model:`.
     std::string message = checked.error().message;

@@ -33,7 +33,7 @@ json word_list(const std::vector<format::word>& words) {
 
 json fault_names() {
   json names = json::array();
-  for (const auto& info : reference::all_faults())
+  for (const auto& info : reference_server::all_faults())
     names.push_back(info.name);
   return {{"type", "array"}, {"items", {{"enum", names}}}};
 }

@@ -15,7 +15,7 @@
 using namespace toolwire::actor_test;
 using toolwire::actors::check_invariants;
 using toolwire::actors::violation;
-using toolwire::reference::fault;
+using toolwire::reference_server::fault;
 namespace actors = toolwire::actors;
 namespace protocol = toolwire::protocol;
 
@@ -166,7 +166,7 @@ TEST_CASE("Each invariant fires against a fault that breaks its rule; the clean 
           {"SES-3", "forgetful_and_duplicating", fault::event_seq_gaps, "event"},
           {"TASK-5", "task_three_rounds", fault::task_requeued_as_pending, "response"},
       }));
-  const std::string fault_name{toolwire::reference::describe(planted).name};
+  const std::string fault_name{toolwire::reference_server::describe(planted).name};
   CAPTURE(spec_id, scenario_name, fault_name);
   const scenario clean = builtin(scenario_name);
   scenario faulty = clean;

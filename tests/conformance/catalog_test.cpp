@@ -13,7 +13,7 @@
 #include "toolwire/reports/reports.hpp"
 
 namespace conformance = toolwire::conformance;
-namespace reference = toolwire::reference;
+namespace reference_server = toolwire::reference_server;
 
 namespace {
 
@@ -27,7 +27,7 @@ const std::vector<conformance::catalog_case>& catalog() {
 }
 
 std::vector<conformance::case_result> run(const std::vector<conformance::catalog_case>& cases,
-                                          reference::fault_set faults = {}) {
+                                          reference_server::fault_set faults = {}) {
   conformance::target_choice target;
   target.in_process = true;
   target.faults = std::move(faults);
@@ -90,7 +90,7 @@ TEST_CASE("one catalog applies to any timeouts: every case passes in-process wit
 TEST_CASE("every case is proven by its breaks_with: narrow faults of rules it cites",
           "[catalog][proof]") {
   toolwire::testing::failing_cases broken;
-  for (const auto& info : reference::all_faults()) {
+  for (const auto& info : reference_server::all_faults()) {
     auto& failing = broken[std::string(info.name)];
     for (const auto& r : run(catalog(), {info.id})) {
       if (r.verdict == conformance::verdict::fail) failing.insert(r.id);
@@ -111,9 +111,9 @@ TEST_CASE("every case is proven by its breaks_with: narrow faults of rules it ci
   // Every fault is caught by some case, or it is dead weight in the catalogue.
   for (const auto& [fault, failing] : broken) {
     if (failing.empty()) {
-      const auto id = reference::parse_fault(fault);
+      const auto id = reference_server::parse_fault(fault);
       // Faults of the clock routes show only over HTTP (http_test.cpp).
-      if (std::string(reference::describe(*id).spec_id).rfind("CLOCK-", 0) == 0) continue;
+      if (std::string(reference_server::describe(*id).spec_id).rfind("CLOCK-", 0) == 0) continue;
     }
     INFO(fault);
     CHECK_FALSE(failing.empty());

@@ -29,8 +29,8 @@ inline std::size_t proof_breadth_limit(std::size_t catalog_size) {
 inline bool proven_over_http(const conformance::catalog_case& c) {
   if (conformance::uses_clock_routes(c.plan)) return true;
   return std::any_of(c.plan.breaks_with.begin(), c.plan.breaks_with.end(), [](const auto& name) {
-    const auto id = reference::parse_fault(name);
-    return id && std::string_view(reference::describe(*id).spec_id).starts_with("CLOCK-");
+    const auto id = reference_server::parse_fault(name);
+    return id && std::string_view(reference_server::describe(*id).spec_id).starts_with("CLOCK-");
   });
 }
 
@@ -44,12 +44,12 @@ inline std::vector<std::string> proof_problems(const conformance::catalog_case& 
   std::vector<std::string> problems;
   if (c.plan.breaks_with.empty()) problems.push_back("names no fault in 'breaks_with:'");
   for (const auto& name : c.plan.breaks_with) {
-    const auto id = reference::parse_fault(name);
+    const auto id = reference_server::parse_fault(name);
     if (!id) {
       problems.push_back(name + " is not a fault of the reference");
       continue;
     }
-    const std::string rule(reference::describe(*id).spec_id);
+    const std::string rule(reference_server::describe(*id).spec_id);
     const auto& cited = c.plan.spec_ids;
     if (std::find(cited.begin(), cited.end(), rule) == cited.end()) {
       problems.push_back(name + " breaks " + rule + ", which the case does not cite");

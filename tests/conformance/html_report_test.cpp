@@ -43,7 +43,7 @@ std::vector<case_result> run_with_failures() {
   cases.push_back(passing.front());
   conformance::target_choice target;
   target.in_process = true;
-  target.faults.insert(*toolwire::reference::parse_fault("vanished_calls_left_open"));
+  target.faults.insert(*toolwire::reference_server::parse_fault("vanished_calls_left_open"));
   auto results = conformance::run_cases(cases, target, {});
   REQUIRE(results);
   REQUIRE((*results)[0].verdict == verdict::fail);

@@ -17,7 +17,7 @@
 #include "toolwire/conformance/runner.hpp"
 
 namespace conformance = toolwire::conformance;
-namespace reference = toolwire::reference;
+namespace reference_server = toolwire::reference_server;
 namespace net = boost::asio;
 using tcp = net::ip::tcp;
 
@@ -153,7 +153,7 @@ TEST_CASE("the cases proven over HTTP fail against each fault of their breaks_wi
     for (const auto& name : c.plan.breaks_with) {
       INFO(c.id << " against " << name);
       conformance::target_choice target;
-      target.faults = {*reference::parse_fault(name)};
+      target.faults = {*reference_server::parse_fault(name)};
       const auto results = run({c}, target);
       REQUIRE(results.size() == 1);
       CHECK(results.front().verdict == conformance::verdict::fail);

@@ -5,7 +5,8 @@
 
 namespace toolwire::conformance_test {
 
-conformance::target_choice bundled_real_clock(reference::variations::variation_set variations) {
+conformance::target_choice bundled_real_clock(
+    reference_server::variations::variation_set variations) {
   conformance::target_choice target;
   target.ack_timeout_ms = 300;
   target.result_timeout_ms = 900;

@@ -12,7 +12,8 @@ namespace toolwire::conformance_test {
 
 //! The bundled server on a real clock at 300/900/1200 ms with a 150 ms tolerance, as a
 //! real-clock target should be started; `variations` as `serve --variation` takes them.
-conformance::target_choice bundled_real_clock(reference::variations::variation_set variations = {});
+conformance::target_choice bundled_real_clock(
+    reference_server::variations::variation_set variations = {});
 
 //! Runs `chosen` against `target`, 16 at once. Why reruns: on a wall clock a loaded CI
 //! machine can make a case fail once (the flake triage of `check --repeat`); a case that

@@ -17,9 +17,9 @@
 #include "toolwire/reference_server/variations/variations.hpp"
 
 namespace conformance = toolwire::conformance;
-namespace reference = toolwire::reference;
-namespace variations = toolwire::reference::variations;
-namespace web = toolwire::reference::web;
+namespace reference_server = toolwire::reference_server;
+namespace variations = toolwire::reference_server::variations;
+namespace web = toolwire::reference_server::web;
 using toolwire::protocol::json;
 using variations::variation;
 
@@ -43,10 +43,10 @@ const std::regex uuid_form("[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-a[0-9a-f]{3}-[0
 
 //! Records the requests a model backend gets; answers only when told.
 struct recording_backend final : web::model_backend {
-  std::vector<reference::model_step_request> requests;
-  std::vector<std::function<void(reference::model_reply)>> pending;
-  void start(const reference::model_step_request& request,
-             std::function<void(reference::model_reply)> done) override {
+  std::vector<reference_server::model_step_request> requests;
+  std::vector<std::function<void(reference_server::model_reply)>> pending;
+  void start(const reference_server::model_step_request& request,
+             std::function<void(reference_server::model_reply)> done) override {
     requests.push_back(request);
     pending.push_back(std::move(done));
   }
@@ -55,8 +55,8 @@ struct recording_backend final : web::model_backend {
 
 //! `messages` must be an array: write json::array({...}), since a one-item braced list of
 //! json is an array under g++ and a copy of the item under clang.
-reference::model_step_request turn_step(std::uint64_t id, json messages) {
-  return {id, reference::model_step_request::owner_kind::turn, "ses_1", 0,
+reference_server::model_step_request turn_step(std::uint64_t id, json messages) {
+  return {id, reference_server::model_step_request::owner_kind::turn, "ses_1", 0,
           json{{"model", "m"},
                {"messages", std::move(messages)},
                {"tools",
@@ -67,7 +67,7 @@ json user(const std::string& text) {
   return {{"role", "user"}, {"content", text}};
 }
 
-reference::model_reply text_reply(const std::string& text) {
+reference_server::model_reply text_reply(const std::string& text) {
   toolwire::protocol::model_answer answer;
   answer.text = text;
   return {answer, ""};
@@ -186,7 +186,7 @@ TEST_CASE("each wire variation changes what it says it changes", "[variations]")
     const auto preamble = wire_of({variation::sse_preamble})->preamble();
     CHECK(preamble.starts_with(": "));
     CHECK(preamble.find("\nretry: ") != std::string::npos);
-    const reference::session_event event{"ses_1", 7, "turn_started", {{"turn_id", "t"}}, 0};
+    const reference_server::session_event event{"ses_1", 7, "turn_started", {{"turn_id", "t"}}, 0};
     CHECK(wire_of({variation::sse_compact_frames})->frame(event) ==
           "event:turn_started\r\nid:7\r\ndata:{\"turn_id\":\"t\"}\r\n\r\n");
     CHECK(web::wire_policy{}.frame(event) ==
@@ -196,9 +196,9 @@ TEST_CASE("each wire variation changes what it says it changes", "[variations]")
 
 TEST_CASE("departure_reordered: LIFE-5's events in the other order, seqs in place",
           "[variations]") {
-  reference::core_config config;
-  config.api_keys = {{"k", {reference::scope_session_manage}}};
-  reference::core core(config);
+  reference_server::core_config config;
+  config.api_keys = {{"k", {reference_server::scope_session_manage}}};
+  reference_server::core core(config);
   const auto session = core.create_session(1'000);
   const json tool = {{"name", "read"}, {"description", "d"}, {"parameters", {{"type", "object"}}}};
   auto client = core.register_client(
@@ -213,7 +213,7 @@ TEST_CASE("departure_reordered: LIFE-5's events in the other order, seqs in plac
   core.model_replied(steps[0].step_id, {calls, ""}, 1'000);
   REQUIRE(core.delete_client(session.id, cid, 1'001));
 
-  auto types = [](const std::vector<reference::session_event>& events) {
+  auto types = [](const std::vector<reference_server::session_event>& events) {
     std::vector<std::string> out;
     for (const auto& e : events)
       out.push_back(e.type);
@@ -245,9 +245,9 @@ TEST_CASE("departure_reordered: LIFE-5's events in the other order, seqs in plac
 
 TEST_CASE("tool_lists_reversed: client_tools_updated names the tools in reverse order",
           "[variations]") {
-  reference::core_config config;
-  config.api_keys = {{"k", {reference::scope_session_manage}}};
-  reference::core core(config);
+  reference_server::core_config config;
+  config.api_keys = {{"k", {reference_server::scope_session_manage}}};
+  reference_server::core core(config);
   const auto session = core.create_session(1'000);
   auto client = core.register_client(
       session.id, {{"name", "web"}, {"lifetime", {{"type", "never"}}}, {"tools", json::array()}},
@@ -258,7 +258,7 @@ TEST_CASE("tool_lists_reversed: client_tools_updated names the tools in reverse 
   };
   REQUIRE(core.put_tools(session.id, (*client)["client_id"],
                          {{"tools", {tool("highlight_row"), tool("pick_date")}}}, 1'001));
-  auto updated = [](const std::vector<reference::session_event>& events) {
+  auto updated = [](const std::vector<reference_server::session_event>& events) {
     for (const auto& e : events) {
       if (e.type == "client_tools_updated") return e.data["tools"];
     }
@@ -292,14 +292,16 @@ TEST_CASE("each model variation changes the model's requests within MODEL-1..3",
   }
   SECTION("model_history: a turn's requests carry the session's earlier turns") {
     auto backend = variations::wrap_backend({variation::model_history}, std::move(recorder));
-    backend->start(turn_step(1, json::array({user("first")})), [](reference::model_reply) {});
+    backend->start(turn_step(1, json::array({user("first")})),
+                   [](reference_server::model_reply) {});
     seen->pending[0](text_reply("one"));
-    backend->start(turn_step(2, json::array({user("second")})), [](reference::model_reply) {});
+    backend->start(turn_step(2, json::array({user("second")})),
+                   [](reference_server::model_reply) {});
     const json expected =
         json::array({user("first"), {{"role", "assistant"}, {"content", "one"}}, user("second")});
     CHECK(seen->requests[1].body["messages"] == expected);
     // A script reading it still answers the current turn's first step.
-    auto script = reference::model_script::parse(
+    auto script = reference_server::model_script::parse(
         R"({"rules": [{"match": "first", "steps": [{"content": "A"}]},
                       {"match": "second", "steps": [{"content": "B"}]}]})",
         "script.json");
@@ -318,7 +320,7 @@ TEST_CASE("each model variation changes the model's requests within MODEL-1..3",
         turn_step(1, {user("hello"),
                       {{"role", "assistant"}, {"content", nullptr}},
                       {{"role", "tool"}, {"tool_call_id", "m1"}, {"content", error.dump()}}}),
-        [](reference::model_reply) {});
+        [](reference_server::model_reply) {});
     const json& body = seen->requests[0].body;
     const json& messages = body["messages"];
     CHECK(messages[0]["role"] == "system");
@@ -337,7 +339,7 @@ TEST_CASE("each model variation changes the model's requests within MODEL-1..3",
 
 TEST_CASE("a model script counts steps from the latest user message (history allowed)",
           "[variations][model_script]") {
-  auto script = reference::model_script::parse(
+  auto script = reference_server::model_script::parse(
       R"({"rules": [{"match": "first", "steps": [{"content": "A1"}]},
                     {"match": "second", "steps": [{"tool_calls": [{"name": "web__read"}]},
                                                   {"content": "B2"}]}]})",

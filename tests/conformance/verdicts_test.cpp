@@ -85,7 +85,7 @@ std::vector<case_result> run_with_a_failure() {
   const auto cases = cases_matching("reg.tool-name-6*");
   conformance::target_choice target;
   target.in_process = true;
-  target.faults.insert(*toolwire::reference::parse_fault("invalid_tool_name_accepted"));
+  target.faults.insert(*toolwire::reference_server::parse_fault("invalid_tool_name_accepted"));
   auto results = conformance::run_cases(cases, target, {});
   REQUIRE(results);
   return *results;
@@ -157,7 +157,7 @@ TEST_CASE("--repeat labels failures consistent or intermittent", "[verdicts][rep
   REQUIRE(cases.size() >= 2);
   conformance::target_choice target;
   target.in_process = true;
-  target.faults.insert(*toolwire::reference::parse_fault("invalid_tool_name_accepted"));
+  target.faults.insert(*toolwire::reference_server::parse_fault("invalid_tool_name_accepted"));
   auto results = conformance::run_cases(cases, target, {});
   REQUIRE(results);
   REQUIRE(conformance::rerun_failures(cases, *results, target, {}, 2) == std::nullopt);

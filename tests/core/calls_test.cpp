@@ -18,7 +18,7 @@ struct call_fixture : session_fixture {
   std::string other;
 
   explicit call_fixture(
-      toolwire::reference::core_config config = toolwire::testing::default_config())
+      toolwire::reference_server::core_config config = toolwire::testing::default_config())
       : session_fixture(std::move(config)) {
     app = add("app", {"read", "write"})["client_id"];
     other = add("other", {"read"})["client_id"];

@@ -16,8 +16,8 @@ namespace toolwire::core_test {
 using protocol::api_response;
 using protocol::json;
 using protocol::time_ms;
-using reference::model_step_request;
-using reference::session_event;
+using reference_server::model_step_request;
+using reference_server::session_event;
 using testing::admin_key;
 using testing::core_harness;
 using testing::reader_key;
@@ -78,7 +78,7 @@ struct session_fixture {
   core_harness h;
   std::string sid;
 
-  explicit session_fixture(reference::core_config config = testing::default_config())
+  explicit session_fixture(reference_server::core_config config = testing::default_config())
       : h(std::move(config)), sid(h.create_session()) {}
 
   //! Registers a client; returns the 201 body.

@@ -13,7 +13,7 @@
 #include "lifecycle.hpp"
 
 using namespace toolwire::core_test;
-namespace lc = toolwire::reference::detail;
+namespace lc = toolwire::reference_server::detail;
 
 namespace {
 
@@ -238,7 +238,7 @@ struct task_walk_fixture {
   std::string created_status;
 
   explicit task_walk_fixture(
-      toolwire::reference::core_config config = toolwire::testing::default_config())
+      toolwire::reference_server::core_config config = toolwire::testing::default_config())
       : h(std::move(config)) {
     auto created = h.request("POST", "/api/tasks", task_body());
     REQUIRE(created.status == 201);
@@ -337,7 +337,7 @@ struct turn_walk_fixture : session_fixture {
   std::string turn;
 
   explicit turn_walk_fixture(
-      toolwire::reference::core_config config = toolwire::testing::default_config())
+      toolwire::reference_server::core_config config = toolwire::testing::default_config())
       : session_fixture(std::move(config)) {
     app = add("app", {"read"})["client_id"];
     turn = start_turn();
@@ -360,7 +360,7 @@ struct turn_walk_fixture : session_fixture {
   }
 };
 
-toolwire::reference::core_config with_max_steps(std::size_t steps) {
+toolwire::reference_server::core_config with_max_steps(std::size_t steps) {
   auto config = toolwire::testing::default_config();
   config.max_model_steps = steps;
   return config;

@@ -9,7 +9,7 @@
 #include "core/core_test_support.hpp"
 
 using namespace toolwire::core_test;
-using toolwire::reference::event_window;
+using toolwire::reference_server::event_window;
 
 namespace {
 

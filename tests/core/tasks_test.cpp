@@ -30,7 +30,7 @@ struct task_fixture {
   std::uint64_t model_ids = 0;
 
   explicit task_fixture(
-      toolwire::reference::core_config config = toolwire::testing::default_config())
+      toolwire::reference_server::core_config config = toolwire::testing::default_config())
       : h(std::move(config)) {}
 
   api_response create_raw(const json& body, credential who = admin_key) {

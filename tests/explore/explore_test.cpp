@@ -9,13 +9,13 @@
 #include "toolwire/scenarios/loader.hpp"
 
 namespace actors = toolwire::actors;
-namespace reference = toolwire::reference;
+namespace reference_server = toolwire::reference_server;
 namespace scenarios = toolwire::scenarios;
 
 namespace {
 
 //! Whether `plan` fails (invariants or expectations) with `seed` on a core with `faults`.
-bool fails(actors::scenario plan, std::uint64_t seed, const reference::fault_set& faults) {
+bool fails(actors::scenario plan, std::uint64_t seed, const reference_server::fault_set& faults) {
   plan.faults = faults;
   actors::run_options options;
   options.seed = seed;
@@ -55,7 +55,7 @@ TEST_CASE("explore finds each fault, shrinks it, and the scenario it writes repr
   scenarios::explore_options options;
   options.programs = 4'000;
   options.seed = 7;
-  options.faults = {*reference::parse_fault(fault)};
+  options.faults = {*reference_server::parse_fault(fault)};
   const auto result = scenarios::explore(options);
   REQUIRE(result.failure);
   const auto& failure = *result.failure;

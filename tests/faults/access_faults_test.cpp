@@ -10,7 +10,7 @@
 
 using namespace toolwire::testing;
 using namespace toolwire::testing::faults;
-using toolwire::reference::fault;
+using toolwire::reference_server::fault;
 
 TEST_CASE("fault api_key_rejected_on_client_routes breaks AUTH-1", "[faults][AUTH-1]") {
   // AUTH-1: "Every `/v1/sessions/{sid}/clients...` route accepts either the session's own

@@ -7,10 +7,10 @@
 
 #include "toolwire/reference_server/faults.hpp"
 
-using toolwire::reference::all_faults;
-using toolwire::reference::describe;
-using toolwire::reference::fault;
-using toolwire::reference::parse_fault;
+using toolwire::reference_server::all_faults;
+using toolwire::reference_server::describe;
+using toolwire::reference_server::fault;
+using toolwire::reference_server::parse_fault;
 
 namespace {
 

@@ -11,13 +11,13 @@
 
 #include "faults/fault_contrast.hpp"
 #include "http/http_test_client.hpp"
-#include "toolwire/reference_server/http/scripted_backend.hpp"
-#include "toolwire/reference_server/http/server.hpp"
 #include "toolwire/reference_server/model_script.hpp"
+#include "toolwire/reference_server/web/scripted_backend.hpp"
+#include "toolwire/reference_server/web/server.hpp"
 
 using namespace toolwire::testing;
 using namespace toolwire::testing::faults;
-using toolwire::reference::fault;
+using toolwire::reference_server::fault;
 
 namespace {
 
@@ -104,19 +104,19 @@ TEST_CASE("fault advance_fires_timers_late breaks CLOCK-2", "[faults][CLOCK-2]")
 namespace {
 
 namespace http = toolwire::test;
-namespace web = toolwire::reference::web;
+namespace web = toolwire::reference_server::web;
 
 //! The reference server (HTTP front end, virtual clock, a model script answering every
 //! step with text) on loopback, on its own thread. Why not the HTTP tests' test_server:
 //! it plants no faults, and CLOCK-3's fault lives in the front end's model replies.
 class virtual_clock_server {
  public:
-  explicit virtual_clock_server(toolwire::reference::fault_set faults) {
+  explicit virtual_clock_server(toolwire::reference_server::fault_set faults) {
     web::server_config config;
     config.core = default_config(std::move(faults));
     config.clock = web::clock_kind::virtual_time;
     config.log = [](std::string_view) {};
-    auto script = toolwire::reference::model_script::from_json(
+    auto script = toolwire::reference_server::model_script::from_json(
         json{{"rules",
               json::array({{{"match", ""}, {"steps", json::array({{{"content", "ok"}}})}}})}},
         "clock test script");

@@ -8,7 +8,7 @@
 
 using namespace toolwire::testing;
 using namespace toolwire::testing::faults;
-using toolwire::reference::fault;
+using toolwire::reference_server::fault;
 
 TEST_CASE("fault malformed_json_treated_as_empty breaks C-1", "[faults][C-1]") {
   // C-1: "Bodies are JSON (UTF-8)". C-2: "Malformed JSON is 400."

@@ -22,7 +22,7 @@ struct contrast {
 //! fresh core with only `planted`. Both cores start from the same configuration and
 //! clock, so any difference between the two observations is the fault's doing.
 template <typename Scenario>
-contrast run_clean_and_faulty(reference::fault planted, Scenario scenario) {
+contrast run_clean_and_faulty(reference_server::fault planted, Scenario scenario) {
   json on_clean;
   {
     INFO("scenario on the clean core");

@@ -8,7 +8,7 @@
 
 using namespace toolwire::testing;
 using namespace toolwire::testing::faults;
-using toolwire::reference::fault;
+using toolwire::reference_server::fault;
 
 TEST_CASE("fault tool_message_uses_our_call_id breaks MODEL-1", "[faults][MODEL-1]") {
   // MODEL-1: "tool results go back as `{"role": "tool", "tool_call_id", "content"}`

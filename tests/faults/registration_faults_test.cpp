@@ -8,7 +8,7 @@
 
 using namespace toolwire::testing;
 using namespace toolwire::testing::faults;
-using toolwire::reference::fault;
+using toolwire::reference_server::fault;
 
 TEST_CASE("fault no_collision_counter breaks REG-5", "[faults][REG-5]") {
   // REG-5: "If a live client of the session already has the requested name, a counter is

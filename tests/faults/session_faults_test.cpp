@@ -7,7 +7,7 @@
 
 using namespace toolwire::testing;
 using namespace toolwire::testing::faults;
-using toolwire::reference::fault;
+using toolwire::reference_server::fault;
 
 TEST_CASE("fault foreign_session_token_accepted breaks AUTH-3", "[faults][AUTH-3]") {
   // AUTH-3: "A session token grants nothing on any other session." AUTH-2: "A known

@@ -52,7 +52,7 @@ TEST_CASE("Error answers over HTTP", "[http][errors]") {
   SECTION("C-2 a body over 1 MiB is 413 payload_too_large, and changes nothing (C-3)") {
     sse_stream stream(server.endpoint(), base + "/events", session.token);
     json body = client_body("web", {"read_form"});
-    body["padding"] = std::string(toolwire::reference::max_body_bytes, 'x');
+    body["padding"] = std::string(toolwire::reference_server::max_body_bytes, 'x');
     auto reply = request(server.endpoint(), "POST", base + "/clients", body.dump(), session.token);
     CHECK(reply.status == 413);
     CHECK(reply.error_type() == "payload_too_large");
@@ -66,7 +66,7 @@ TEST_CASE("Error answers over HTTP", "[http][errors]") {
   }
   SECTION("C-2 a body of exactly 1 MiB is accepted") {
     std::string body = "{}";
-    body.resize(toolwire::reference::max_body_bytes, ' ');
+    body.resize(toolwire::reference_server::max_body_bytes, ' ');
     auto reply = request(server.endpoint(), "POST", "/v1/sessions", body, admin_key);
     CHECK(reply.status == 201);
   }

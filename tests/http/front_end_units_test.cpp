@@ -1,12 +1,12 @@
 // Socket-free pieces of the front end: query decoding, bearer parsing, URLs, model scripts.
 #include <catch2/catch.hpp>
 
-#include "toolwire/reference_server/http/api_translation.hpp"
-#include "toolwire/reference_server/http/http_url.hpp"
 #include "toolwire/reference_server/model_script.hpp"
+#include "toolwire/reference_server/web/api_translation.hpp"
+#include "toolwire/reference_server/web/http_url.hpp"
 
-namespace web = toolwire::reference::web;
-using toolwire::reference::model_script;
+namespace web = toolwire::reference_server::web;
+using toolwire::reference_server::model_script;
 using json = nlohmann::json;
 
 TEST_CASE("Request translation", "[http][unit]") {

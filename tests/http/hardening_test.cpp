@@ -14,12 +14,12 @@
 #include "http_test_client.hpp"
 #include "test_server.hpp"
 #include "toolwire/reference_server/core.hpp"
-#include "toolwire/reference_server/http/api_translation.hpp"
-#include "toolwire/reference_server/http/os_entropy.hpp"
 #include "toolwire/reference_server/virtual_clock.hpp"
+#include "toolwire/reference_server/web/api_translation.hpp"
+#include "toolwire/reference_server/web/os_entropy.hpp"
 
 using namespace toolwire::test;
-namespace web = toolwire::reference::web;
+namespace web = toolwire::reference_server::web;
 
 TEST_CASE("absolute-form targets are routed by their path (RFC 9112 3.2.2)", "[http][hardening]") {
   SECTION("path_of drops the scheme and the authority") {
@@ -81,7 +81,7 @@ TEST_CASE("CLOCK-1 an advance by INT64_MAX saturates instead of wrapping", "[htt
                          "{\"ms\": " + huge + "}", admin_key);
     REQUIRE(reply.status == 200);
     CHECK(reply.json_body().at("now_ms").get<std::int64_t>() ==
-          toolwire::reference::max_virtual_ms);
+          toolwire::reference_server::max_virtual_ms);
   }
   // The core still works at the end of time: a client with a TTL registers and expires.
   const auto session = server.create_session();
@@ -93,16 +93,16 @@ TEST_CASE("CLOCK-1 an advance by INT64_MAX saturates instead of wrapping", "[htt
 
 TEST_CASE("AUTH-3 session tokens come from the injected entropy source", "[http][hardening]") {
   SECTION("the core formats the source's 128 bits") {
-    toolwire::reference::core_config config;
+    toolwire::reference_server::core_config config;
     config.token_entropy = [] { return std::array<std::uint64_t, 2>{1, 0xabcdefULL}; };
-    toolwire::reference::core core(config);
+    toolwire::reference_server::core core(config);
     CHECK(core.create_session(0).token == "st_00000000000000010000000000abcdef");
   }
   SECTION("without a source, tokens follow the seed (tests and the simulator)") {
-    toolwire::reference::core_config config;
+    toolwire::reference_server::core_config config;
     config.secret_seed = 7;
-    toolwire::reference::core a(config);
-    toolwire::reference::core b(config);
+    toolwire::reference_server::core a(config);
+    toolwire::reference_server::core b(config);
     CHECK(a.create_session(0).token == b.create_session(0).token);
   }
   SECTION("the OS source does not repeat") {

@@ -261,7 +261,8 @@ std::vector<hostile_case> cases() {
       // -- sizes and lying lengths --------------------------------------------------
       {"body of 1 MiB + 1",
        [](F f) {
-         return post(f, clients(f), std::string(toolwire::reference::max_body_bytes + 1, ' '));
+         return post(f, clients(f),
+                     std::string(toolwire::reference_server::max_body_bytes + 1, ' '));
        },
        413, "payload_too_large", true},
       {"chunked body over 1 MiB",
@@ -460,7 +461,7 @@ struct state_print {
 };
 
 state_print print_of(const test_server& server, const fixture_ids& f) {
-  return server.inspect([&](const toolwire::reference::core& core) {
+  return server.inspect([&](const toolwire::reference_server::core& core) {
     state_print print;
     const auto window = core.events_after(f.sid, 0);
     print.events = window.events.size();

@@ -5,14 +5,14 @@
 
 #include <boost/asio/post.hpp>
 
-#include "toolwire/reference_server/http/openai_backend.hpp"
-#include "toolwire/reference_server/http/scripted_backend.hpp"
 #include "toolwire/reference_server/model_script.hpp"
+#include "toolwire/reference_server/web/openai_backend.hpp"
+#include "toolwire/reference_server/web/scripted_backend.hpp"
 
 namespace toolwire::test {
 namespace {
 
-namespace web = reference::web;
+namespace web = reference_server::web;
 
 std::unique_ptr<web::model_backend> make_backend(boost::asio::io_context& ioc,
                                                  const test_server_options& options) {
@@ -22,7 +22,7 @@ std::unique_ptr<web::model_backend> make_backend(boost::asio::io_context& ioc,
     return std::make_unique<web::openai_backend>(
         ioc, web::openai_config{*url, options.model_api_key, options.model_timeout});
   }
-  auto script = reference::model_script::from_json(options.script, "test script");
+  auto script = reference_server::model_script::from_json(options.script, "test script");
   if (!script) throw std::runtime_error(script.error().message);
   return std::make_unique<web::scripted_backend>(ioc.get_executor(), std::move(*script));
 }
@@ -31,7 +31,7 @@ std::unique_ptr<web::model_backend> make_backend(boost::asio::io_context& ioc,
 
 test_server::test_server(test_server_options options) {
   web::server_config config;
-  config.core.api_keys = {{admin_key, {reference::scope_session_manage}}, {plain_key, {}}};
+  config.core.api_keys = {{admin_key, {reference_server::scope_session_manage}}, {plain_key, {}}};
   config.core.secret_seed = 42;
   config.core.event_retention = options.event_retention;
   config.clock = options.clock;

@@ -16,7 +16,7 @@
 #include <boost/asio/post.hpp>
 
 #include "http_test_client.hpp"
-#include "toolwire/reference_server/http/server.hpp"
+#include "toolwire/reference_server/web/server.hpp"
 
 namespace toolwire::test {
 
@@ -32,7 +32,7 @@ struct test_server_options {
   std::chrono::milliseconds keepalive{15'000};
   bool log_requests = true;
   std::size_t event_retention = 4096;
-  reference::web::clock_kind clock = reference::web::clock_kind::virtual_time;
+  reference_server::web::clock_kind clock = reference_server::web::clock_kind::virtual_time;
   std::chrono::milliseconds idle_timeout{60'000};
   std::chrono::milliseconds write_timeout{30'000};
   std::size_t max_connections = 1024;
@@ -63,8 +63,8 @@ class test_server {
   //! Runs `read(core)` on the server's thread and returns its result: the one safe way
   //! for a test to look at the core while the server runs.
   template <typename Read>
-  auto inspect(Read read) const -> decltype(read(std::declval<const reference::core&>())) {
-    std::packaged_task<decltype(read(std::declval<const reference::core&>()))()> task(
+  auto inspect(Read read) const -> decltype(read(std::declval<const reference_server::core&>())) {
+    std::packaged_task<decltype(read(std::declval<const reference_server::core&>()))()> task(
         [this, &read] { return read(server_->core()); });
     auto result = task.get_future();
     boost::asio::post(const_cast<boost::asio::io_context&>(ioc_), [&task] { task(); });
@@ -79,7 +79,7 @@ class test_server {
 
  private:
   boost::asio::io_context ioc_;
-  std::unique_ptr<reference::web::server> server_;
+  std::unique_ptr<reference_server::web::server> server_;
   tcp::endpoint endpoint_;
   std::thread thread_;
   std::atomic<bool> done_{false};

@@ -5,7 +5,7 @@
 
 using toolwire::conformance::detail::open_steps;
 using toolwire::protocol::json;
-using toolwire::reference::session_event;
+using toolwire::reference_server::session_event;
 
 namespace {
 

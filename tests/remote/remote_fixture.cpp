@@ -6,14 +6,14 @@
 #include <boost/asio/post.hpp>
 #include <boost/asio/steady_timer.hpp>
 
-#include "toolwire/reference_server/http/openai_backend.hpp"
+#include "toolwire/reference_server/web/openai_backend.hpp"
 
 namespace toolwire::remote_test {
 
 namespace {
 
 namespace net = boost::asio;
-namespace web = reference::web;
+namespace web = reference_server::web;
 using tcp = net::ip::tcp;
 
 std::shared_ptr<conformance::model_stand_in> start_stand_in() {
@@ -30,14 +30,15 @@ class lagging_backend final : public web::model_backend {
                   std::chrono::milliseconds answer_lag, std::unique_ptr<web::model_backend> inner)
       : ioc_(ioc), request_lag_(request_lag), answer_lag_(answer_lag), inner_(std::move(inner)) {}
 
-  void start(const reference::model_step_request& request,
-             std::function<void(reference::model_reply)> done) override {
+  void start(const reference_server::model_step_request& request,
+             std::function<void(reference_server::model_reply)> done) override {
     after(request_lag_, [this, request, done = std::move(done)]() mutable {
-      inner_->start(request, [this, done = std::move(done)](reference::model_reply reply) mutable {
-        after(answer_lag_, [done = std::move(done), reply = std::move(reply)]() mutable {
-          done(std::move(reply));
-        });
-      });
+      inner_->start(
+          request, [this, done = std::move(done)](reference_server::model_reply reply) mutable {
+            after(answer_lag_, [done = std::move(done), reply = std::move(reply)]() mutable {
+              done(std::move(reply));
+            });
+          });
     });
   }
   void close() override {
@@ -67,7 +68,7 @@ class lagging_backend final : public web::model_backend {
 reference_target::reference_target(fixture_options options)
     : stand_in_(start_stand_in()), options_(options) {
   web::server_config config;
-  config.core.api_keys = {{admin_key, {reference::scope_session_manage}}, {limited_key, {}}};
+  config.core.api_keys = {{admin_key, {reference_server::scope_session_manage}}, {limited_key, {}}};
   config.core.ack_timeout_ms = options.ack_timeout_ms;
   config.core.result_timeout_ms = options.result_timeout_ms;
   config.core.interrupt_timeout_ms = options.interrupt_timeout_ms;

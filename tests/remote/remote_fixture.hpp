@@ -13,7 +13,7 @@
 
 #include "toolwire/conformance/model_stand_in.hpp"
 #include "toolwire/conformance/target_profile.hpp"
-#include "toolwire/reference_server/http/server.hpp"
+#include "toolwire/reference_server/web/server.hpp"
 
 namespace toolwire::remote_test {
 
@@ -51,7 +51,7 @@ class reference_target {
  private:
   std::shared_ptr<conformance::model_stand_in> stand_in_;
   boost::asio::io_context ioc_;
-  std::unique_ptr<reference::web::server> server_;
+  std::unique_ptr<reference_server::web::server> server_;
   boost::asio::ip::tcp::endpoint endpoint_;
   std::thread thread_;
   fixture_options options_;

@@ -68,7 +68,7 @@ TEST_CASE("SES-3 frames become blocks", "[remote][sse]") {
 TEST_CASE("SES-3 blocks become events, gaps, or reasons they are malformed", "[remote][sse]") {
   SECTION("an event") {
     auto item = read_block({"12", "client_registered", R"({"client_id":"c1"})", true}, "s1");
-    auto* event = std::get_if<toolwire::reference::session_event>(&item);
+    auto* event = std::get_if<toolwire::reference_server::session_event>(&item);
     REQUIRE(event != nullptr);
     CHECK(event->session_id == "s1");
     CHECK(event->seq == 12);

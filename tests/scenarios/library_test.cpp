@@ -120,7 +120,7 @@ TEST_CASE("every library scenario fails against at least one reference fault (se
   for (const auto& path : library_files()) {
     const scenario clean = load(path);
     std::vector<std::string> breaking;
-    for (const auto& info : toolwire::reference::all_faults()) {
+    for (const auto& info : toolwire::reference_server::all_faults()) {
       scenario planted = clean;
       planted.faults = {info.id};
       if (!problems_of_run(planted, 1, path).empty()) breaking.emplace_back(info.name);

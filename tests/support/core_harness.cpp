@@ -5,15 +5,15 @@
 
 namespace toolwire::testing {
 
-reference::core_config default_config(reference::fault_set faults) {
-  reference::core_config config;
-  config.api_keys = {{admin_key, {reference::scope_session_manage}}, {reader_key, {}}};
+reference_server::core_config default_config(reference_server::fault_set faults) {
+  reference_server::core_config config;
+  config.api_keys = {{admin_key, {reference_server::scope_session_manage}}, {reader_key, {}}};
   config.secret_seed = 42;
   config.faults = std::move(faults);
   return config;
 }
 
-core_harness::core_harness(reference::core_config config) : core_(std::move(config)) {}
+core_harness::core_harness(reference_server::core_config config) : core_(std::move(config)) {}
 
 protocol::api_response core_harness::request(const std::string& method, const std::string& path,
                                              const json& body,
@@ -97,7 +97,7 @@ void core_harness::advance(time_ms ms) {
   collect();
 }
 
-reference::model_step_request core_harness::next_model_step() {
+reference_server::model_step_request core_harness::next_model_step() {
   REQUIRE_FALSE(steps_.empty());
   auto step = steps_.front();
   steps_.pop_front();
@@ -127,7 +127,8 @@ void core_harness::fail_model(std::uint64_t step_id, const std::string& why) {
   collect();
 }
 
-std::vector<std::string> core_harness::offered_names(const reference::model_step_request& step) {
+std::vector<std::string> core_harness::offered_names(
+    const reference_server::model_step_request& step) {
   std::vector<std::string> names;
   if (!step.body.contains("tools")) return names;
   for (const auto& tool : step.body["tools"])
@@ -135,7 +136,7 @@ std::vector<std::string> core_harness::offered_names(const reference::model_step
   return names;
 }
 
-std::vector<json> core_harness::tool_messages(const reference::model_step_request& step) {
+std::vector<json> core_harness::tool_messages(const reference_server::model_step_request& step) {
   std::vector<json> messages;
   for (const auto& message : step.body["messages"]) {
     if (message["role"] == "tool") messages.push_back(message);
@@ -143,18 +144,18 @@ std::vector<json> core_harness::tool_messages(const reference::model_step_reques
   return messages;
 }
 
-std::vector<reference::session_event> core_harness::events_of(const std::string& sid,
-                                                              const std::string& type) const {
-  std::vector<reference::session_event> out;
+std::vector<reference_server::session_event> core_harness::events_of(
+    const std::string& sid, const std::string& type) const {
+  std::vector<reference_server::session_event> out;
   for (const auto& event : events_) {
     if (event.session_id == sid && (type.empty() || event.type == type)) out.push_back(event);
   }
   return out;
 }
 
-std::optional<reference::session_event> core_harness::find_event(const std::string& sid,
-                                                                 const std::string& type,
-                                                                 const json& match) const {
+std::optional<reference_server::session_event> core_harness::find_event(const std::string& sid,
+                                                                        const std::string& type,
+                                                                        const json& match) const {
   for (const auto& event : events_of(sid, type)) {
     bool all = true;
     for (const auto& [key, value] : match.items()) {

@@ -23,11 +23,11 @@ inline constexpr const char* admin_key = "admin-key";    // session.manage
 inline constexpr const char* reader_key = "reader-key";  // no scopes
 inline constexpr time_ms start_time = 1'700'000'000'000;
 
-reference::core_config default_config(reference::fault_set faults = {});
+reference_server::core_config default_config(reference_server::fault_set faults = {});
 
 class core_harness {
  public:
-  explicit core_harness(reference::core_config config = default_config());
+  explicit core_harness(reference_server::core_config config = default_config());
 
   //! Sends a request through the router as `credential` (admin key by default),
   //! then collects the core's outputs.
@@ -64,38 +64,37 @@ class core_harness {
   // -- model steps ---------------------------------------------------------------------
   bool has_model_step() const { return !steps_.empty(); }
   //! The oldest unanswered model step (REQUIREs one).
-  reference::model_step_request next_model_step();
+  reference_server::model_step_request next_model_step();
   void answer(std::uint64_t step_id, const protocol::model_answer& answer);
   void answer_text(std::uint64_t step_id, const std::string& text);
   //! Answers with tool calls named as the model sees them, e.g. {"web__read", {"x": 1}}.
   void answer_calls(std::uint64_t step_id, const std::vector<std::pair<std::string, json>>& calls);
   void fail_model(std::uint64_t step_id, const std::string& why);
   //! Names of the tools offered in a model step request (MODEL-1).
-  static std::vector<std::string> offered_names(const reference::model_step_request& step);
+  static std::vector<std::string> offered_names(const reference_server::model_step_request& step);
   //! The tool messages of a model step request, in order (role "tool").
-  static std::vector<json> tool_messages(const reference::model_step_request& step);
+  static std::vector<json> tool_messages(const reference_server::model_step_request& step);
 
   // -- events --------------------------------------------------------------------------
-  const std::vector<reference::session_event>& events() const { return events_; }
-  std::vector<reference::session_event> events_of(const std::string& sid,
-                                                  const std::string& type = "") const;
+  const std::vector<reference_server::session_event>& events() const { return events_; }
+  std::vector<reference_server::session_event> events_of(const std::string& sid,
+                                                         const std::string& type = "") const;
   //! The first event of `type` in `sid` whose data contains every field of `match`.
-  std::optional<reference::session_event> find_event(const std::string& sid,
-                                                     const std::string& type,
-                                                     const json& match = json::object()) const;
+  std::optional<reference_server::session_event> find_event(
+      const std::string& sid, const std::string& type, const json& match = json::object()) const;
   //! Every call id dispatched so far in `sid`, in order.
   std::vector<std::string> dispatched_calls(const std::string& sid) const;
 
-  reference::core& core() { return core_; }
+  reference_server::core& core() { return core_; }
 
  private:
   void collect();
 
-  reference::core core_;
-  reference::virtual_clock clock_{start_time};
-  reference::router router_{core_, clock_};
-  std::vector<reference::session_event> events_;
-  std::deque<reference::model_step_request> steps_;
+  reference_server::core core_;
+  reference_server::virtual_clock clock_{start_time};
+  reference_server::router router_{core_, clock_};
+  std::vector<reference_server::session_event> events_;
+  std::deque<reference_server::model_step_request> steps_;
   std::map<std::string, std::string> tokens_;
   std::uint64_t model_call_counter_ = 0;
 };

@@ -11,7 +11,7 @@ void arrivals::push(arrival item) {
     if (std::holds_alternative<model_arrival>(item)) ++models_seen_;
     if (auto* event = std::get_if<stream_arrival>(&item)) {
       ++events_seen_;
-      if (auto* e = std::get_if<reference::session_event>(&event->item)) {
+      if (auto* e = std::get_if<reference_server::session_event>(&event->item)) {
         auto& latest = latest_seq_[event->stream_id];
         latest = std::max(latest, e->seq);
         if (auto owed = open_steps_.on_event(*e))

@@ -22,7 +22,7 @@ namespace toolwire::conformance::detail {
 //! An item read from an event stream; `stream_id` says whose (see remote_host).
 struct stream_arrival {
   std::uint64_t stream_id = 0;
-  std::variant<reference::session_event, stream_gap> item;
+  std::variant<reference_server::session_event, stream_gap> item;
 };
 
 //! Answers a model request: an HTTP status and a JSON body text. Callable from any thread;

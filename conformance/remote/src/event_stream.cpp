@@ -170,7 +170,7 @@ void event_stream::consume(std::string_view bytes) {
     if (auto* malformed = std::get_if<std::string>(&item)) {
       inbox_->push(transport_arrival{
           id_, "malformed SSE on the events of session " + session_id_ + ": " + *malformed});
-    } else if (auto* event = std::get_if<reference::session_event>(&item)) {
+    } else if (auto* event = std::get_if<reference_server::session_event>(&item)) {
       inbox_->push(stream_arrival{id_, std::move(*event)});
     } else {
       inbox_->push(stream_arrival{id_, std::get<stream_gap>(item)});

@@ -13,7 +13,7 @@ void open_steps::answered(const std::string& session, std::size_t calls,
   if (calls > 0) view.open = step{calls, models_seen, view.generation, {}};
 }
 
-std::optional<std::uint64_t> open_steps::on_event(const reference::session_event& event) {
+std::optional<std::uint64_t> open_steps::on_event(const reference_server::session_event& event) {
   auto& view = sessions_[event.session_id];
   if (event.seq <= view.latest_seq) return std::nullopt;  // another stream had it first
   view.latest_seq = event.seq;

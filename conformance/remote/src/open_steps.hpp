@@ -24,7 +24,7 @@ class open_steps {
   //! An event arrived on any stream (every stream of a session carries the same events,
   //! so each seq counts once). If it settles the last open call of its session's step,
   //! returns the number of model requests to await in all: the next step's is owed.
-  std::optional<std::uint64_t> on_event(const reference::session_event& event);
+  std::optional<std::uint64_t> on_event(const reference_server::session_event& event);
 
  private:
   struct step {

@@ -245,7 +245,7 @@ void remote_host::state::deliver(detail::stream_arrival& item) {
   auto it = streams.find(item.stream_id);
   if (it == streams.end()) return;  // closed meanwhile: a closed stream delivers nothing
   const auto& entry = it->second;
-  if (auto* event = std::get_if<reference::session_event>(&item.item)) {
+  if (auto* event = std::get_if<reference_server::session_event>(&item.item)) {
     if (!entry.monitor) {
       caf::anon_send(entry.subscriber, actors::event_atom::value, std::move(*event));
       return;
@@ -307,13 +307,14 @@ void remote_host::state::deliver(detail::model_arrival& item) {
   pending_steps[step_id] = std::move(item.respond);
   if (!owner.task) turn_steps[step_id] = owner.id;
   if (owner.task) task_steps[step_id] = owner.id;
-  using kind = reference::model_step_request::owner_kind;
+  using kind = reference_server::model_step_request::owner_kind;
   caf::anon_send(model, actors::model_step_atom::value,
-                 reference::model_step_request{step_id, owner.task ? kind::task : kind::turn,
-                                               owner.id, after, std::move(item.body)});
+                 reference_server::model_step_request{step_id, owner.task ? kind::task : kind::turn,
+                                                      owner.id, after, std::move(item.body)});
 }
 
-void remote_host::state::model_replied(std::uint64_t step_id, const reference::model_reply& reply) {
+void remote_host::state::model_replied(std::uint64_t step_id,
+                                       const reference_server::model_reply& reply) {
   auto it = pending_steps.find(step_id);
   if (it == pending_steps.end()) return;
   auto respond = std::move(it->second);

@@ -89,7 +89,7 @@ struct remote_host::state {
   protocol::api_response request_unguarded(const caf::actor& sender,
                                            const protocol::api_request& request);
   void close_streams(const caf::actor& subscriber, const std::string& session_id);
-  void model_replied(std::uint64_t step_id, const reference::model_reply& reply);
+  void model_replied(std::uint64_t step_id, const reference_server::model_reply& reply);
   //! The target's `now`: its virtual clock (CLOCK-1), else the wall clock; nullopt when
   //! the clock route failed.
   std::optional<actors::time_ms> target_now();

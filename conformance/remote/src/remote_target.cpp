@@ -56,7 +56,8 @@ actors::target_actor::behavior_type remote_target(self_pointer self, remote_host
       [=](actors::attach_model_atom, caf::actor model) {
         self->state.host->model = std::move(model);
       },
-      [=](actors::model_reply_atom, std::uint64_t step_id, const reference::model_reply& reply) {
+      [=](actors::model_reply_atom, std::uint64_t step_id,
+          const reference_server::model_reply& reply) {
         self->state.host->model_replied(step_id, reply);
       },
       [=](actors::advance_atom, std::int64_t ms) { return advance(self, ms); },

@@ -105,7 +105,7 @@ stream_item read_block(const sse_block& block, const std::string& session_id) {
   if (!data.is_object()) {
     return block.event + " event: the data is not a JSON object: " + excerpt(block.data);
   }
-  return reference::session_event{session_id, *seq, block.event, data, 0};
+  return reference_server::session_event{session_id, *seq, block.event, data, 0};
 }
 
 }  // namespace toolwire::conformance

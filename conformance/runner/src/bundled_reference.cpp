@@ -3,11 +3,11 @@
 
 #include <boost/asio/post.hpp>
 
-#include "toolwire/reference_server/http/openai_backend.hpp"
+#include "toolwire/reference_server/web/openai_backend.hpp"
 
 namespace toolwire::conformance::detail {
 
-namespace web = reference::web;
+namespace web = reference_server::web;
 
 //! The suite's own keys for the bundled server; redacted like any other credential.
 const char* const bundled_api_key = "toolwire-check-key";
@@ -25,8 +25,8 @@ struct bundled_reference::server {
   }
 };
 
-bundled_reference::bundled_reference(reference::fault_set faults,
-                                     reference::variations::variation_set variations,
+bundled_reference::bundled_reference(reference_server::fault_set faults,
+                                     reference_server::variations::variation_set variations,
                                      bool real_clock, time_ms tolerance_ms,
                                      std::optional<time_ms> settle_ms)
     : faults_(std::move(faults)),
@@ -49,7 +49,7 @@ protocol::outcome<target_profile> bundled_reference::profile_for(const timeouts&
   if (!slot) {
     auto s = std::make_unique<server>();
     web::server_config config;
-    config.core.api_keys = {{bundled_api_key, {reference::scope_session_manage}},
+    config.core.api_keys = {{bundled_api_key, {reference_server::scope_session_manage}},
                             {bundled_limited_key, {}}};
     config.core.ack_timeout_ms = t.ack;
     config.core.result_timeout_ms = t.result;
@@ -58,14 +58,14 @@ protocol::outcome<target_profile> bundled_reference::profile_for(const timeouts&
     config.clock = real_clock_ ? web::clock_kind::real : web::clock_kind::virtual_time;
     config.log_requests = false;
     config.log = [](std::string_view) {};
-    reference::variations::apply(variations_, config);
+    reference_server::variations::apply(variations_, config);
     auto url = web::parse_http_url("http://" + stand_in_->address().to_string() + "/v1");
     if (!url) return url.error();
     auto backend = std::make_unique<web::openai_backend>(
         s->ioc, web::openai_config{*url, std::nullopt, std::chrono::milliseconds(10'000)});
     s->http = std::make_unique<web::server>(
         s->ioc, std::move(config),
-        reference::variations::wrap_backend(variations_, std::move(backend)));
+        reference_server::variations::wrap_backend(variations_, std::move(backend)));
     try {
       s->endpoint = s->http->start();
     } catch (const std::exception& e) {

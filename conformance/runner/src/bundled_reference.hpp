@@ -14,8 +14,8 @@
 #include "toolwire/conformance/model_stand_in.hpp"
 #include "toolwire/conformance/target_profile.hpp"
 #include "toolwire/reference_server/faults.hpp"
-#include "toolwire/reference_server/http/server.hpp"
 #include "toolwire/reference_server/variations/variations.hpp"
+#include "toolwire/reference_server/web/server.hpp"
 
 namespace toolwire::conformance::detail {
 
@@ -26,9 +26,9 @@ struct timeouts {
 
 class bundled_reference {
  public:
-  bundled_reference(reference::fault_set faults, reference::variations::variation_set variations,
-                    bool real_clock = false, time_ms tolerance_ms = 200,
-                    std::optional<time_ms> settle_ms = std::nullopt);
+  bundled_reference(reference_server::fault_set faults,
+                    reference_server::variations::variation_set variations, bool real_clock = false,
+                    time_ms tolerance_ms = 200, std::optional<time_ms> settle_ms = std::nullopt);
   ~bundled_reference();
   bundled_reference(const bundled_reference&) = delete;
   bundled_reference& operator=(const bundled_reference&) = delete;
@@ -38,8 +38,8 @@ class bundled_reference {
 
  private:
   struct server;
-  reference::fault_set faults_;
-  reference::variations::variation_set variations_;
+  reference_server::fault_set faults_;
+  reference_server::variations::variation_set variations_;
   bool real_clock_ = false;
   time_ms tolerance_ms_ = 200;
   std::optional<time_ms> settle_ms_;  // the harness's quiet time; the profile default if unset

@@ -61,9 +61,9 @@ std::string reproduce_command(const catalog_case& c, const target_choice& target
   if (target.in_process) command += " --in-process";
   if (!target.profile_path.empty()) command += " --target " + target.profile_path;
   for (auto f : target.faults)
-    command += " --fault " + std::string(reference::describe(f).name);
+    command += " --fault " + std::string(reference_server::describe(f).name);
   for (auto v : target.variations)
-    command += " --variation " + std::string(reference::variations::describe(v).name);
+    command += " --variation " + std::string(reference_server::variations::describe(v).name);
   for (const auto& flag : target.reproduce_flags)
     command += " " + flag;
   return command;

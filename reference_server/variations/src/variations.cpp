@@ -7,7 +7,7 @@
 #include "varied_backend.hpp"
 #include "varied_wire.hpp"
 
-namespace toolwire::reference::variations {
+namespace toolwire::reference_server::variations {
 
 namespace {
 
@@ -100,4 +100,4 @@ std::unique_ptr<web::model_backend> wrap_backend(const variation_set& set,
   return std::make_unique<detail::varied_backend>(set, std::move(inner));
 }
 
-}  // namespace toolwire::reference::variations
+}  // namespace toolwire::reference_server::variations

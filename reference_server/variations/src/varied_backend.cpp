@@ -3,7 +3,7 @@
 
 #include "toolwire/protocol/codec.hpp"
 
-namespace toolwire::reference::variations::detail {
+namespace toolwire::reference_server::variations::detail {
 
 namespace {
 
@@ -72,24 +72,25 @@ json varied_backend::vary(json body, const json& history) const {
   return body;
 }
 
-void varied_backend::start(const reference::model_step_request& request,
-                           std::function<void(reference::model_reply)> done) {
-  const bool keeps_history = has(variation::model_history) &&
-                             request.owner == reference::model_step_request::owner_kind::turn;
+void varied_backend::start(const reference_server::model_step_request& request,
+                           std::function<void(reference_server::model_reply)> done) {
+  const bool keeps_history =
+      has(variation::model_history) &&
+      request.owner == reference_server::model_step_request::owner_kind::turn;
   if (!keeps_history) {
-    reference::model_step_request varied = request;
+    reference_server::model_step_request varied = request;
     varied.body = vary(request.body, json::array());
     return inner_->start(varied, std::move(done));
   }
   // MODEL-1 leaves the conversation to the implementation: this one sends the session's
   // earlier turns (their messages, answers and every tool result) before the current one.
-  reference::model_step_request varied = request;
+  reference_server::model_step_request varied = request;
   varied.body = vary(request.body, (*histories_)[request.owner_id]);
   // The turn's own messages, as the core built them, join the history once it completes.
   json turn = request.body.is_object() ? request.body.value("messages", json::array()) : json();
   if (has(variation::other_texts) && turn.is_array()) other_error_texts(turn);
   inner_->start(varied, [histories = histories_, owner = request.owner_id, turn = std::move(turn),
-                         done = std::move(done)](reference::model_reply reply) {
+                         done = std::move(done)](reference_server::model_reply reply) {
     if (reply.answer && reply.answer->tool_calls.empty() && turn.is_array()) {
       json& history = (*histories)[owner];
       if (!history.is_array()) history = json::array();
@@ -101,4 +102,4 @@ void varied_backend::start(const reference::model_step_request& request,
   });
 }
 
-}  // namespace toolwire::reference::variations::detail
+}  // namespace toolwire::reference_server::variations::detail

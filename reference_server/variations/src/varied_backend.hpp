@@ -6,18 +6,18 @@
 #include <memory>
 #include <string>
 
-#include "toolwire/reference_server/http/model_backend.hpp"
 #include "toolwire/reference_server/variations/variations.hpp"
+#include "toolwire/reference_server/web/model_backend.hpp"
 
-namespace toolwire::reference::variations::detail {
+namespace toolwire::reference_server::variations::detail {
 
 class varied_backend final : public web::model_backend {
  public:
   varied_backend(variation_set set, std::unique_ptr<web::model_backend> inner)
       : set_(std::move(set)), inner_(std::move(inner)) {}
 
-  void start(const reference::model_step_request& request,
-             std::function<void(reference::model_reply)> done) override;
+  void start(const reference_server::model_step_request& request,
+             std::function<void(reference_server::model_reply)> done) override;
   void close() override { inner_->close(); }
 
  private:
@@ -33,4 +33,4 @@ class varied_backend final : public web::model_backend {
       std::make_shared<std::map<std::string, json>>();
 };
 
-}  // namespace toolwire::reference::variations::detail
+}  // namespace toolwire::reference_server::variations::detail

@@ -9,7 +9,7 @@
 
 #include "toolwire/protocol/events.hpp"
 
-namespace toolwire::reference::variations::detail {
+namespace toolwire::reference_server::variations::detail {
 
 namespace {
 
@@ -271,4 +271,4 @@ std::string varied_wire::preamble() {
   return ": session events follow\nretry: 3000\n\n";
 }
 
-}  // namespace toolwire::reference::variations::detail
+}  // namespace toolwire::reference_server::variations::detail

@@ -5,10 +5,10 @@
 #include <map>
 #include <string>
 
-#include "toolwire/reference_server/http/wire_policy.hpp"
 #include "toolwire/reference_server/variations/variations.hpp"
+#include "toolwire/reference_server/web/wire_policy.hpp"
 
-namespace toolwire::reference::variations::detail {
+namespace toolwire::reference_server::variations::detail {
 
 //! uuid_ids: outgoing ids in another form, incoming ones mapped back. A variant id is a
 //! hash of the reference id, so it does not depend on which seam sees an id first.
@@ -43,4 +43,4 @@ class varied_wire final : public web::wire_policy {
   std::uint64_t responses_ = 0;  // numbers the X-Request-Id of extra_headers
 };
 
-}  // namespace toolwire::reference::variations::detail
+}  // namespace toolwire::reference_server::variations::detail

@@ -23,7 +23,7 @@ using clock_type = std::chrono::steady_clock;
 using protocol::json;
 
 actors::run_result run_in_process(scenario program, std::uint64_t seed,
-                                  const reference::fault_set& faults) {
+                                  const reference_server::fault_set& faults) {
   program.faults = faults;
   actors::run_options options;
   options.seed = seed;
@@ -35,7 +35,7 @@ actors::run_result run_in_process(scenario program, std::uint64_t seed,
 //! Where a search's programs run: its target, or the in-process core with faults.
 class runner {
  public:
-  runner(std::unique_ptr<program_target> target, reference::fault_set faults)
+  runner(std::unique_ptr<program_target> target, reference_server::fault_set faults)
       : target_(std::move(target)), faults_(std::move(faults)) {}
 
   protocol::outcome<actors::run_result> run(const scenario& program, std::uint64_t seed,
@@ -49,7 +49,7 @@ class runner {
 
  private:
   std::unique_ptr<program_target> target_;
-  reference::fault_set faults_;
+  reference_server::fault_set faults_;
 };
 
 struct judgement {
@@ -301,7 +301,7 @@ bool fails(const actors::scenario& plan, const actors::trace& run) {
 }
 
 std::vector<std::string> judge(const scenario& program, std::uint64_t seed,
-                               const reference::fault_set& faults) {
+                               const reference_server::fault_set& faults) {
   runner on(nullptr, faults);
   return judge_on(program, seed, on, program_shape{}).problems;
 }

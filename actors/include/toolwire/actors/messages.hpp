@@ -34,6 +34,6 @@ using act_atom = caf::atom_constant<caf::atom("act")>;
 // and CAF 0.17 otherwise asks for an `inspect` it would never call.
 CAF_ALLOW_UNSAFE_MESSAGE_TYPE(toolwire::protocol::api_request)
 CAF_ALLOW_UNSAFE_MESSAGE_TYPE(toolwire::protocol::api_response)
-CAF_ALLOW_UNSAFE_MESSAGE_TYPE(toolwire::reference::session_event)
-CAF_ALLOW_UNSAFE_MESSAGE_TYPE(toolwire::reference::model_step_request)
-CAF_ALLOW_UNSAFE_MESSAGE_TYPE(toolwire::reference::model_reply)
+CAF_ALLOW_UNSAFE_MESSAGE_TYPE(toolwire::reference_server::session_event)
+CAF_ALLOW_UNSAFE_MESSAGE_TYPE(toolwire::reference_server::model_step_request)
+CAF_ALLOW_UNSAFE_MESSAGE_TYPE(toolwire::reference_server::model_reply)

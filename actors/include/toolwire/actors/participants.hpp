@@ -23,7 +23,7 @@ caf::actor spawn_client(caf::local_actor* parent, client_spec spec, target_actor
                         session_access access, run_context* context);
 
 //! A scripted model: answers each model step from the script (model_script format).
-caf::actor spawn_model(caf::actor_system& system, reference::model_script script,
+caf::actor spawn_model(caf::actor_system& system, reference_server::model_script script,
                        target_actor target, run_context* context);
 
 //! A Part B caller: creates its task, polls it and answers its pending calls.

@@ -109,13 +109,13 @@ struct scenario {
   std::vector<task_caller_spec> task_callers;
   std::vector<scripted_step> steps;  // in time order (ties keep their written order)
   std::vector<requirement> needs;
-  json model_script = json{{"rules", json::array()}};  // reference::model_script format
+  json model_script = json{{"rules", json::array()}};  // reference_server::model_script format
   time_ms duration = 60'000;  // then clients stop and open calls settle out
   // Target settings (SPEC CALL-3, TASK-7 and the reference server's faults).
   time_ms ack_timeout_ms = 10'000;
   time_ms result_timeout_ms = 300'000;
   time_ms interrupt_timeout_ms = 600'000;
-  reference::fault_set faults;
+  reference_server::fault_set faults;
 };
 
 //! When a run of `plan` ends: its duration, or just after its last step if that is later.

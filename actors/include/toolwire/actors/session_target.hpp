@@ -8,7 +8,7 @@
 
 namespace toolwire::actors {
 
-target_actor spawn_session_target(caf::actor_system& system, reference::core_config config,
+target_actor spawn_session_target(caf::actor_system& system, reference_server::core_config config,
                                   run_context* context);
 
 }  // namespace toolwire::actors

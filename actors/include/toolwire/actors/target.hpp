@@ -21,7 +21,7 @@ namespace toolwire::actors {
 using target_actor = caf::typed_actor<
     caf::replies_to<request_atom, protocol::api_request>::with<protocol::api_response>,
     caf::reacts_to<close_stream_atom, std::string>, caf::reacts_to<attach_model_atom, caf::actor>,
-    caf::reacts_to<model_reply_atom, std::uint64_t, reference::model_reply>,
+    caf::reacts_to<model_reply_atom, std::uint64_t, reference_server::model_reply>,
     caf::replies_to<advance_atom, std::int64_t>::with<std::int64_t>,
     // An implementation's own timer (the due time it was armed for); nobody else sends it.
     caf::reacts_to<tick_atom, std::int64_t>>;

@@ -25,7 +25,7 @@
 #include "toolwire/protocol/validation.hpp"
 #include "toolwire/reference_server/faults.hpp"
 
-namespace toolwire::reference {
+namespace toolwire::reference_server {
 
 using protocol::json;
 using protocol::outcome;
@@ -174,4 +174,4 @@ class core {
   std::unique_ptr<detail::state> state_;
 };
 
-}  // namespace toolwire::reference
+}  // namespace toolwire::reference_server

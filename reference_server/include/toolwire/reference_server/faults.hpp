@@ -7,7 +7,7 @@
 #include <span>
 #include <string_view>
 
-namespace toolwire::reference {
+namespace toolwire::reference_server {
 
 enum class fault {
   no_collision_counter,            // REG-5
@@ -152,7 +152,7 @@ enum class fault {
 };
 
 struct fault_info {
-  reference::fault id;
+  reference_server::fault id;
   std::string_view name;     // as given to --fault
   std::string_view spec_id;  // the SPEC rule it breaks
   std::string_view summary;  // one sentence
@@ -167,4 +167,4 @@ std::optional<fault> parse_fault(std::string_view name);
 
 using fault_set = std::set<fault>;
 
-}  // namespace toolwire::reference
+}  // namespace toolwire::reference_server

@@ -10,7 +10,7 @@
 #include "toolwire/protocol/types.hpp"
 #include "toolwire/reference_server/core.hpp"
 
-namespace toolwire::reference {
+namespace toolwire::reference_server {
 
 //! One tool call of a scripted step: the name as the model sees it (e.g. `web__read_form`).
 struct script_tool_call {
@@ -71,4 +71,4 @@ class model_script {
   std::vector<script_rule> rules_;
 };
 
-}  // namespace toolwire::reference
+}  // namespace toolwire::reference_server

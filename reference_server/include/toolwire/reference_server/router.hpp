@@ -7,7 +7,7 @@
 
 #include "toolwire/protocol/api.hpp"
 
-namespace toolwire::reference {
+namespace toolwire::reference_server {
 
 class core;
 class clock_source;
@@ -38,4 +38,4 @@ class router {
 //! The maximum accepted body size (C-2: larger is 413).
 inline constexpr std::size_t max_body_bytes = 1 << 20;
 
-}  // namespace toolwire::reference
+}  // namespace toolwire::reference_server

@@ -3,7 +3,7 @@
 
 #include "toolwire/protocol/types.hpp"
 
-namespace toolwire::reference {
+namespace toolwire::reference_server {
 
 class core;
 
@@ -45,4 +45,4 @@ class system_clock final : public clock_source {
   protocol::time_ms advance(core&, protocol::time_ms) override { return now(); }
 };
 
-}  // namespace toolwire::reference
+}  // namespace toolwire::reference_server

@@ -58,7 +58,7 @@ struct stream_gap {
 };
 
 //! What a block means on a session's stream: an event, a gap, or why it is malformed.
-using stream_item = std::variant<reference::session_event, stream_gap, std::string>;
+using stream_item = std::variant<reference_server::session_event, stream_gap, std::string>;
 
 //! Reads a block of `session_id`'s stream: `id` a non-negative integer, `event` a type,
 //! `data` a JSON object; a `stream_gap` needs no id. Anything else is malformed.

@@ -46,9 +46,9 @@ struct case_result {
 struct target_choice {
   //! In-process: the reference core on the simulator, with these faults.
   bool in_process = false;
-  reference::fault_set faults;
+  reference_server::fault_set faults;
   //! The bundled server only: behaviour SPEC allows that the reference does not show.
-  reference::variations::variation_set variations;
+  reference_server::variations::variation_set variations;
   //! Over HTTP: the target the profile describes. For the bundled reference server the
   //! runner starts one per distinct timeout setting of the cases.
   std::optional<target_profile> profile;

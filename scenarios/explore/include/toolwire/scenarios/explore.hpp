@@ -59,9 +59,9 @@ struct explore_progress {
 };
 
 struct explore_options {
-  int programs = 1'000;         // how many programs to generate (RapidCheck's maxSuccess)
-  std::uint64_t seed = 1;       // RapidCheck's seed; also the simulator seed of each run
-  reference::fault_set faults;  // the in-process target's faults; the oracle has none
+  int programs = 1'000;                // how many programs to generate (RapidCheck's maxSuccess)
+  std::uint64_t seed = 1;              // RapidCheck's seed; also the simulator seed of each run
+  reference_server::fault_set faults;  // the in-process target's faults; the oracle has none
   //! Makes the target programs run on. Null: the in-process core with `faults`. A search
   //! is one thread: RapidCheck keeps its generation state in globals, so parallel searches
   //! are processes (`toolwire explore --jobs`).
@@ -119,7 +119,7 @@ explore_result explore(const explore_options& options);
 //! its trace and its first divergence from the clean core. Empty when it behaves like
 //! the reference.
 std::vector<std::string> judge(const actors::scenario& program, std::uint64_t seed,
-                               const reference::fault_set& faults);
+                               const reference_server::fault_set& faults);
 
 //! The program with one expectation per scripted step (the status and error type the
 //! clean core answered, citing the SPEC IDs of the step's action) and, when given, one

@@ -9,10 +9,10 @@
 #include <span>
 #include <string_view>
 
-#include "toolwire/reference_server/http/model_backend.hpp"
-#include "toolwire/reference_server/http/server.hpp"
+#include "toolwire/reference_server/web/model_backend.hpp"
+#include "toolwire/reference_server/web/server.hpp"
 
-namespace toolwire::reference::variations {
+namespace toolwire::reference_server::variations {
 
 enum class variation {
   extra_fields,            // C-6
@@ -61,4 +61,4 @@ void apply(const variation_set& set, web::server_config& config);
 std::unique_ptr<web::model_backend> wrap_backend(const variation_set& set,
                                                  std::unique_ptr<web::model_backend> inner);
 
-}  // namespace toolwire::reference::variations
+}  // namespace toolwire::reference_server::variations

@@ -1,0 +1,37 @@
+// What a connection needs from the server: answers, streams and a log line.
+#pragma once
+
+#include <string_view>
+
+#include <boost/beast/core/tcp_stream.hpp>
+
+#include "toolwire/protocol/api.hpp"
+#include "toolwire/reference_server/web/api_translation.hpp"
+
+namespace toolwire::reference_server::web {
+
+//! The seam between connections and the server. Why: a connection only moves bytes; it
+//! never sees the core, the clock or the model, so it cannot make a protocol decision.
+class request_handler {
+ public:
+  virtual ~request_handler() = default;
+
+  //! Answers one request; every protocol decision happens behind this call.
+  virtual protocol::api_response handle(const protocol::api_request& request) = 0;
+
+  //! Takes over a connection whose request was answered with a stream directive (SES-3).
+  virtual void open_stream(boost::beast::tcp_stream stream,
+                           const protocol::stream_directive& directive) = 0;
+
+  //! The last look at an answer's HTTP message before it is written; its `keep_alive()`
+  //! then decides whether the connection stays open.
+  virtual void finish(http_response& message) = 0;
+
+  //! Writes one log line. Callers never pass a credential, a query or a body.
+  virtual void log(std::string_view line) = 0;
+
+  //! Whether to log one line per request (`toolwire serve --quiet` turns it off).
+  virtual bool logs_requests() const = 0;
+};
+
+}  // namespace toolwire::reference_server::web

@@ -1,0 +1,185 @@
+// The reference server's front end: core, clock, router and model backend on one io_context.
+#include "toolwire/reference_server/web/server.hpp"
+
+#include <iostream>
+#include <set>
+#include <utility>
+
+#include "toolwire/reference_server/web/listener.hpp"
+#include "toolwire/reference_server/web/sse_hub.hpp"
+#include "toolwire/reference_server/web/sse_session.hpp"
+
+namespace toolwire::reference_server::web {
+namespace {
+
+namespace net = boost::asio;
+using tcp = net::ip::tcp;
+
+std::unique_ptr<reference_server::clock_source> make_clock(clock_kind kind) {
+  if (kind == clock_kind::real) return std::make_unique<reference_server::system_clock>();
+  // CLOCK-3: the virtual clock starts at the wall-clock time of start-up.
+  return std::make_unique<reference_server::virtual_clock>(reference_server::system_clock{}.now());
+}
+
+tcp::endpoint resolve_endpoint(net::io_context& ioc, const std::string& host, std::uint16_t port) {
+  boost::system::error_code ec;
+  const auto address = net::ip::make_address(host, ec);
+  if (!ec) return {address, port};
+  tcp::resolver resolver(ioc);
+  return *resolver.resolve(host, std::to_string(port)).begin();
+}
+
+std::string describe(const server_config& config) {
+  std::string faults;
+  for (const fault f : config.core.faults) {
+    faults += (faults.empty() ? "" : ", ") + std::string(describe(f).name);
+  }
+  return std::string("clock ") + (config.clock == clock_kind::real ? "real" : "virtual") + ", " +
+         std::to_string(config.core.api_keys.size()) +
+         " API key(s), faults: " + (faults.empty() ? "none" : faults);
+}
+
+protocol::api_response internal_error() {
+  protocol::api_response response;
+  response.status = 500;
+  response.body = protocol::to_json(protocol::api_error{protocol::error_code::internal,
+                                                        "internal error in the reference server"});
+  return response;
+}
+
+}  // namespace
+
+server::server(net::io_context& ioc, server_config config, std::unique_ptr<model_backend> backend)
+    : ioc_(ioc),
+      config_(std::move(config)),
+      wire_(config_.wire ? config_.wire : std::make_shared<wire_policy>()),
+      clock_(make_clock(config_.clock)),
+      core_(config_.core),
+      router_(core_, *clock_),
+      backend_(std::move(backend)),
+      hub_(std::make_unique<sse_hub>()),
+      deadline_timer_(ioc) {}
+
+server::~server() = default;
+
+tcp::endpoint server::start() {
+  request_handler& handler = *this;  // the base is private: only the server hands it out
+  const connection_limits limits{config_.idle_timeout, config_.write_timeout,
+                                 config_.max_connections};
+  listener_ = std::make_shared<listener>(ioc_, resolve_endpoint(ioc_, config_.host, config_.port),
+                                         handler, limits, [this] { return hub_->count_all(); });
+  listener_->run();
+  const tcp::endpoint local = listener_->local_endpoint();
+  log("reference server: listening on " + local.address().to_string() + ":" +
+      std::to_string(local.port()) + " (" + describe(config_) + ")");
+  arm_deadline();
+  return local;
+}
+
+void server::stop() {
+  if (stopping_) return;
+  stopping_ = true;
+  log("reference server: shutting down");
+  if (listener_) listener_->stop();
+  hub_->close_all();
+  deadline_timer_.cancel();
+  backend_->close();
+}
+
+protocol::api_response server::handle(const protocol::api_request& request) {
+  try {
+    protocol::api_request seen = request;
+    wire_->inbound(seen);
+    protocol::api_response response = router_.handle(seen);
+    drain();
+    wire_->outbound(seen, response);
+    return response;
+  } catch (const std::exception&) {
+    // Why not log what(): a parser's message can quote the body, which must not be logged.
+    log("internal error while handling " + request.method + " " + request.path);
+    drain();
+    return internal_error();
+  }
+}
+
+void server::open_stream(boost::beast::tcp_stream stream,
+                         const protocol::stream_directive& directive) {
+  if (stopping_) return;  // the stream closes as it goes out of scope
+  auto session = std::make_shared<sse_session>(std::move(stream), core_, *wire_, directive,
+                                               config_.keepalive, config_.write_timeout);
+  hub_->join(session);
+  session->start();
+}
+
+void server::finish(http_response& message) {
+  wire_->message(message);
+}
+
+void server::log(std::string_view line) {
+  if (config_.log) return config_.log(line);
+  std::cerr << (std::string(line) + "\n") << std::flush;
+}
+
+void server::drain() {
+  if (stopping_) return;
+  const reference_server::core_outputs outputs = core_.drain();
+  std::set<std::string> sessions;
+  for (const auto& event : outputs.events)
+    sessions.insert(event.session_id);
+  for (const auto& session_id : sessions)
+    hub_->notify(session_id);
+  for (const auto& step : outputs.model_steps)
+    start_model_step(step);
+  arm_deadline();
+}
+
+void server::start_model_step(const reference_server::model_step_request& step) {
+  backend_->start(step, [this, step_id = step.step_id](reference_server::model_reply reply) {
+    on_model_reply(step_id, reply);
+  });
+}
+
+void server::on_model_reply(std::uint64_t step_id, const reference_server::model_reply& reply) {
+  if (stopping_) return;
+  if (!reply.answer) log("model step " + std::to_string(step_id) + " failed: " + reply.failure);
+  // Fault model_steps_take_virtual_time (CLOCK-3): the reply is applied a second later.
+  if (core_.has_fault(reference_server::fault::model_steps_take_virtual_time) &&
+      clock_->is_virtual()) {
+    clock_->advance(core_, 1000);
+  }
+  try {
+    core_.model_replied(step_id, reply, clock_->now());
+  } catch (const std::exception&) {
+    log("internal error while applying model step " + std::to_string(step_id));
+  }
+  drain();
+}
+
+void server::arm_deadline() {
+  if (stopping_ || config_.clock == clock_kind::virtual_time) return;
+  const std::optional<protocol::time_ms> next = core_.next_deadline();
+  if (next == armed_deadline_) return;
+  armed_deadline_ = next;
+  if (!next) {
+    deadline_timer_.cancel();
+    return;
+  }
+  // Why a steady timer for a wall-clock deadline: an early wake-up is harmless
+  // (on_timeout fires nothing that is not due) and the timer is re-armed after it.
+  const protocol::time_ms delay = std::max<protocol::time_ms>(0, *next - clock_->now());
+  deadline_timer_.expires_after(std::chrono::milliseconds(delay));
+  deadline_timer_.async_wait([this](boost::system::error_code ec) { on_deadline(ec); });
+}
+
+void server::on_deadline(boost::system::error_code ec) {
+  if (ec || stopping_) return;
+  armed_deadline_.reset();
+  try {
+    core_.on_timeout(clock_->now());
+  } catch (const std::exception&) {
+    log("internal error while firing timers");
+  }
+  drain();
+}
+
+}  // namespace toolwire::reference_server::web
