@@ -159,6 +159,8 @@ check_command::check_command(CLI::App& parent) {
 Examples:
   toolwire check                                  # the bundled server; reports in toolwire-reports/
   toolwire check --target acme.json --expected-failures known.txt --junit junit.xml
+  ACME_KEY=... toolwire check --base-url http://127.0.0.1:8080 --api-key-env ACME_KEY \
+      --parts A,B --model-stand-in 127.0.0.1:18080 --assistant-id 1   # no profile file
   toolwire check --in-process --filter 'reg.*' --progress lines
   toolwire check --fault double_result_accepted   # what a failing run looks like
 

@@ -80,6 +80,7 @@ json target_header(const conformance::target_choice& target) {
   if (target.in_process) return "in-process";
   if (!target.profile)
     return {{"bundled", true}, {"variations", variation_names(target.variations)}};
+  if (!target.profile_args.empty()) return {{"profile_flags", target.profile_args}};
   return {{"profile", target.profile_path}};
 }
 
@@ -352,8 +353,15 @@ protocol::outcome<conformance::target_choice> recorded_target(const json& header
   if (profile.empty() && target.is_object() && target.contains("profile")) {
     profile = target.value("profile", "");
   }
-  if (!profile.empty()) {
-    args = {"--target", profile};
+  const bool from_flags = profile.empty() && target.is_object() &&
+                          target.contains("profile_flags") && target["profile_flags"].is_array();
+  if (!profile.empty() || from_flags) {
+    if (from_flags) {
+      for (const auto& word : target["profile_flags"])
+        args.push_back(word.is_string() ? word.get<std::string>() : "");
+    } else {
+      args = {"--target", profile};
+    }
     if (no_preflight) args.push_back("--no-preflight");
   } else {
     if (target.is_object() && target.value("bundled", false)) {

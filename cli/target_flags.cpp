@@ -33,6 +33,7 @@ std::string probe(const conformance::target_profile& profile) {
 void target_flags::add_to(CLI::App& app, default_target fallback) {
   fallback_ = fallback;
   app.add_option("--target", target_, "a target profile (JSON; docs/target-profile.md)");
+  from_flags_.add_to(app);
   if (fallback == default_target::bundled) {
     app.add_flag("--in-process", in_process_,
                  "run on the simulator's in-process reference core instead of over HTTP");
@@ -63,15 +64,21 @@ void target_flags::add_to(CLI::App& app, default_target fallback) {
 
 protocol::outcome<chosen_target> target_flags::choose() const {
   const bool in_process =
-      fallback_ == default_target::bundled ? in_process_ : !bundled_ && target_.empty();
-  if (!target_.empty() && (in_process_ || bundled_ || !faults_.empty())) {
+      fallback_ == default_target::bundled ? in_process_ : !bundled_ && !has_profile();
+  if (!target_.empty() && from_flags_.given()) {
     return protocol::invalid_request(
-        "--in-process, --bundled and --fault choose the reference server; not with --target");
+        "--base-url and the flags with it describe a target instead of a profile file; not "
+        "with --target");
   }
-  if (target_.empty() && (request_timeout_ms_ >= 0 || no_preflight_)) {
+  if (has_profile() && (in_process_ || bundled_ || !faults_.empty())) {
     return protocol::invalid_request(
-        "--request-timeout-ms and --no-preflight apply to a --target; the bundled server's are "
-        "fixed");
+        "--in-process, --bundled and --fault choose the reference server; not with --target or "
+        "--base-url");
+  }
+  if (!has_profile() && (request_timeout_ms_ >= 0 || no_preflight_)) {
+    return protocol::invalid_request(
+        "--request-timeout-ms and --no-preflight apply to a --target or --base-url; the bundled "
+        "server's are fixed");
   }
   if (in_process && settle_ms_ >= 0) {
     return protocol::invalid_request("--settle-ms applies over HTTP; in-process nothing settles");
@@ -93,9 +100,10 @@ protocol::outcome<chosen_target> target_flags::choose() const {
     }
     target.faults.insert(*f);
   }
-  if (!variations_.empty() && (in_process || !target_.empty())) {
+  if (!variations_.empty() && (in_process || has_profile())) {
     return protocol::invalid_request(
-        "--variation applies to the bundled server over HTTP; not in-process or with --target");
+        "--variation applies to the bundled server over HTTP; not in-process or with --target "
+        "or --base-url");
   }
   for (const auto& name : variations_) {
     auto v = reference_server::variations::parse_variation(name);
@@ -104,15 +112,19 @@ protocol::outcome<chosen_target> target_flags::choose() const {
   }
   chosen.name =
       in_process ? "toolwire reference (in-process)" : "toolwire reference (bundled, over HTTP)";
-  if (target_.empty()) {
+  if (!has_profile()) {
     if (settle_ms_ >= 0) {
       target.bundled_settle_ms = settle_ms_;
       target.reproduce_flags.push_back("--settle-ms " + std::to_string(settle_ms_));
     }
     return chosen;
   }
-  auto profile = conformance::load_profile(target_);
+  auto profile = target_.empty() ? from_flags_.build() : conformance::load_profile(target_);
   if (!profile) return profile.error();
+  if (target_.empty()) {
+    target.profile_args = from_flags_.args();
+    target.reproduce_flags.push_back(profile_flags::joined(target.profile_args));
+  }
   if (settle_ms_ >= 0) {
     profile->settle_ms = settle_ms_;
     target.reproduce_flags.push_back("--settle-ms " + std::to_string(settle_ms_));
@@ -139,6 +151,7 @@ protocol::outcome<chosen_target> target_flags::choose() const {
 std::string target_flags::as_flags() const {
   std::string flags;
   if (!target_.empty()) flags += " --target " + target_;
+  if (from_flags_.given()) flags += " " + profile_flags::joined(from_flags_.args());
   if (in_process_) flags += " --in-process";
   if (bundled_) flags += " --bundled";
   for (const auto& f : faults_)

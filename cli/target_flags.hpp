@@ -10,6 +10,7 @@
 
 #include <CLI/CLI.hpp>
 
+#include "profile_flags.hpp"
 #include "toolwire/conformance/runner.hpp"
 #include "toolwire/protocol/outcome.hpp"
 
@@ -25,23 +26,24 @@ struct chosen_target {
 
 class target_flags {
  public:
-  //! Adds --target, --fault, --variation, --settle-ms, --request-timeout-ms,
-  //! --no-preflight, and --in-process (when the default is the bundled server) or
-  //! --bundled (when it is the in-process core).
+  //! Adds --target, the flags that build a profile instead (--base-url ...), --fault,
+  //! --variation, --settle-ms, --request-timeout-ms, --no-preflight, and --in-process
+  //! (when the default is the bundled server) or --bundled (when it is the in-process core).
   void add_to(CLI::App& app, default_target fallback);
 
-  //! Validates the flags and, for a --target, loads the profile, checks that the target
-  //! answers and runs its preflight. Errors are one sentence for the user (exit 2).
+  //! Validates the flags and, for a --target or --base-url, reads the profile, checks that the
+  //! target answers and runs its preflight. Errors are one sentence for the user (exit 2).
   protocol::outcome<chosen_target> choose() const;
 
-  bool has_profile() const { return !target_.empty(); }
-  const std::string& profile_path() const { return target_; }
+  //! A profile file or one from flags.
+  bool has_profile() const { return !target_.empty() || from_flags_.given(); }
   //! The flags as given, to repeat in a reproduce command ("--fault X --bundled ...").
   std::string as_flags() const;
 
  private:
   default_target fallback_ = default_target::bundled;
   std::string target_;
+  profile_flags from_flags_;
   std::vector<std::string> faults_;
   std::vector<std::string> variations_;
   bool in_process_ = false;

@@ -217,6 +217,36 @@ expect_text "implement Part B" "$work/out" "what would make it applicable"
 expect 0 "preflight passes, cases run" -- "$toolwire" check --target "$work/part-a.json" "${few[@]}" \
   --settle-ms 20 --json "$work/served/report.json"
 expect_text "--settle-ms 20" "$work/served/report.json" "reproduce carries --settle-ms"
+# The same target from flags, the key from the environment (issue 12.6): it runs, the
+# reproduce command names the variable and never the key, and wrong flags are named.
+from_flags=(--base-url "$base" --api-key-env SERVED_KEY --parts A
+  --model-stand-in "127.0.0.1:$stand_in_port" --assistant-id 1)
+expect 0 "a profile from flags" -- env SERVED_KEY=right-key-6b0c "$toolwire" check \
+  "${from_flags[@]}" "${few[@]}" --json "$work/flags/report.json"
+expect_text "--base-url $base --api-key-env SERVED_KEY --parts A" "$work/flags/report.json" \
+  "reproduce carries the target flags"
+if grep -rq right-key-6b0c "$work/flags" "$work/out" "$work/err"; then
+  echo "FAIL: the API key from the environment appeared in a report or the output" >&2
+  failures=$((failures + 1))
+fi
+expect 2 "flags whose key variable is unset" -- env -u SERVED_KEY "$toolwire" check \
+  "${from_flags[@]}" "${few[@]}"
+expect_text "--api-key-env SERVED_KEY: the environment variable is not set" "$work/err" \
+  "an unset key variable named"
+expect 2 "flags with a wrong key" -- env SERVED_KEY=wrong-key-SECRET "$toolwire" check \
+  "${from_flags[@]}" "${few[@]}"
+expect_text "is api_key right?" "$work/err" "a wrong key from flags fails the preflight"
+expect 2 "flags without --base-url" -- "$toolwire" check --api-key-env SERVED_KEY --parts A "${few[@]}"
+expect_text "add --base-url http://host:port" "$work/err" "a missing --base-url named"
+expect 2 "flags with a bad part" -- env SERVED_KEY=k "$toolwire" check --base-url "$base" \
+  --api-key-env SERVED_KEY --parts A,C --model-stand-in "127.0.0.1:$stand_in_port" "${few[@]}"
+expect_text "--parts: must be A, B or A,B, got 'A,C'" "$work/err" "a bad part named"
+expect 2 "flags with a bad stand-in" -- env SERVED_KEY=k "$toolwire" check --base-url "$base" \
+  --api-key-env SERVED_KEY --parts A --model-stand-in nowhere "${few[@]}"
+expect_text "^toolwire check: --model-stand-in: must be host:port" "$work/err" "a bad stand-in named"
+expect 2 "flags and --target" -- env SERVED_KEY=k "$toolwire" check --target "$work/part-a.json" \
+  "${from_flags[@]}" "${few[@]}"
+expect_text "not with --target" "$work/err" "flags and a profile file refused together"
 kill $server 2>/dev/null
 
 # toolwire simulate on scenario files that are wrong in ways only running them shows.

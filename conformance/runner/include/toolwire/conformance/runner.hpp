@@ -53,6 +53,9 @@ struct target_choice {
   //! runner starts one per distinct timeout setting of the cases.
   std::optional<target_profile> profile;
   std::string profile_path;  // for the reproduce command; empty: the bundled server
+  //! A profile built from flags instead (--base-url ...): those flags, naming the key's
+  //! environment variables, never the keys; a trace header records them for replay.
+  std::vector<std::string> profile_args;
   //! Flags that shaped the run beyond the seed and the target (e.g. "--settle-ms 50"),
   //! carried by every reproduce command.
   std::vector<std::string> reproduce_flags;
