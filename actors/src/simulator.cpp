@@ -130,8 +130,20 @@ class due_expectation_wait {
 
 //! Steps the coordinator until nothing is runnable and no timer is due by `limit`. A
 //! remote target's arrivals count as runnable work: time moves only once it is quiet.
+//! How many of the runnable jobs may go next: with `model_when_idle`, the model's job is
+//! moved behind the others and waits for them.
+std::size_t eligible_jobs(caf::scheduler::test_coordinator& sched, const caf::resumable* model,
+                          const run_options& options) {
+  if (!options.model_when_idle) return sched.jobs.size();
+  const auto others = std::stable_partition(sched.jobs.begin(), sched.jobs.end(),
+                                            [&](caf::resumable* job) { return job != model; });
+  const auto count = static_cast<std::size_t>(others - sched.jobs.begin());
+  return count == 0 ? sched.jobs.size() : count;
+}
+
 void drive(caf::scheduler::test_coordinator& sched, seeded_picker& picker, time_ms limit,
-           const scenario& plan, const run_options& options, run_result& result) {
+           const scenario& plan, const run_options& options, const caf::resumable* model,
+           run_result& result) {
   due_expectation_wait due_wait(plan, options, result.trace);
   for (;;) {
     if (result.steps >= options.max_steps) {
@@ -141,7 +153,7 @@ void drive(caf::scheduler::test_coordinator& sched, seeded_picker& picker, time_
     if (!sched.jobs.empty()) {
       if (sched.jobs.size() > 1) {
         ++result.choices;
-        const std::size_t chosen = picker.pick(sched.jobs.size());
+        const std::size_t chosen = picker.pick(eligible_jobs(sched, model, options));
         std::rotate(sched.jobs.begin(), sched.jobs.begin() + static_cast<std::ptrdiff_t>(chosen),
                     sched.jobs.begin() + static_cast<std::ptrdiff_t>(chosen) + 1);
       }
@@ -223,7 +235,10 @@ protocol::outcome<run_result> simulate(const scenario& plan, const run_options& 
   const bool settle_out = options.host == nullptr || options.host->settle_out();
   const time_ms settle = settle_out ? plan.result_timeout_ms + plan.interrupt_timeout_ms + 1000 : 0;
   const bool real = options.host != nullptr && options.host->real_time();
-  drive(sched, picker, real ? end_of_steps(plan) : end_of(plan) + settle, plan, options, result);
+  const auto* model_job =
+      dynamic_cast<caf::resumable*>(caf::actor_cast<caf::abstract_actor*>(model));
+  drive(sched, picker, real ? end_of_steps(plan) : end_of(plan) + settle, plan, options, model_job,
+        result);
   result.simulated_ms = now_of(sched);
   tear_down(sched, {caf::actor_cast<caf::actor>(target), model, director});
   if (options.host != nullptr) options.host->stop();

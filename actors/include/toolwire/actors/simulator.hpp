@@ -88,6 +88,10 @@ struct run_options {
   //! stop. Explore stops at the oracle's event times, so that a target that keeps time
   //! shows its events when the reference does.
   std::vector<time_ms> clock_stops;
+  //! The model takes a step only when no other actor can. Why: over HTTP the harness hands
+  //! a target's model requests over only when the actors are idle, so every actor acting
+  //! at an instant goes before the model's answer; explore's oracle runs this order too.
+  bool model_when_idle = false;
 };
 
 struct run_result {
