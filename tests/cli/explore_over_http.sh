@@ -3,12 +3,13 @@
 # LIFE, TOOLS, CALL and TASK rules) it finds a divergence within a bounded number of
 # programs, and the scenario it writes fails against the faulty server and passes against
 # the clean one; against the clean server and every variation (behaviour SPEC allows) it
-# finds none.
+# finds none; and the same against a served target given by flags (a clean one, and one
+# with a fault).
 # Usage: explore_over_http.sh TOOLWIRE [CLEAN_PROGRAMS] [VARIATION_PROGRAMS]
 set -uo pipefail
 toolwire=$1
-clean_programs=${2:-2000}
-variation_programs=${3:-100}
+clean_programs=${2:-1000}
+variation_programs=${3:-50}
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 failures=0
@@ -73,5 +74,50 @@ for variation in $("$toolwire" serve --list-variations | awk '{print $1}'); do
     --seed 7 >"$work/out" 2>&1
   [[ $? -eq 0 ]] || fail "variation $variation diverged within $variation_programs programs"
 done
+# Against a server the suite did not start, described by flags (a profile without a file):
+# toolwire serve on loopback, clean and then with a fault, the key from the environment.
+serve() {  # serve LOG [SERVE ARGS...]: starts toolwire serve in the background as $server
+  local log=$1
+  shift
+  "$toolwire" serve --port 0 --api-key served-key-41d7 --clock virtual --quiet "${timeouts[@]}" \
+    --model-url "http://127.0.0.1:$stand_in_port/v1" --assistant-id 1 "$@" >"$log" 2>&1 &
+  server=$!
+  for _ in $(seq 100); do
+    grep -q "listening on" "$log" && break
+    sleep 0.05
+  done
+}
+stand_in_port=$((20000 + RANDOM % 20000))
+export SERVED_KEY=served-key-41d7
+# Why short timeouts: programs are timed for the target's, and a task caller polls until
+# its task ends; with the defaults (an interrupt after 600 s) a program is minutes long.
+timeouts=(--ack-timeout-ms 1000 --result-timeout-ms 3000 --interrupt-timeout-ms 4000)
+served_programs=150
+for fault in "" ping_does_not_extend; do
+  serve "$work/serve.log" ${fault:+--fault "$fault"}
+  trap 'kill $server 2>/dev/null; rm -rf "$work"' EXIT
+  base=$(sed -n 's/^listening on //p' "$work/serve.log")
+  target=(--base-url "$base" --api-key-env SERVED_KEY --parts A,B --model-stand-in
+    "127.0.0.1:$stand_in_port" --assistant-id 1 "${timeouts[@]}" --settle-ms 5 --progress none
+    --triage 1)
+  "$toolwire" explore "${target[@]}" --programs $served_programs --seed 5 --out "$work/served" \
+    >"$work/out" 2>&1
+  got=$?
+  if [[ -z $fault ]]; then
+    [[ $got -eq 0 ]] && grep -q "no divergence in $served_programs programs" "$work/out" ||
+      fail "the clean served target diverged within $served_programs programs"
+  else
+    [[ $got -eq 1 ]] && grep -q "the written scenario fails on the target" "$work/out" ||
+      fail "$fault on a served target: no confirmed divergence in $served_programs programs"
+    grep -q -- "--api-key-env SERVED_KEY" "$work/out" ||
+      fail "the reproduce line does not repeat the target flags"
+  fi
+  if grep -rq served-key-41d7 "$work/out" "$work/served" 2>/dev/null; then
+    fail "the served target's key appeared in explore's output or files"
+  fi
+  kill $server 2>/dev/null
+  wait $server 2>/dev/null
+done
+
 echo "explore over HTTP: $failures failure(s)"
 exit $((failures > 0))
