@@ -28,7 +28,7 @@ caf::actor sender_of(self_pointer self) {
 //! through clock_moves), then answers the target's own now; -1 when it cannot be read.
 caf::typed_response_promise<std::int64_t> advance(self_pointer self, std::int64_t ms) {
   auto promise = self->make_response_promise<std::int64_t>();
-  const actors::time_ms due = self->state.host->elapsed() + ms;
+  const actors::time_ms due = self->state.host->trace.elapsed() + ms;
   self->state.advances.push_back({due, promise});
   self->delayed_send(self, std::chrono::milliseconds(ms), actors::tick_atom::value, due);
   return promise;
@@ -36,10 +36,10 @@ caf::typed_response_promise<std::int64_t> advance(self_pointer self, std::int64_
 
 void on_tick(self_pointer self) {
   auto& advances = self->state.advances;
-  const actors::time_ms now = self->state.host->elapsed();
+  const actors::time_ms now = self->state.host->trace.elapsed();
   std::erase_if(advances, [&](pending_advance& pending) {
     if (pending.due > now) return false;
-    pending.promise.deliver(std::int64_t{self->state.host->target_now().value_or(-1)});
+    pending.promise.deliver(std::int64_t{self->state.host->link.target_now().value_or(-1)});
     return true;
   });
 }
@@ -51,14 +51,14 @@ actors::target_actor::behavior_type remote_target(self_pointer self, remote_host
         return self->state.host->request(sender_of(self), request);
       },
       [=](actors::close_stream_atom, const std::string& session_id) {
-        self->state.host->close_streams(sender_of(self), session_id);
+        self->state.host->streams.close(sender_of(self), session_id);
       },
       [=](actors::attach_model_atom, caf::actor model) {
         self->state.host->model = std::move(model);
       },
       [=](actors::model_reply_atom, std::uint64_t step_id,
           const reference_server::model_reply& reply) {
-        self->state.host->model_replied(step_id, reply);
+        self->state.host->router.model_replied(step_id, reply);
       },
       [=](actors::advance_atom, std::int64_t ms) { return advance(self, ms); },
       [=](actors::tick_atom, std::int64_t) { on_tick(self); },
