@@ -1,4 +1,5 @@
-// Finding a scenario from the command line: a scenario file (FILE.yaml) or `builtin:NAME`.
+// Finding a scenario from the command line: a scenario file (FILE.yaml) or `library:NAME`,
+// a file of the scenario library (docs/scenario-library.md).
 #pragma once
 
 #include <string>
@@ -10,13 +11,18 @@ namespace toolwire::cli {
 
 struct located_scenario {
   actors::scenario plan;
-  std::string source;  // canonical form, recorded in traces: "builtin:NAME"
+  std::string source;  // canonical form, recorded in traces: "FILE.yaml" or "library:NAME"
+  std::string file;    // the file it was loaded from (a profile's timing reloads it)
 };
 
-//! Resolves `spec`; the error lists what is available.
+//! Resolves `spec`: a FILE.yaml (or .yml) as given, `library:NAME` as NAME.yaml of
+//! conformance::default_library_dir(). An unknown name's error suggests the closest one and
+//! `toolwire simulate --list`; `builtin:NAME` (the C++ scenarios that the library replaced)
+//! is an error that says so.
 protocol::outcome<located_scenario> locate_scenario(const std::string& spec);
 
-//! One line per built-in scenario: name, SPEC IDs, purpose.
-std::string builtin_table();
+//! Two lines per library scenario, in name order: `library:NAME  SPEC-IDS`, then the purpose.
+//! An error when the library is missing or a file of it does not load.
+protocol::outcome<std::string> library_table();
 
 }  // namespace toolwire::cli

@@ -16,6 +16,7 @@
 #include "toolwire/actors/invariants.hpp"
 #include "toolwire/actors/observations.hpp"
 #include "toolwire/actors/simulator.hpp"
+#include "toolwire/conformance/catalog.hpp"
 #include "toolwire/conformance/scenario_target.hpp"
 #include "toolwire/reference_server/faults.hpp"
 
@@ -90,10 +91,8 @@ protocol::outcome<actors::scenario> plan_for(const located_scenario& located,
   if (!on.choice().profile) return located.plan;
   auto timing = on.timing();
   if (!timing) return timing.error();
-  const bool file = located.source.ends_with(".yaml") || located.source.ends_with(".yml");
   auto timed = conformance::timed_for(
-      {located.plan.name, file ? located.source : "", located.plan, conformance::grade::required},
-      *timing);
+      {located.plan.name, located.file, located.plan, conformance::grade::required}, *timing);
   if (!timed) return timed.error();
   return timed->plan;
 }
@@ -141,20 +140,23 @@ simulate_command::simulate_command(CLI::App& parent) {
   app_->footer(R"(
 Examples:
   toolwire simulate --list
-  toolwire simulate builtin:parallel_calls_two_clients --seeds 1..200 --check-determinism
-  toolwire simulate scenarios/library/ack_just_before_deadline.yaml --seed 7 --trace run.jsonl
+  toolwire simulate library:parallel_reverse_order --seeds 1..200 --check-determinism
+  toolwire simulate library:ack_just_before_deadline --seed 7 --trace run.jsonl
   toolwire simulate scenarios/library/double_result.yaml --target acme.json --trace acme.jsonl
   toolwire simulate my_scenario.yaml --bundled --fault double_result_accepted
 
 Against a --target the scenario's times are resolved for the profile's timeouts and clock
 (docs/scenario-language.md, "Time"), as `toolwire check` does for its cases.
+library:NAME is NAME.yaml of the scenario library: share/toolwire/scenarios when this
+binary is installed, else the source tree's scenarios/library; here )" +
+               conformance::default_library_dir() + R"(.
 Exit codes: 0 every seed held its expectations and invariants; 1 one did not; 2 bad usage,
 a scenario that does not load, a target that cannot be used, or a scenario the target
 cannot run (nothing was checked).
 Read: docs/simulator.md, docs/scenario-language.md, docs/scenario-library.md)");
   app_->add_option("scenario", scenario_,
-                   "a scenario file (FILE.yaml, see docs/scenario-language.md) or builtin:NAME "
-                   "(see --list)");
+                   "a scenario file (FILE.yaml, see docs/scenario-language.md) or library:NAME, "
+                   "a scenario of the library (see --list)");
   app_->add_option("--seed", seed_, "the seed that picks the interleaving")->default_val(1);
   app_->add_option("--seeds", seeds_, "a range of seeds A..B (inclusive)");
   app_->add_option("--trace", trace_,
@@ -164,12 +166,18 @@ Read: docs/simulator.md, docs/scenario-language.md, docs/scenario-library.md)");
   app_->add_flag("--check-determinism", check_determinism_,
                  "run every seed twice and compare: in-process the trace hashes, over HTTP "
                  "the normalised observations (ids and timing within tolerance may differ)");
-  app_->add_flag("--list", list_, "list the built-in scenarios and exit");
+  app_->add_flag("--list", list_,
+                 "list the scenario library (library:NAME, SPEC IDs, purpose) and exit");
 }
 
 int simulate_command::run() const {
   if (list_) {
-    std::cout << builtin_table();
+    auto table = library_table();
+    if (!table) {
+      std::cerr << "toolwire simulate: " << table.error().message << "\n";
+      return 2;
+    }
+    std::cout << *table;
     return 0;
   }
   if (scenario_.empty()) {
@@ -317,7 +325,7 @@ replay_command::replay_command(CLI::App& parent) {
       "versions.");
   app_->footer(R"(
 Examples:
-  toolwire simulate builtin:tab_closes_mid_call --seed 7 --trace run.jsonl
+  toolwire simulate library:tab_closes_mid_call --seed 7 --trace run.jsonl
   toolwire replay run.jsonl
   toolwire simulate scenarios/library/double_result.yaml --target acme.json --trace acme.jsonl
   toolwire replay acme.jsonl                      # against acme.json again

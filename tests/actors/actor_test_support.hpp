@@ -1,4 +1,5 @@
-// Shared helpers of the simulator tests: small scenarios, runs, and queries over traces.
+// Shared helpers of the simulator tests: small scenarios, library scenarios, runs, and
+// queries over traces.
 #pragma once
 
 #include <catch2/catch.hpp>
@@ -14,6 +15,7 @@
 #include "toolwire/actors/scenario_builders.hpp"
 #include "toolwire/actors/simulator.hpp"
 #include "toolwire/actors/trace.hpp"
+#include "toolwire/scenarios/loader.hpp"
 
 namespace toolwire::actor_test {
 
@@ -28,6 +30,24 @@ using protocol::time_ms;
 inline constexpr time_ms epoch_ms = 1'700'000'000'000;
 
 using namespace actors::build;
+
+//! scenarios/library/NAME.yaml, loaded as `toolwire simulate library:NAME` loads it; the
+//! test fails with the loader's message when it does not load.
+inline scenario library_scenario(const std::string& name) {
+  const std::string path = std::string(TOOLWIRE_SCENARIOS_DIR) + "/library/" + name + ".yaml";
+  auto loaded = scenarios::load_file(path);
+  if (!loaded) FAIL("library_scenario(" << name << "): " << loaded.error().message);
+  return std::move(*loaded);
+}
+
+//! Library scenarios with one kind of trouble each, for the tests that sweep seeds or
+//! check every run: a tab that vanishes mid-call, parallel calls to two clients of which
+//! one vanishes, colliding registrations, a navigating tab, a client that never acks, one
+//! that answers twice, a client that leaves by DELETE mid-call, a task of three rounds.
+inline const std::vector<std::string> trouble_scenarios = {
+    "tab_closes_mid_call",    "two_clients_one_vanishes", "same_instant_registrations",
+    "navigating_tab_screens", "no_ack_timeout",           "duplicating_client",
+    "tab_deleted_mid_call",   "task_three_rounds"};
 
 //! Runs `plan` with `seed`; the run must succeed and stay within its step bound.
 inline actors::run_result run(const scenario& plan, std::uint64_t seed = 1) {

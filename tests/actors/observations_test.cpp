@@ -7,7 +7,6 @@
 #include <regex>
 
 #include "actors/actor_test_support.hpp"
-#include "toolwire/actors/builtin_scenarios.hpp"
 #include "toolwire/actors/observations.hpp"
 
 using namespace toolwire::actor_test;
@@ -16,10 +15,8 @@ using toolwire::actors::observe;
 
 namespace {
 
-trace builtin_run(const std::string& name) {
-  auto plan = toolwire::actors::find_builtin(name);
-  REQUIRE(plan);
-  return run(*plan).trace;
+trace library_run(const std::string& name) {
+  return run(library_scenario(name)).trace;
 }
 
 //! `run` rewritten record by record (a record `change` empties is dropped).
@@ -78,10 +75,11 @@ std::string divergence_text(const std::optional<toolwire::actors::divergence>& d
 
 TEST_CASE("What SPEC leaves to the implementation is observed the same", "[observations]") {
   for (const auto* name :
-       {"tab_closes_mid_call", "parallel_calls_two_clients", "navigating_tab_screens",
-        "erroring_client_and_leaver", "task_three_rounds", "reload_collision"}) {
+       {"tab_closes_mid_call", "two_clients_one_vanishes", "navigating_tab_screens",
+        "error_result_reaches_model", "tab_deleted_mid_call", "task_three_rounds",
+        "tab_reload_name_counter"}) {
     SECTION(name) {
-      const auto reference = builtin_run(name);
+      const auto reference = library_run(name);
       const auto other = rewritten(reference, [](trace_record& r) {
         r.data = other_ids(r.data);
         if (r.kind == "event") r.data["data"] = with_extra_fields(r.data["data"]);
@@ -111,7 +109,7 @@ TEST_CASE("What SPEC leaves to the implementation is observed the same", "[obser
 
 TEST_CASE("Events of different entities at one instant may come in either order",
           "[observations]") {
-  const auto reference = builtin_run("parallel_calls_two_clients");
+  const auto reference = library_run("parallel_reverse_order");
   // Swap each pair of neighbouring events at one instant that belong to different calls.
   std::vector<trace_record> records = reference.records();
   int swapped = 0;
@@ -136,7 +134,7 @@ TEST_CASE("Events of different entities at one instant may come in either order"
 }
 
 TEST_CASE("A different answer is found at its first place, with its rules", "[observations]") {
-  const auto reference = builtin_run("forgetful_and_duplicating");
+  const auto reference = library_run("duplicating_client");
   // The second result of the duplicating client is accepted instead of refused (CALL-6).
   bool changed = false;
   const auto other = rewritten(reference, [&](trace_record& r) {
@@ -157,7 +155,7 @@ TEST_CASE("A different answer is found at its first place, with its rules", "[ob
 }
 
 TEST_CASE("An event later than the tolerance diverges; within it, it does not", "[observations]") {
-  const auto reference = builtin_run("tab_closes_mid_call");
+  const auto reference = library_run("tab_closes_mid_call");
   auto later_by = [&](time_ms ms) {
     return rewritten(reference, [&](trace_record& r) {
       if (r.kind == "event" && r.data.value("type", "") == "client_unregistered") r.at += ms;
@@ -172,7 +170,7 @@ TEST_CASE("An event later than the tolerance diverges; within it, it does not", 
 }
 
 TEST_CASE("A missing event and an extra one are divergences", "[observations]") {
-  const auto reference = builtin_run("tab_closes_mid_call");
+  const auto reference = library_run("tab_closes_mid_call");
   const auto without = rewritten(reference, [](trace_record& r) {
     if (r.kind == "event" && r.data.value("type", "") == "client_tool_failed") r.kind.clear();
   });

@@ -7,7 +7,6 @@
 #include <vector>
 
 #include "actors/actor_test_support.hpp"
-#include "toolwire/actors/builtin_scenarios.hpp"
 
 using namespace toolwire::actor_test;
 using toolwire::actors::redacted;
@@ -16,13 +15,6 @@ namespace {
 
 //! Session tokens as the reference core issues them.
 const std::regex session_token_pattern{"st_[0-9a-f]{32}"};
-
-std::vector<std::string> builtin_names() {
-  std::vector<std::string> names;
-  for (const auto& plan : toolwire::actors::builtin_scenarios())
-    names.push_back(plan.name);
-  return names;
-}
 
 //! A copy of `run` with `change` applied to the record at `index`.
 trace with_changed_record(const trace& run, std::size_t index,
@@ -56,11 +48,9 @@ TEST_CASE("AUTH-5 credentials never appear in a trace", "[actors][trace][AUTH-5]
   toolwire::reference_server::core core{toolwire::reference_server::core_config{}};
   REQUIRE(std::regex_match(core.create_session(0).token, session_token_pattern));
 
-  const std::string name = GENERATE(from_range(builtin_names()));
+  const std::string name = GENERATE(from_range(trouble_scenarios));
   CAPTURE(name);
-  const auto plan = toolwire::actors::find_builtin(name);
-  REQUIRE(plan);
-  const auto result = run(*plan, 11);
+  const auto result = run(library_scenario(name), 11);
   const std::string text = result.trace.to_jsonl();
 
   CHECK(text.find(toolwire::actors::simulator_api_key) == std::string::npos);
@@ -119,12 +109,10 @@ TEST_CASE("A secret used as an object key is redacted too", "[actors][trace][AUT
 }
 
 TEST_CASE("from_jsonl(to_jsonl()) gives back the header and every record", "[actors][trace]") {
-  SECTION("a built-in run") {
-    const std::string name = GENERATE(from_range(builtin_names()));
+  SECTION("a library scenario's run") {
+    const std::string name = GENERATE(from_range(trouble_scenarios));
     CAPTURE(name);
-    const auto plan = toolwire::actors::find_builtin(name);
-    REQUIRE(plan);
-    const auto result = run(*plan, 5);
+    const auto result = run(library_scenario(name), 5);
     const std::string text = result.trace.to_jsonl();
     const auto parsed = trace::from_jsonl(text, name + ".jsonl");
     if (!parsed) FAIL(parsed.error().message);
@@ -183,9 +171,7 @@ TEST_CASE("The trace hash is FNV-1a 64 of the JSONL and changes with any record"
     CHECK(toolwire::actors::fnv1a_hex("a") == "af63dc4c8601ec8c");
     CHECK(toolwire::actors::fnv1a_hex("foobar") == "85944171f73967e8");
   }
-  const auto plan = toolwire::actors::find_builtin("parallel_calls_two_clients");
-  REQUIRE(plan);
-  const auto result = run(*plan, 2);
+  const auto result = run(library_scenario("two_clients_one_vanishes"), 2);
   const trace& original = result.trace;
   REQUIRE(original.records().size() > 10);
   CHECK(original.hash() == toolwire::actors::fnv1a_hex(original.to_jsonl()));

@@ -273,6 +273,42 @@ expect_text "1 step(s) could not run" "$work/out" "a step error is not an expect
 expect_text "bad-ref.yaml:6: step 1 (request) could not run: write {pending:LABEL:N}" "$work/out" \
   "the step error at its line"
 
+# toolwire simulate library:NAME: the scenario library by name, listed by --list, recorded
+# in the trace so that replay finds the file again; builtin:NAME is gone and says where to go.
+expect 0 "simulate --list" -- "$toolwire" simulate --list
+expect_text "^library:tab_closes_mid_call  *LIFE-2,LIFE-4,LIFE-5,CALL-5,CALL-8$" "$work/out" \
+  "--list names a library scenario with its SPEC IDs"
+expect_text "^    A tab closes while its call is open;" "$work/out" "--list gives the purpose"
+listed=$(grep -c '^library:' "$work/out")
+library=$(dirname "$0")/../../scenarios/library
+files=$(find "$library" -maxdepth 1 -name '*.yaml' | wc -l)
+if [[ $listed -ne $files ]]; then
+  echo "FAIL: --list shows $listed scenarios, the library has $files" >&2
+  failures=$((failures + 1))
+fi
+expect 0 "a library scenario by name" -- "$toolwire" simulate library:tab_closes_mid_call \
+  --seed 7 --trace "$work/library.jsonl"
+expect_text '"source":"library:tab_closes_mid_call"' "$work/library.jsonl" "the trace names library:NAME"
+expect 0 "replay of a library run" -- "$toolwire" replay "$work/library.jsonl"
+expect_text "^identical: " "$work/out" "a library run replays identically"
+expect 1 "a library scenario a fault breaks" -- "$toolwire" simulate library:tab_closes_mid_call \
+  --fault vanished_calls_left_open
+expect_text "reproduce: toolwire simulate library:tab_closes_mid_call --seed 1 --fault vanished_calls_left_open" \
+  "$work/out" "the reproduce line names library:NAME"
+expect 2 "an unknown library scenario" -- "$toolwire" simulate library:tab_close_mid_call
+expect_text "no scenario 'library:tab_close_mid_call' in the library at .* (did you mean 'library:tab_closes_mid_call'?); toolwire simulate --list lists them" \
+  "$work/err" "an unknown library name gets a suggestion"
+expect 2 "a path as a library name" -- "$toolwire" simulate "library:../library/double_result"
+expect 2 "a bare name" -- "$toolwire" simulate no_ack_timeout
+expect_text "(did you mean 'library:no_ack_timeout'?): give a FILE.yaml or library:NAME" "$work/err" \
+  "a bare library name is pointed to library:NAME"
+expect 2 "a removed built-in" -- "$toolwire" simulate builtin:reload_collision
+expect_text "the built-in scenarios are gone; the scenario library tells this story in library:tab_reload_name_counter (toolwire simulate --list lists them)" \
+  "$work/err" "a removed built-in names its library scenario"
+expect 2 "an unknown built-in" -- "$toolwire" simulate builtin:x
+expect_text "^toolwire simulate: 'builtin:x': the built-in scenarios are gone; run a scenario of the library as library:NAME (toolwire simulate --list lists them)$" \
+  "$work/err" "builtin:NAME says the built-ins are gone"
+
 # toolwire report compare: a clean and a faulty run of the same cases, side by side.
 expect 0 "a clean run to compare" -- "$toolwire" check "${few[@]}" --in-process --json "$work/clean.json"
 expect 1 "a faulty run to compare" -- "$toolwire" check "${few[@]}" --in-process \

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # `cmake --install` as a user meets it: the installed binary runs from any directory and
-# reads the catalog installed beside it, not the source tree it was built from.
+# reads the catalog and the scenario library installed beside it, not the source tree it
+# was built from.
 # Usage: install_test.sh BUILD_DIR SOURCE_DIR
 set -uo pipefail
 build=$1
@@ -52,6 +53,23 @@ cp -r "$prefix/share/toolwire/catalog" "$work/copy"
 "$prefix/bin/toolwire" check --catalog "$work/copy" --in-process --filter 'reg.tool-name-6*' \
   --progress none --json copy.json >"$work/out" 2>&1 || fail "--catalog copy failed" "$work/out"
 grep -q '"catalog": "'"$work"'/copy"' copy.json || fail "--catalog did not win over the installed one" copy.json
+
+# The scenario library by name: the installed binary reads the installed one.
+installed_scenarios=$(find "$prefix/share/toolwire/scenarios" -name '*.yaml' | wc -l)
+source_scenarios=$(find "$source/scenarios/library" -name '*.yaml' | wc -l)
+((installed_scenarios == source_scenarios)) ||
+  fail "installed $installed_scenarios library scenarios, the source has $source_scenarios"
+"$prefix/bin/toolwire" simulate --list >"$work/out" 2>&1 || fail "installed simulate --list failed" "$work/out"
+(($(grep -c '^library:' "$work/out") == source_scenarios)) ||
+  fail "installed simulate --list does not list the library" "$work/out"
+"$prefix/bin/toolwire" simulate library:double_result >"$work/out" 2>&1 ||
+  fail "installed simulate library:double_result failed" "$work/out"
+"$prefix/bin/toolwire" simulate library:no_such_scenario >"$work/out" 2>&1
+grep -q "in the library at $prefix/share/toolwire/scenarios" "$work/out" ||
+  fail "the installed binary does not read the installed library" "$work/out"
+"$build/cli/toolwire" simulate library:no_such_scenario >"$work/out" 2>&1
+grep -q "in the library at $source/scenarios/library" "$work/out" ||
+  fail "the build tree's binary does not read the source library" "$work/out"
 
 # The build tree's binary has no share/ beside it: it reads the source tree's catalog.
 "$build/cli/toolwire" --version >"$work/build-version" 2>&1

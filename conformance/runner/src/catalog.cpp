@@ -17,10 +17,14 @@
 #ifndef TOOLWIRE_CATALOG_DIR
 #define TOOLWIRE_CATALOG_DIR "conformance/catalog"
 #endif
-// Where `cmake --install` puts the catalog, relative to the installed binary's directory
-// (CMake computes it from the install directories; see conformance/runner/CMakeLists.txt).
-#ifndef TOOLWIRE_INSTALLED_CATALOG
-#define TOOLWIRE_INSTALLED_CATALOG "../share/toolwire/catalog"
+#ifndef TOOLWIRE_LIBRARY_DIR
+#define TOOLWIRE_LIBRARY_DIR "scenarios/library"
+#endif
+// Where `cmake --install` puts the data (share/toolwire), relative to the installed binary's
+// directory (CMake computes it from the install directories; see
+// conformance/runner/CMakeLists.txt).
+#ifndef TOOLWIRE_INSTALLED_DATA
+#define TOOLWIRE_INSTALLED_DATA "../share/toolwire"
 #endif
 
 namespace toolwire::conformance {
@@ -82,25 +86,46 @@ std::vector<catalog_case> shard_cases(std::vector<catalog_case> cases, int index
   return mine;
 }
 
-std::string installed_catalog_dir() {
+std::string installed_data_dir() {
   std::error_code ec;
   const auto exe = std::filesystem::read_symlink("/proc/self/exe", ec);
   if (ec || exe.empty()) return "";
-  return (exe.parent_path() / TOOLWIRE_INSTALLED_CATALOG).lexically_normal().string();
+  return (exe.parent_path() / TOOLWIRE_INSTALLED_DATA).lexically_normal().string();
 }
 
-std::string default_catalog_dir() {
+namespace {
+
+//! `<installed data>/<part>` when that is a directory, else `source_dir`.
+std::string installed_or_source(const std::string& part, const std::string& source_dir) {
   // Why the installed one first: an installed binary must not depend on a source tree
   // that may be gone, or be another version's. A binary in the build tree has no
   // share/toolwire next to it, so it keeps reading the sources it was built from.
-  const auto installed = installed_catalog_dir();
+  const auto data = installed_data_dir();
+  if (data.empty()) return source_dir;
+  const auto installed = (std::filesystem::path(data) / part).string();
   std::error_code ec;
-  if (!installed.empty() && std::filesystem::is_directory(installed, ec)) return installed;
-  return TOOLWIRE_CATALOG_DIR;
+  return std::filesystem::is_directory(installed, ec) ? installed : source_dir;
+}
+
+}  // namespace
+
+std::string installed_catalog_dir() {
+  const auto data = installed_data_dir();
+  return data.empty() ? "" : (std::filesystem::path(data) / "catalog").string();
+}
+
+std::string default_catalog_dir() {
+  return installed_or_source("catalog", TOOLWIRE_CATALOG_DIR);
 }
 
 std::string source_catalog_dir() {
   return TOOLWIRE_CATALOG_DIR;
+}
+
+std::string default_library_dir() {
+  // share/toolwire/scenarios holds what the source tree keeps in scenarios/library (see the
+  // root CMakeLists.txt's install rules).
+  return installed_or_source("scenarios", TOOLWIRE_LIBRARY_DIR);
 }
 
 protocol::outcome<std::string> catalog_version(const std::string& dir) {

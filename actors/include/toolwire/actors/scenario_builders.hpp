@@ -1,6 +1,5 @@
 // Small builders for scenarios written in C++: tools, clients and scripted model steps.
-// The built-in scenarios and the tests share them; the YAML loader produces the same
-// structures.
+// The YAML loader and writer, explore's generator, the bench and the tests share them.
 #pragma once
 
 #include <string>

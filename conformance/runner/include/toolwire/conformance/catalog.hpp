@@ -46,6 +46,16 @@ std::string installed_catalog_dir();
 //! The catalog of the source tree this binary was built from (compiled in).
 std::string source_catalog_dir();
 
+//! Where the scenario library (`toolwire simulate library:NAME`) is: the installed one,
+//! `<binary's dir>/../share/toolwire/scenarios`, when that is a directory, else the source
+//! tree's `scenarios/library` it was built from (compiled in).
+std::string default_library_dir();
+
+//! Where an installed binary's data (catalog, scenario library, schemas) is,
+//! `<binary's dir>/../share/toolwire` (found through /proc/self/exe), whether or not it
+//! exists; "" when the binary's own path cannot be read.
+std::string installed_data_dir();
+
 //! The catalog has no version number of its own, so its version is derived from what it
 //! holds: "<cases> cases, content <12 hex digits>", the count of case files and a 64-bit
 //! FNV-1a hash of their relative paths and bytes. Two catalogs with one version hold the
