@@ -24,7 +24,8 @@ struct client_state {
   static inline const char* name = "client";
 };
 
-using self_pointer = caf::stateful_actor<client_state>*;
+using self_pointer = client_actor::stateful_pointer<client_state>;
+using step_promise = caf::typed_response_promise<bool>;
 
 std::string client_path(const client_state& st) {
   return "/v1/sessions/" + st.access.session_id + "/clients/" + st.client_id;
@@ -41,13 +42,16 @@ void request(self_pointer self, std::string method, std::string path, const json
       });
 }
 
-void later(self_pointer self, time_ms at, const std::string& what) {
-  const time_ms delay = std::max<time_ms>(0, at - run_context::elapsed(self));
-  self->delayed_send(self, std::chrono::milliseconds(delay), act_atom::value, what);
+//! Sends the client the command `xs...` in `delay` ms.
+template <typename... Ts>
+void after(self_pointer self, time_ms delay, Ts&&... xs) {
+  self->delayed_send(self, std::chrono::milliseconds(delay), std::forward<Ts>(xs)...);
 }
 
-void after(self_pointer self, time_ms delay, const std::string& what) {
-  self->delayed_send(self, std::chrono::milliseconds(delay), act_atom::value, what);
+//! Sends the client the command `xs...` at run time `at` (now, if that has passed).
+template <typename... Ts>
+void later(self_pointer self, time_ms at, Ts&&... xs) {
+  after(self, std::max<time_ms>(0, at - run_context::elapsed(self)), std::forward<Ts>(xs)...);
 }
 
 //! Registered: from now on the client behaves as its knobs say.
@@ -58,12 +62,12 @@ void on_registered(self_pointer self, const protocol::api_response& response) {
   st.context->script.client_ids[st.spec.actor] = st.client_id;
   st.registered = true;
   st.gone = false;
-  if (st.spec.ping_every) after(self, *st.spec.ping_every, "ping");
+  if (st.spec.ping_every) after(self, *st.spec.ping_every, ping_atom::value);
   for (std::size_t i = 0; i < st.spec.screens.size(); ++i) {
-    later(self, st.spec.screens[i].at, "screen:" + std::to_string(i));
+    later(self, st.spec.screens[i].at, show_screen_atom::value, std::uint64_t{i});
   }
-  if (st.spec.vanish_at) later(self, *st.spec.vanish_at, "vanish");
-  if (st.spec.leave_at) later(self, *st.spec.leave_at, "leave");
+  if (st.spec.vanish_at) later(self, *st.spec.vanish_at, vanish_atom::value);
+  if (st.spec.leave_at) later(self, *st.spec.leave_at, leave_atom::value);
 }
 
 void register_self(self_pointer self) {
@@ -112,7 +116,7 @@ void ping(self_pointer self) {
               st.gone = true;  // expired: a tab would register again; this one stops
               return;
             }
-            if (!st.gone && st.spec.ping_every) after(self, *st.spec.ping_every, "ping");
+            if (!st.gone && st.spec.ping_every) after(self, *st.spec.ping_every, ping_atom::value);
           });
 }
 
@@ -130,38 +134,69 @@ void on_dispatched(self_pointer self, const json& data) {
   auto& st = self->state;
   if (protocol::string_at(data, "client_id") != st.client_id) return;  // addressed to someone else
   const std::string call_id = protocol::string_at(data, "call_id");
-  if (st.spec.acks) after(self, st.spec.ack_delay, "ack:" + call_id);
-  if (st.spec.answers) after(self, st.spec.result_delay, "result:" + call_id);
+  if (st.spec.acks) after(self, st.spec.ack_delay, ack_atom::value, call_id);
+  if (st.spec.answers) after(self, st.spec.result_delay, answer_atom::value, call_id);
 }
 
-void act(self_pointer self, const std::string& what) {
+// -- commands: what the client tells itself to do, one atom each -----------------------
+
+//! Where every command starts: a client that is gone does nothing more; otherwise the
+//! command is recorded as `act` under its text (`describe()`, e.g. "ack:<call_id>"),
+//! built only when recording. Why the text: traces, and their hashes, name commands as
+//! they did when commands were strings.
+template <typename Describe>
+bool begin_command(self_pointer self, Describe describe) {
   auto& st = self->state;
-  if (st.gone) return;
-  st.context->record(self, st.spec.actor, "act", [&] { return json{{"what", what}}; });
-  if (what == "join") return join(self);
-  if (!st.registered) return;
-  if (what == "ping") return ping(self);
-  if (what == "vanish") {
-    st.gone = true;  // no word to the server: it just stops pinging and listening
-    st.listening = false;
-    self->send(st.target, close_stream_atom::value, st.access.session_id);
-    return;
+  if (st.gone) return false;
+  st.context->record(self, st.spec.actor, "act", [&] { return json{{"what", describe()}}; });
+  return true;
+}
+
+//! As begin_command, for the commands that need a client id: false until registered.
+template <typename Describe>
+bool begin_registered_command(self_pointer self, Describe describe) {
+  return begin_command(self, describe) && self->state.registered;
+}
+
+void on_join(self_pointer self) {
+  if (begin_command(self, [] { return std::string("join"); })) join(self);
+}
+
+void on_ping(self_pointer self) {
+  if (begin_registered_command(self, [] { return std::string("ping"); })) ping(self);
+}
+
+void on_vanish(self_pointer self) {
+  if (!begin_registered_command(self, [] { return std::string("vanish"); })) return;
+  auto& st = self->state;
+  st.gone = true;  // no word to the server: it just stops pinging and listening
+  st.listening = false;
+  self->send(st.target, close_stream_atom::value, st.access.session_id);
+}
+
+void on_leave(self_pointer self) {
+  if (!begin_registered_command(self, [] { return std::string("leave"); })) return;
+  auto& st = self->state;
+  st.gone = true;
+  request(self, "DELETE", client_path(st), json());
+}
+
+void on_show_screen(self_pointer self, std::uint64_t index) {
+  if (!begin_registered_command(self, [&] { return "screen:" + std::to_string(index); })) return;
+  auto& st = self->state;
+  const auto& screen = st.spec.screens.at(index);
+  request(self, "PUT", client_path(st) + "/tools", {{"tools", protocol::to_json(screen.tools)}});
+}
+
+void on_ack(self_pointer self, const std::string& call_id) {
+  if (!begin_registered_command(self, [&] { return "ack:" + call_id; })) return;
+  request(self, "POST", client_path(self->state) + "/calls/" + call_id + "/ack", json());
+}
+
+void on_answer(self_pointer self, const std::string& call_id) {
+  if (begin_registered_command(self, [&] { return "result:" + call_id; })) {
+    answer_call(self, call_id);
   }
-  if (what == "leave") {
-    st.gone = true;
-    request(self, "DELETE", client_path(st), json());
-    return;
-  }
-  if (what.rfind("screen:", 0) == 0) {
-    const auto& screen = st.spec.screens.at(std::stoul(what.substr(7)));
-    request(self, "PUT", client_path(st) + "/tools", {{"tools", protocol::to_json(screen.tools)}});
-    return;
-  }
-  if (what.rfind("ack:", 0) == 0) {
-    request(self, "POST", client_path(st) + "/calls/" + what.substr(4) + "/ack", json());
-    return;
-  }
-  if (what.rfind("result:", 0) == 0) answer_call(self, what.substr(7));
 }
 
 // -- scripted steps: the client does what the step says, whatever state it is in ------
@@ -173,11 +208,11 @@ void step_error(self_pointer self, std::size_t index, const std::string& message
 }
 
 //! Tells the director the step is over. Response handlers are const, so deliver a copy.
-void finish(caf::response_promise done) {
+void finish(step_promise done) {
   done.deliver(true);
 }
 
-void scripted_register(self_pointer self, std::size_t index, caf::response_promise done) {
+void scripted_register(self_pointer self, std::size_t index, step_promise done) {
   auto& st = self->state;
   const auto& step = st.context->plan->steps[index];
   const json body = detail::registration_body(step, st.spec);
@@ -197,7 +232,7 @@ void scripted_register(self_pointer self, std::size_t index, caf::response_promi
   listen(self, std::nullopt, send);
 }
 
-void scripted_reconnect(self_pointer self, std::size_t index, caf::response_promise done) {
+void scripted_reconnect(self_pointer self, std::size_t index, step_promise done) {
   auto& st = self->state;
   const auto& args = st.context->plan->steps[index].args;
   std::optional<std::string> last_event_id;
@@ -213,9 +248,9 @@ void scripted_reconnect(self_pointer self, std::size_t index, caf::response_prom
       self, last_event_id, [done](const protocol::api_response&) { finish(done); }, index);
 }
 
-caf::response_promise perform(self_pointer self, std::uint64_t index) {
+step_promise perform(self_pointer self, std::uint64_t index) {
   auto& st = self->state;
-  auto done = self->make_response_promise();
+  auto done = self->make_response_promise<bool>();
   const auto& step = st.context->plan->steps[index];
   if (step.action == "register") {
     scripted_register(self, index, done);
@@ -226,7 +261,7 @@ caf::response_promise perform(self_pointer self, std::uint64_t index) {
     return done;
   }
   if (step.action == "vanish") {
-    act(self, "vanish");
+    on_vanish(self);
     done.deliver(true);
     return done;
   }
@@ -243,17 +278,23 @@ caf::response_promise perform(self_pointer self, std::uint64_t index) {
   return done;
 }
 
-caf::behavior client(self_pointer self, client_spec spec, target_actor target,
-                     session_access access, run_context* context) {
+client_actor::behavior_type client(self_pointer self, client_spec spec, target_actor target,
+                                   session_access access, run_context* context) {
   auto& st = self->state;
   st.spec = std::move(spec);
   st.target = std::move(target);
   st.access = std::move(access);
   st.context = context;
-  if (st.spec.auto_join) later(self, st.spec.join_at, "join");
+  if (st.spec.auto_join) later(self, st.spec.join_at, join_atom::value);
   return {
-      [=](act_atom, const std::string& what) { act(self, what); },
-      [=](act_atom, std::uint64_t step) { return perform(self, step); },
+      [=](join_atom) { on_join(self); },
+      [=](ping_atom) { on_ping(self); },
+      [=](vanish_atom) { on_vanish(self); },
+      [=](leave_atom) { on_leave(self); },
+      [=](show_screen_atom, std::uint64_t index) { on_show_screen(self, index); },
+      [=](ack_atom, const std::string& call_id) { on_ack(self, call_id); },
+      [=](answer_atom, const std::string& call_id) { on_answer(self, call_id); },
+      [=](perform_atom, std::uint64_t step) { return perform(self, step); },
       [=](event_atom, const reference_server::session_event& event) {
         auto& st = self->state;
         if (!st.listening) return;
@@ -282,8 +323,8 @@ caf::behavior client(self_pointer self, client_spec spec, target_actor target,
 
 }  // namespace
 
-caf::actor spawn_client(caf::local_actor* parent, client_spec spec, target_actor target,
-                        session_access access, run_context* context) {
+client_actor spawn_client(caf::local_actor* parent, client_spec spec, target_actor target,
+                          session_access access, run_context* context) {
   return parent->spawn(client, std::move(spec), std::move(target), std::move(access), context);
 }
 

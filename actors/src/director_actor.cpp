@@ -19,13 +19,15 @@ struct director_state {
   target_actor target;
   run_context* context = nullptr;
   session_access access;
+  // Everyone it started, in that order, to stop at the end. Why untyped: the director
+  // only stops them, and task callers have no typed interface.
   std::vector<caf::actor> participants;
-  std::map<std::string, caf::actor> clients;  // actor name -> client actor
+  std::map<std::string, client_actor> clients;  // actor name -> client actor
   std::size_t next_step = 0;
   static inline const char* name = "director";
 };
 
-using self_pointer = caf::stateful_actor<director_state>*;
+using self_pointer = director_actor::stateful_pointer<director_state>;
 
 void request(self_pointer self, protocol::api_request request,
              std::function<void(const protocol::api_response&)> then,
@@ -107,7 +109,7 @@ void perform_by_client(self_pointer self, std::size_t index, const scripted_step
     step_error(self, index, "no client actor '" + step.actor + "'");
     return step_done(self);
   }
-  self->request(client->second, caf::infinite, act_atom::value, std::uint64_t{index})
+  self->request(client->second, caf::infinite, perform_atom::value, std::uint64_t{index})
       .then([self](bool) { step_done(self); },
             [self, index](const caf::error& error) {
               step_error(self, index, self->system().render(error));
@@ -133,8 +135,7 @@ void schedule_next(self_pointer self) {
   const time_ms at = st.plan->steps[st.next_step].at;
   const time_ms now = run_context::elapsed(self);
   if (at <= now) return play(self, st.next_step);
-  self->delayed_send(self, std::chrono::milliseconds(at - now), act_atom::value,
-                     std::string("step"));
+  self->delayed_send(self, std::chrono::milliseconds(at - now), play_atom::value);
 }
 
 void start_participants(self_pointer self) {
@@ -142,15 +143,14 @@ void start_participants(self_pointer self) {
   for (const auto& spec : st.plan->clients) {
     auto client = spawn_client(self, spec, st.target, st.access, st.context);
     st.clients[spec.actor] = client;
-    st.participants.push_back(client);
+    st.participants.push_back(caf::actor_cast<caf::actor>(client));
   }
   for (const auto& spec : st.plan->task_callers) {
     st.participants.push_back(
         spawn_task_caller(self, spec, st.target, st.access.api_key, st.context));
   }
   schedule_next(self);
-  self->delayed_send(self, std::chrono::milliseconds(end_of(*st.plan)), act_atom::value,
-                     std::string("end"));
+  self->delayed_send(self, std::chrono::milliseconds(end_of(*st.plan)), end_atom::value);
 }
 
 //! The director watches the session's stream too: scripted steps name calls by their
@@ -206,8 +206,8 @@ void end(self_pointer self) {
   st.clients.clear();
 }
 
-caf::behavior director(self_pointer self, const scenario* plan, target_actor target,
-                       run_context* context) {
+director_actor::behavior_type director(self_pointer self, const scenario* plan, target_actor target,
+                                       run_context* context) {
   auto& st = self->state;
   st.plan = plan;
   st.target = std::move(target);
@@ -216,10 +216,8 @@ caf::behavior director(self_pointer self, const scenario* plan, target_actor tar
   request(self, with_key("POST", "/v1/sessions", json::object(), st.access.api_key),
           [self](const protocol::api_response& response) { on_session(self, response); });
   return {
-      [=](act_atom, const std::string& what) {
-        if (what == "end") return end(self);
-        if (what == "step") play(self, self->state.next_step);
-      },
+      [=](play_atom) { play(self, self->state.next_step); },
+      [=](end_atom) { end(self); },
       [=](event_atom, const reference_server::session_event& event) { on_event(self, event); },
       [=](stream_gap_atom, const std::string&, std::uint64_t) {},
   };
@@ -227,8 +225,8 @@ caf::behavior director(self_pointer self, const scenario* plan, target_actor tar
 
 }  // namespace
 
-caf::actor spawn_director(caf::actor_system& system, const scenario& plan, target_actor target,
-                          run_context* context) {
+director_actor spawn_director(caf::actor_system& system, const scenario& plan, target_actor target,
+                              run_context* context) {
   return system.spawn(director, &plan, std::move(target), context);
 }
 

@@ -240,7 +240,8 @@ protocol::outcome<run_result> simulate(const scenario& plan, const run_options& 
   drive(sched, picker, real ? end_of_steps(plan) : end_of(plan) + settle, plan, options, model_job,
         result);
   result.simulated_ms = now_of(sched);
-  tear_down(sched, {caf::actor_cast<caf::actor>(target), model, director});
+  tear_down(sched,
+            {caf::actor_cast<caf::actor>(target), model, caf::actor_cast<caf::actor>(director)});
   if (options.host != nullptr) options.host->stop();
   return result;
 }

@@ -25,8 +25,34 @@ using model_reply_atom = caf::atom_constant<caf::atom("modelrply")>;
 using advance_atom = caf::atom_constant<caf::atom("advance")>;
 // An actor's own timer.
 using tick_atom = caf::atom_constant<caf::atom("tick")>;
-// A scenario step addressed to a client or the director.
+// A task caller's own timer, by name ("start", "poll", "answer:<pending calls>").
 using act_atom = caf::atom_constant<caf::atom("act")>;
+
+// -- a client's commands: one atom each, what it tells itself to do at a time (its
+// knobs), recorded in the trace as `act` with the text in parentheses ------------------
+// Open the event stream, then register ("join").
+using join_atom = caf::atom_constant<caf::atom("join")>;
+// Ping the client's TTL ("ping").
+using ping_atom = caf::atom_constant<caf::atom("ping")>;
+// Stop without a word to the server: the stream closes, pings stop ("vanish").
+using vanish_atom = caf::atom_constant<caf::atom("vanish")>;
+// Unregister by DELETE ("leave").
+using leave_atom = caf::atom_constant<caf::atom("leave")>;
+// Replace the tools by those of screen `index` of the client's spec ("screen:<index>").
+using show_screen_atom = caf::atom_constant<caf::atom("screen")>;
+// Ack the call `call_id` ("ack:<call_id>").
+using ack_atom = caf::atom_constant<caf::atom("ack")>;
+// Post the result of the call `call_id` ("result:<call_id>").
+using answer_atom = caf::atom_constant<caf::atom("answer")>;
+// The director asks a client to perform scripted step `index`; the reply (true) says the
+// step is over.
+using perform_atom = caf::atom_constant<caf::atom("perform")>;
+
+// -- the director's own timers ---------------------------------------------------------
+// The next scripted step is due.
+using play_atom = caf::atom_constant<caf::atom("play")>;
+// The scenario's time is up: stop every participant.
+using end_atom = caf::atom_constant<caf::atom("end")>;
 
 }  // namespace toolwire::actors
 

@@ -3,6 +3,9 @@
 // that creates the session and plays the scenario's timed steps.
 #pragma once
 
+#include <cstdint>
+#include <string>
+
 #include "toolwire/actors/run_context.hpp"
 #include "toolwire/actors/scenario.hpp"
 #include "toolwire/actors/target.hpp"
@@ -17,16 +20,39 @@ struct session_access {
   std::string api_key;  // a workspace API key with session.manage
 };
 
+//! A client's message interface.
+//! - join, ping, vanish, leave, show_screen, ack, answer: the commands it gives itself at
+//!   the times its spec sets (messages.hpp); nobody else sends them.
+//! - `perform`: the director's scripted step `index`; the reply says the step is over.
+//! - `event`, `stream_gap`: what its event stream delivers (target.hpp).
+using client_actor = caf::typed_actor<
+    caf::reacts_to<join_atom>, caf::reacts_to<ping_atom>, caf::reacts_to<vanish_atom>,
+    caf::reacts_to<leave_atom>, caf::reacts_to<show_screen_atom, std::uint64_t>,
+    caf::reacts_to<ack_atom, std::string>, caf::reacts_to<answer_atom, std::string>,
+    caf::replies_to<perform_atom, std::uint64_t>::with<bool>,
+    caf::reacts_to<event_atom, reference_server::session_event>,
+    caf::reacts_to<stream_gap_atom, std::string, std::uint64_t>>;
+
+//! The director's message interface: its own timers (`play`: the next step is due;
+//! `end`: the scenario's time is up) and what its event stream delivers.
+using director_actor =
+    caf::typed_actor<caf::reacts_to<play_atom>, caf::reacts_to<end_atom>,
+                     caf::reacts_to<event_atom, reference_server::session_event>,
+                     caf::reacts_to<stream_gap_atom, std::string, std::uint64_t>>;
+
 //! A client: opens its event stream, registers, then behaves as its spec says. It
 //! answers dispatched calls addressed to it, and only those.
-caf::actor spawn_client(caf::local_actor* parent, client_spec spec, target_actor target,
-                        session_access access, run_context* context);
+client_actor spawn_client(caf::local_actor* parent, client_spec spec, target_actor target,
+                          session_access access, run_context* context);
 
 //! A scripted model: answers each model step from the script (model_script format).
+//! Why untyped: the target's `attach_model` takes a caf::actor (target.hpp), and the
+//! remote target implements that interface too.
 caf::actor spawn_model(caf::actor_system& system, reference_server::model_script script,
                        target_actor target, run_context* context);
 
-//! A Part B caller: creates its task, polls it and answers its pending calls.
+//! A Part B caller: creates its task, polls it and answers its pending calls. Its own
+//! timers are still named by string (act_atom); the director only stops it.
 caf::actor spawn_task_caller(caf::local_actor* parent, task_caller_spec spec, target_actor target,
                              std::string api_key, run_context* context);
 
@@ -34,7 +60,7 @@ caf::actor spawn_task_caller(caf::local_actor* parent, task_caller_spec spec, ta
 //! and task callers, plays the scripted steps in order at their times (a step starts
 //! when the one before it has its response), and at `scenario.duration` stops every
 //! participant it started.
-caf::actor spawn_director(caf::actor_system& system, const scenario& plan, target_actor target,
-                          run_context* context);
+director_actor spawn_director(caf::actor_system& system, const scenario& plan, target_actor target,
+                              run_context* context);
 
 }  // namespace toolwire::actors
