@@ -186,7 +186,10 @@ expect 1 "--repeat" -- "$toolwire" check "${few[@]}" --fault invalid_tool_name_a
 expect_text "FAIL (consistent) reg.tool-name-65-chars-rejected" "$work/out" "repeat label"
 
 # Preflight against a real server: a wrong key, and a profile on which nothing applies.
-stand_in_port=$((20000 + RANDOM % 20000))
+# Why below the kernel's ephemeral range: a port it hands to one of the run's many outgoing
+# connections cannot be bound by the stand-in (found as "Address already in use" in CI).
+read -r ephemeral_low _ </proc/sys/net/ipv4/ip_local_port_range
+stand_in_port=$((10000 + RANDOM % (ephemeral_low > 11000 ? ephemeral_low - 10000 : 1000)))
 "$toolwire" serve --port 0 --api-key right-key-6b0c --model-url "http://127.0.0.1:$stand_in_port/v1" \
   --assistant-id 1 --clock virtual >"$work/serve.out" 2>&1 &
 server=$!

@@ -87,7 +87,10 @@ serve() {  # serve LOG [SERVE ARGS...]: starts toolwire serve in the background 
     sleep 0.05
   done
 }
-stand_in_port=$((20000 + RANDOM % 20000))
+# Why below the kernel's ephemeral range: a port it hands to one of the run's many outgoing
+# connections cannot be bound by the stand-in (found as "Address already in use" in CI).
+read -r ephemeral_low _ </proc/sys/net/ipv4/ip_local_port_range
+stand_in_port=$((10000 + RANDOM % (ephemeral_low > 11000 ? ephemeral_low - 10000 : 1000)))
 export SERVED_KEY=served-key-41d7
 # Why short timeouts: programs are timed for the target's, and a task caller polls until
 # its task ends; with the defaults (an interrupt after 600 s) a program is minutes long.
