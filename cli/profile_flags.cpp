@@ -33,6 +33,21 @@ constexpr std::array<std::pair<std::string_view, std::string_view>, 12> flag_of_
 
 constexpr std::string_view source = "the target flags";
 
+//! The profile's optional millisecond fields, each a flag of its own (profile_flags::millis_).
+struct millis_flag {
+  std::string_view field;
+  std::string_view flag;
+  std::string_view help;
+};
+constexpr std::array<millis_flag, 4> millis_flags = {{
+    {"ack_timeout_ms", "--ack-timeout-ms", "the target's ack timeout (default 10000)"},
+    {"result_timeout_ms", "--result-timeout-ms", "the target's result timeout (default 300000)"},
+    {"interrupt_timeout_ms", "--interrupt-timeout-ms",
+     "the target's interrupt timeout (default 600000)"},
+    {"timing_tolerance_ms", "--timing-tolerance-ms",
+     "with --clock real: how far either side of a deadline it is checked (default 200)"},
+}};
+
 //! The profile reader's "the target flags: field 'x': ..." as "--x: ...".
 protocol::api_error in_flag_terms(protocol::api_error error) {
   std::string& message = error.message;
@@ -110,22 +125,12 @@ void profile_flags::add_to(CLI::App& app) {
       ->group(in);
   app.add_option("--name", name_, "the target's name in reports (default: its base URL)")
       ->group(in);
-  app.add_option("--ack-timeout-ms", ack_timeout_ms_, "the target's ack timeout (default 10000)")
-      ->check(CLI::PositiveNumber)
-      ->group(in);
-  app.add_option("--result-timeout-ms", result_timeout_ms_,
-                 "the target's result timeout (default 300000)")
-      ->check(CLI::PositiveNumber)
-      ->group(in);
-  app.add_option("--interrupt-timeout-ms", interrupt_timeout_ms_,
-                 "the target's interrupt timeout (default 600000)")
-      ->check(CLI::PositiveNumber)
-      ->group(in);
-  app.add_option("--timing-tolerance-ms", timing_tolerance_ms_,
-                 "with --clock real: how far either side of a deadline it is checked "
-                 "(default 200)")
-      ->check(CLI::PositiveNumber)
-      ->group(in);
+  for (std::size_t i = 0; i < millis_flags.size(); ++i) {
+    const auto& m = millis_flags[i];
+    app.add_option(std::string(m.flag), millis_[i], std::string(m.help))
+        ->check(CLI::PositiveNumber)
+        ->group(in);
+  }
 }
 
 bool profile_flags::given() const {
@@ -159,11 +164,8 @@ protocol::outcome<conformance::target_profile> profile_flags::build() const {
   if (!parts) return parts.error();
   doc["parts"] = *parts;
   if (assistant_id_ >= 0) doc["assistant_id"] = assistant_id_;
-  for (const auto& [field, value] : {std::pair{"ack_timeout_ms", ack_timeout_ms_},
-                                     std::pair{"result_timeout_ms", result_timeout_ms_},
-                                     std::pair{"interrupt_timeout_ms", interrupt_timeout_ms_},
-                                     std::pair{"timing_tolerance_ms", timing_tolerance_ms_}}) {
-    if (value >= 0) doc[field] = value;
+  for (std::size_t i = 0; i < millis_flags.size(); ++i) {
+    if (millis_[i] >= 0) doc[std::string(millis_flags[i].field)] = millis_[i];
   }
   auto profile = conformance::parse_profile(doc.dump(), source);
   if (!profile) return in_flag_terms(profile.error());
@@ -186,10 +188,8 @@ std::vector<std::string> profile_flags::args() const {
   number("--assistant-id", assistant_id_);
   text("--clock", clock_);
   text("--name", name_);
-  number("--ack-timeout-ms", ack_timeout_ms_);
-  number("--result-timeout-ms", result_timeout_ms_);
-  number("--interrupt-timeout-ms", interrupt_timeout_ms_);
-  number("--timing-tolerance-ms", timing_tolerance_ms_);
+  for (std::size_t i = 0; i < millis_flags.size(); ++i)
+    number(millis_flags[i].flag, millis_[i]);
   return out;
 }
 

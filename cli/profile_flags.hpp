@@ -5,6 +5,7 @@
 // reports and reproduce commands.
 #pragma once
 
+#include <array>
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -45,10 +46,9 @@ class profile_flags {
   std::int64_t assistant_id_ = -1;  // -1: not given
   std::string clock_;
   std::string name_;
-  std::int64_t ack_timeout_ms_ = -1;
-  std::int64_t result_timeout_ms_ = -1;
-  std::int64_t interrupt_timeout_ms_ = -1;
-  std::int64_t timing_tolerance_ms_ = -1;
+  //! --ack-timeout-ms, --result-timeout-ms, --interrupt-timeout-ms, --timing-tolerance-ms
+  //! (the table in profile_flags.cpp); -1: not given.
+  std::array<std::int64_t, 4> millis_ = {-1, -1, -1, -1};
 };
 
 }  // namespace toolwire::cli
