@@ -26,16 +26,17 @@
 
 #include "bench_args.hpp"
 #include "toolwire/actors/invariants.hpp"
-#include "toolwire/actors/scenario.hpp"
-#include "toolwire/actors/scenario_builders.hpp"
 #include "toolwire/actors/simulator.hpp"
 #include "toolwire/protocol/events.hpp"
+#include "toolwire/scenarios/builders.hpp"
+#include "toolwire/scenarios/scenario.hpp"
 
 namespace bench = toolwire::bench;
 
 namespace {
 
 namespace actors = toolwire::actors;
+namespace scenarios = toolwire::scenarios;
 using actors::json;
 using actors::time_ms;
 using steady = std::chrono::steady_clock;
@@ -96,8 +97,9 @@ toolwire::protocol::tool_spec tool(std::string name) {
   return {std::move(name), "a tool of the simulated app", json{{"type", "object"}}};
 }
 
-actors::client_spec client(std::string actor, std::string requested_name, std::string tool_name) {
-  actors::client_spec spec;
+scenarios::client_spec client(std::string actor, std::string requested_name,
+                              std::string tool_name) {
+  scenarios::client_spec spec;
   spec.actor = std::move(actor);
   spec.requested_name = std::move(requested_name);
   spec.tools = {tool(std::move(tool_name))};
@@ -117,13 +119,13 @@ json text_step(const std::string& text) {
 
 //! Ten requests: POST session; per client GET events + POST register; POST message;
 //! per call POST ack + POST result. The model answers two steps (the calls, then text).
-actors::scenario ten_step_scenario() {
-  actors::scenario s;
+scenarios::scenario ten_step_scenario() {
+  scenarios::scenario s;
   s.name = "bench_ten_step";
   s.purpose = "Two clients, one turn with two parallel calls, acks and results.";
-  s.clients = {actors::backend_worker(client("worker", "db", "query")),
-               actors::backend_worker(client("tab", "web", "read_form"))};
-  s.steps = {actors::build::message_at(100, "query and read")};
+  s.clients = {scenarios::backend_worker(client("worker", "db", "query")),
+               scenarios::backend_worker(client("tab", "web", "read_form"))};
+  s.steps = {scenarios::build::message_at(100, "query and read")};
   s.model_script = {
       {"rules", json::array({{{"match", ""},
                               {"steps", json::array({call_step({"db__query", "web__read_form"}),
@@ -134,19 +136,19 @@ actors::scenario ten_step_scenario() {
 
 //! 50 tabs joining over the first ten seconds (so their TTL deadlines fall apart), each
 //! pinging every 20 s with a 60 s TTL for an hour; a turn every ten minutes calls two tabs.
-actors::scenario ttl_hour_scenario() {
-  actors::scenario s;
+scenarios::scenario ttl_hour_scenario() {
+  scenarios::scenario s;
   s.name = "bench_ttl_hour";
   s.purpose = "50 browser tabs pinging for an hour, with a turn every ten minutes.";
   for (int i = 0; i < hour_tabs; ++i) {
     const std::string name = "tab" + std::to_string(i);
-    auto tab = actors::browser_tab(client(name, name, "read_form"), 60, 20'000);
+    auto tab = scenarios::browser_tab(client(name, name, "read_form"), 60, 20'000);
     tab.join_at = i * 197;
     s.clients.push_back(std::move(tab));
   }
   json steps = json::array();
   for (int turn = 0; turn < 6; ++turn) {
-    s.steps.push_back(actors::build::message_at(300'000 + turn * 600'000, "turn"));
+    s.steps.push_back(scenarios::build::message_at(300'000 + turn * 600'000, "turn"));
     const int a = (turn * 7) % hour_tabs;
     const int b = (turn * 7 + 25) % hour_tabs;
     steps.push_back(call_step(
@@ -201,7 +203,7 @@ run_summary summarize(const actors::trace& trace, time_ms end) {
   return summary;
 }
 
-actors::run_result run_or_die(const actors::scenario& plan, std::uint64_t seed, bool record) {
+actors::run_result run_or_die(const scenarios::scenario& plan, std::uint64_t seed, bool record) {
   actors::run_options run;
   run.seed = seed;
   run.record = record;
@@ -224,7 +226,7 @@ void require(bool ok, const std::string& what) {
   std::exit(1);
 }
 
-void check_ten_step(const actors::scenario& plan) {
+void check_ten_step(const scenarios::scenario& plan) {
   const auto result = run_or_die(plan, 1, true);
   const auto summary = summarize(result.trace, plan.duration);
   require(summary.requests == small_requests,
@@ -238,7 +240,7 @@ void check_ten_step(const actors::scenario& plan) {
   require(summary.violations == 0, "10-step scenario violates invariants");
 }
 
-void check_ttl_hour(const actors::scenario& plan) {
+void check_ttl_hour(const scenarios::scenario& plan) {
   const auto result = run_or_die(plan, 1, true);
   const auto summary = summarize(result.trace, plan.duration);
   // Each tab pings 179 or 180 times in the hour, depending on when it joined.
@@ -269,7 +271,7 @@ struct totals {
 };
 
 //! Runs seeds 1..runs after a short untimed warm-up (seeds above the timed ones).
-totals measure(const actors::scenario& plan, std::uint64_t runs, bool record) {
+totals measure(const scenarios::scenario& plan, std::uint64_t runs, bool record) {
   const std::uint64_t warm_up = std::min<std::uint64_t>(runs / 10 + 1, 50);
   for (std::uint64_t i = 1; i <= warm_up; ++i) {
     run_or_die(plan, runs + i, record);

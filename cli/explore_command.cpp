@@ -47,7 +47,7 @@ class http_program_target final : public scenarios::program_target {
  public:
   explicit http_program_target(const conformance::target_choice& choice)
       : choice_(choice), on_(std::make_unique<conformance::scenario_target>(choice)) {}
-  protocol::outcome<actors::run_result> run(const actors::scenario& program, std::uint64_t seed,
+  protocol::outcome<actors::run_result> run(const scenarios::scenario& program, std::uint64_t seed,
                                             std::vector<protocol::time_ms> clock_stops) override {
     // Why a fresh bundled server now and then: every program leaves its session, clients
     // and tasks behind, and a server holding thousands of them answers ever slower,

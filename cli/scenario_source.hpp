@@ -4,13 +4,13 @@
 
 #include <string>
 
-#include "toolwire/actors/scenario.hpp"
 #include "toolwire/protocol/outcome.hpp"
+#include "toolwire/scenarios/scenario.hpp"
 
 namespace toolwire::cli {
 
 struct located_scenario {
-  actors::scenario plan;
+  scenarios::scenario plan;
   std::string source;  // canonical form, recorded in traces: "FILE.yaml" or "library:NAME"
   std::string file;    // the file it was loaded from (a profile's timing reloads it)
 };

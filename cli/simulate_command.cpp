@@ -86,8 +86,8 @@ json target_header(const conformance::target_choice& target) {
 }
 
 //! The scenario as this target reads it: a profile's timeouts and clock retime a file.
-protocol::outcome<actors::scenario> plan_for(const located_scenario& located,
-                                             conformance::scenario_target& on) {
+protocol::outcome<scenarios::scenario> plan_for(const located_scenario& located,
+                                                conformance::scenario_target& on) {
   if (!on.choice().profile) return located.plan;
   auto timing = on.timing();
   if (!timing) return timing.error();
@@ -97,7 +97,7 @@ protocol::outcome<actors::scenario> plan_for(const located_scenario& located,
   return timed->plan;
 }
 
-protocol::outcome<actors::run_result> run_seed(const actors::scenario& plan,
+protocol::outcome<actors::run_result> run_seed(const scenarios::scenario& plan,
                                                const std::string& source,
                                                conformance::scenario_target& on,
                                                std::uint64_t seed) {

@@ -1,9 +1,9 @@
 // "Did you mean" for the command line, on top of the scenario language's edit distance.
 #include "suggest.hpp"
 
-#include "toolwire/actors/vocabulary.hpp"
 #include "toolwire/reference_server/faults.hpp"
 #include "toolwire/reference_server/variations/variations.hpp"
+#include "toolwire/scenarios/vocabulary.hpp"
 
 namespace toolwire::cli {
 
@@ -37,7 +37,7 @@ std::vector<std::string> subcommands_of(const CLI::App& app) {
 
 std::string did_you_mean(std::string_view word, const std::vector<std::string>& known) {
   const std::vector<std::string_view> views(known.begin(), known.end());
-  const auto best = actors::vocabulary::closest(word, views);
+  const auto best = scenarios::vocabulary::closest(word, views);
   if (best.empty()) return "";
   std::string hint = " (did you mean '";
   hint.append(best).append("'?)");

@@ -12,11 +12,13 @@ namespace toolwire::actors {
 namespace {
 
 struct client_state {
-  client_spec spec;
+  scenarios::client_spec spec;
   target_actor target;
+  director_actor director;  // told the client id at each registration
   session_access access;
   run_context* context = nullptr;
   std::string client_id;
+  std::uint64_t last_seen = 0;  // the seq of the last event its stream delivered
   std::string assigned_name;
   bool registered = false;
   bool listening = false;  // its event stream is open
@@ -59,7 +61,7 @@ void on_registered(self_pointer self, const protocol::api_response& response) {
   auto& st = self->state;
   st.client_id = protocol::string_at(response.body, "client_id");
   st.assigned_name = protocol::string_at(response.body, "name");
-  st.context->script.client_ids[st.spec.actor] = st.client_id;
+  self->send(st.director, registered_atom::value, st.spec.actor, st.client_id);
   st.registered = true;
   st.gone = false;
   if (st.spec.ping_every) after(self, *st.spec.ping_every, ping_atom::value);
@@ -201,12 +203,6 @@ void on_answer(self_pointer self, const std::string& call_id) {
 
 // -- scripted steps: the client does what the step says, whatever state it is in ------
 
-void step_error(self_pointer self, std::size_t index, const std::string& message) {
-  self->state.context->record(self, self->state.spec.actor, "step_error", [&] {
-    return json{{"step", index}, {"message", message}};
-  });
-}
-
 //! Tells the director the step is over. Response handlers are const, so deliver a copy.
 void finish(step_promise done) {
   done.deliver(true);
@@ -240,7 +236,7 @@ void scripted_reconnect(self_pointer self, std::size_t index, step_promise done)
     last_event_id = args["last_event_id"].is_string() ? args["last_event_id"].get<std::string>()
                                                       : args["last_event_id"].dump();
   } else {
-    last_event_id = std::to_string(st.context->script.last_seen[st.spec.actor]);
+    last_event_id = std::to_string(st.last_seen);
   }
   self->send(st.target, close_stream_atom::value, st.access.session_id);
   st.listening = false;
@@ -248,6 +244,7 @@ void scripted_reconnect(self_pointer self, std::size_t index, step_promise done)
       self, last_event_id, [done](const protocol::api_response&) { finish(done); }, index);
 }
 
+//! One of the client's own actions (detail::performed_by_the_client_itself).
 step_promise perform(self_pointer self, std::uint64_t index) {
   auto& st = self->state;
   auto done = self->make_response_promise<bool>();
@@ -260,29 +257,29 @@ step_promise perform(self_pointer self, std::uint64_t index) {
     scripted_reconnect(self, index, done);
     return done;
   }
-  if (step.action == "vanish") {
-    on_vanish(self);
-    done.deliver(true);
-    return done;
-  }
-  auto built = detail::request_for(step, {st.spec.actor, &st.spec}, st.context->script);
-  if (!built) {
-    step_error(self, index, built.error().message);
-    done.deliver(true);
-    return done;
-  }
-  if (step.action == "delete") st.gone = true;
+  if (step.action == "vanish") on_vanish(self);
+  done.deliver(true);
+  return done;
+}
+
+//! A step whose request the director built: the client sends it in its own name.
+step_promise perform(self_pointer self, std::uint64_t index, protocol::api_request built) {
+  auto& st = self->state;
+  auto done = self->make_response_promise<bool>();
+  if (st.context->plan->steps[index].action == "delete") st.gone = true;
   detail::send_request(
-      self, st.target, st.context, st.spec.actor, std::move(*built),
+      self, st.target, st.context, st.spec.actor, std::move(built),
       [done](const protocol::api_response&) { finish(done); }, index);
   return done;
 }
 
-client_actor::behavior_type client(self_pointer self, client_spec spec, target_actor target,
+client_actor::behavior_type client(self_pointer self, scenarios::client_spec spec,
+                                   target_actor target, director_actor director,
                                    session_access access, run_context* context) {
   auto& st = self->state;
   st.spec = std::move(spec);
   st.target = std::move(target);
+  st.director = std::move(director);
   st.access = std::move(access);
   st.context = context;
   if (st.spec.auto_join) later(self, st.spec.join_at, join_atom::value);
@@ -295,13 +292,16 @@ client_actor::behavior_type client(self_pointer self, client_spec spec, target_a
       [=](ack_atom, const std::string& call_id) { on_ack(self, call_id); },
       [=](answer_atom, const std::string& call_id) { on_answer(self, call_id); },
       [=](perform_atom, std::uint64_t step) { return perform(self, step); },
+      [=](perform_atom, std::uint64_t step, protocol::api_request& built) {
+        return perform(self, step, std::move(built));
+      },
       [=](event_atom, const reference_server::session_event& event) {
         auto& st = self->state;
         if (!st.listening) return;
         st.context->record(self, st.spec.actor, "deliver", [&] {
           return json{{"seq", event.seq}, {"type", event.type}};
         });
-        st.context->script.last_seen[st.spec.actor] = event.seq;
+        st.last_seen = event.seq;
         if (st.gone) return;
         using protocol::event_type;
         const auto type = protocol::parse_event_type(event.type);
@@ -323,9 +323,11 @@ client_actor::behavior_type client(self_pointer self, client_spec spec, target_a
 
 }  // namespace
 
-client_actor spawn_client(caf::local_actor* parent, client_spec spec, target_actor target,
-                          session_access access, run_context* context) {
-  return parent->spawn(client, std::move(spec), std::move(target), std::move(access), context);
+client_actor spawn_client(caf::local_actor* parent, scenarios::client_spec spec,
+                          target_actor target, director_actor director, session_access access,
+                          run_context* context) {
+  return parent->spawn(client, std::move(spec), std::move(target), std::move(director),
+                       std::move(access), context);
 }
 
 }  // namespace toolwire::actors

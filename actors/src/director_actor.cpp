@@ -1,24 +1,27 @@
 // The director: creates the session, starts the participants, plays the scripted steps
-// one after another at their times, and stops the participants when the time is up.
+// one after another at their times, and stops the participants when the time is up. It
+// alone holds what the steps refer to (script_state): it learns from its own responses
+// and stream, and from what the clients and the model tell it.
 #include <algorithm>
 #include <map>
 
 #include "requests.hpp"
 #include "script_actions.hpp"
 #include "toolwire/actors/participants.hpp"
-#include "toolwire/actors/vocabulary.hpp"
 #include "toolwire/protocol/events.hpp"
 #include "toolwire/protocol/safe_json.hpp"
+#include "toolwire/scenarios/vocabulary.hpp"
 
 namespace toolwire::actors {
 
 namespace {
 
 struct director_state {
-  const scenario* plan = nullptr;
+  const scenarios::scenario* plan = nullptr;
   target_actor target;
   run_context* context = nullptr;
   session_access access;
+  detail::script_state script;
   // Everyone it started, in that order, to stop at the end. Why untyped: the director
   // only stops them, and task callers have no typed interface.
   std::vector<caf::actor> participants;
@@ -42,11 +45,12 @@ protocol::api_request with_key(std::string method, std::string path, const json&
   return detail::make_request(std::move(method), std::move(path), body, key);
 }
 
-bool needs_other_session(const scenario& plan) {
-  return std::any_of(plan.steps.begin(), plan.steps.end(), [](const scripted_step& step) {
-    return step.args.value("credential", "") == "other_token" ||
-           step.args.value("path", "").find("{other_sid}") != std::string::npos;
-  });
+bool needs_other_session(const scenarios::scenario& plan) {
+  return std::any_of(plan.steps.begin(), plan.steps.end(),
+                     [](const scenarios::scripted_step& step) {
+                       return step.args.value("credential", "") == "other_token" ||
+                              step.args.value("path", "").find("{other_sid}") != std::string::npos;
+                     });
 }
 
 void schedule_next(self_pointer self);
@@ -57,38 +61,41 @@ void step_done(self_pointer self) {
   schedule_next(self);
 }
 
-void step_error(self_pointer self, std::size_t index, const std::string& message) {
-  self->state.context->record(self, "director", "step_error", [&] {
+//! Records that step `index` could not be performed, under the actor that performs it.
+void step_error(self_pointer self, std::size_t index, const std::string& message,
+                const std::string& performer = "director") {
+  self->state.context->record(self, performer, "step_error", [&] {
     return json{{"step", index}, {"message", message}};
   });
 }
 
 //! Marks where the step's trace-level expectations are checked, with every reference
 //! ({cid:tab}, call 2, task labels) resolved as it stands now.
-void mark_expectations(self_pointer self, std::size_t index, const scripted_step& step) {
+void mark_expectations(self_pointer self, std::size_t index, const scenarios::scripted_step& step) {
   auto& st = self->state;
   st.context->record(self, "director", "expect", [&] {
     json resolved = json::array();
     for (const auto& expected : step.expect) {
-      json args = detail::fill_templates(st.context->script, expected.args);
-      const auto kind = vocabulary::expectation_named(expected.kind);
-      if (kind == vocabulary::expectation_id::call_settled) {
-        auto call = detail::resolve_call(st.context->script, args["call"]);
+      json args = detail::fill_templates(st.script, expected.args);
+      const auto kind = scenarios::vocabulary::expectation_named(expected.kind);
+      if (kind == scenarios::vocabulary::expectation_id::call_settled) {
+        auto call = detail::resolve_call(st.script, args["call"]);
         args["call_id"] = call ? json(*call) : json(nullptr);
       }
-      if (kind == vocabulary::expectation_id::task_status) {
-        auto it = st.context->script.tasks.find(args.value("task", ""));
-        args["task_uuid"] = it == st.context->script.tasks.end() ? json(nullptr) : json(it->second);
+      if (kind == scenarios::vocabulary::expectation_id::task_status) {
+        auto it = st.script.tasks.find(args.value("task", ""));
+        args["task_uuid"] = it == st.script.tasks.end() ? json(nullptr) : json(it->second);
       }
       resolved.push_back(std::move(args));
     }
-    return json{{"step", index}, {"session", st.context->script.session_id}, {"args", resolved}};
+    return json{{"step", index}, {"session", st.script.session_id}, {"args", resolved}};
   });
 }
 
-void perform_as_director(self_pointer self, std::size_t index, const scripted_step& step) {
+void perform_as_director(self_pointer self, std::size_t index,
+                         const scenarios::scripted_step& step) {
   auto& st = self->state;
-  auto built = detail::request_for(step, {"director", nullptr}, st.context->script);
+  auto built = detail::request_for(step, {"director", nullptr}, st.script);
   if (!built) {
     step_error(self, index, built.error().message);
     return step_done(self);
@@ -97,31 +104,49 @@ void perform_as_director(self_pointer self, std::size_t index, const scripted_st
       self, std::move(*built),
       [self, index](const protocol::api_response& response) {
         auto& st = self->state;
-        detail::learn(st.context->script, st.plan->steps[index], "director", response);
+        detail::learn(st.script, st.plan->steps[index], "director", response);
         step_done(self);
       },
       index);
 }
 
-void perform_by_client(self_pointer self, std::size_t index, const scripted_step& step) {
-  auto client = self->state.clients.find(step.actor);
-  if (client == self->state.clients.end()) {
+//! The client's own actions it performs itself; for any other, the director builds the
+//! request from what it knows and the client sends it in its own name.
+void perform_by_client(self_pointer self, std::size_t index, const scenarios::scripted_step& step) {
+  auto& st = self->state;
+  auto client = st.clients.find(step.actor);
+  if (client == st.clients.end()) {
     step_error(self, index, "no client actor '" + step.actor + "'");
     return step_done(self);
   }
-  self->request(client->second, caf::infinite, perform_atom::value, std::uint64_t{index})
-      .then([self](bool) { step_done(self); },
-            [self, index](const caf::error& error) {
-              step_error(self, index, self->system().render(error));
-              step_done(self);
-            });
+  auto on_error = [self, index](const caf::error& error) {
+    step_error(self, index, self->system().render(error));
+    step_done(self);
+  };
+  if (detail::performed_by_the_client_itself(step.action)) {
+    self->request(client->second, caf::infinite, perform_atom::value, std::uint64_t{index})
+        .then([self](bool) { step_done(self); }, on_error);
+    return;
+  }
+  const auto spec =
+      std::find_if(st.plan->clients.begin(), st.plan->clients.end(),
+                   [&](const scenarios::client_spec& c) { return c.actor == step.actor; });
+  auto built = detail::request_for(step, {step.actor, &*spec}, st.script);
+  if (!built) {
+    step_error(self, index, built.error().message, step.actor);
+    return step_done(self);
+  }
+  self->request(client->second, caf::infinite, perform_atom::value, std::uint64_t{index},
+                std::move(*built))
+      .then([self](bool) { step_done(self); }, on_error);
 }
 
 void play(self_pointer self, std::size_t index) {
   const auto& step = self->state.plan->steps[index];
   const bool checks_trace =
-      std::any_of(step.expect.begin(), step.expect.end(), [](const expectation& e) {
-        return vocabulary::expectation_named(e.kind) != vocabulary::expectation_id::response;
+      std::any_of(step.expect.begin(), step.expect.end(), [](const scenarios::expectation& e) {
+        return scenarios::vocabulary::expectation_named(e.kind) !=
+               scenarios::vocabulary::expectation_id::response;
       });
   if (checks_trace) mark_expectations(self, index, step);
   if (step.action.empty() || step.action == "advance") return step_done(self);
@@ -141,7 +166,8 @@ void schedule_next(self_pointer self) {
 void start_participants(self_pointer self) {
   auto& st = self->state;
   for (const auto& spec : st.plan->clients) {
-    auto client = spawn_client(self, spec, st.target, st.access, st.context);
+    auto client = spawn_client(self, spec, st.target, caf::actor_cast<director_actor>(self),
+                               st.access, st.context);
     st.clients[spec.actor] = client;
     st.participants.push_back(caf::actor_cast<caf::actor>(client));
   }
@@ -150,7 +176,7 @@ void start_participants(self_pointer self) {
         spawn_task_caller(self, spec, st.target, st.access.api_key, st.context));
   }
   schedule_next(self);
-  self->delayed_send(self, std::chrono::milliseconds(end_of(*st.plan)), end_atom::value);
+  self->delayed_send(self, std::chrono::milliseconds(scenarios::end_of(*st.plan)), end_atom::value);
 }
 
 //! The director watches the session's stream too: scripted steps name calls by their
@@ -166,7 +192,7 @@ void observe(self_pointer self) {
 void create_other_session(self_pointer self) {
   request(self, with_key("POST", "/v1/sessions", json::object(), self->state.access.api_key),
           [self](const protocol::api_response& response) {
-            auto& script = self->state.context->script;
+            auto& script = self->state.script;
             script.other_session_id = protocol::string_at(response.body, "id");
             script.other_token = protocol::string_at(response.body, "token");
             if (self->state.context->trace != nullptr) {
@@ -181,15 +207,15 @@ void on_session(self_pointer self, const protocol::api_response& response) {
   if (response.status != 201) return;
   st.access.session_id = protocol::string_at(response.body, "id");
   st.access.token = protocol::string_at(response.body, "token");
-  st.context->script.session_id = st.access.session_id;
-  st.context->script.token = st.access.token;
+  st.script.session_id = st.access.session_id;
+  st.script.token = st.access.token;
   if (st.context->trace != nullptr) st.context->trace->add_secret(st.access.token);
   if (needs_other_session(*st.plan)) return create_other_session(self);
   observe(self);
 }
 
 void on_event(self_pointer self, const reference_server::session_event& event) {
-  auto& script = self->state.context->script;
+  auto& script = self->state.script;
   if (event.session_id != script.session_id) return;
   if (protocol::parse_event_type(event.type) == protocol::event_type::client_tool_dispatched) {
     script.dispatched.push_back(event.data);
@@ -206,13 +232,14 @@ void end(self_pointer self) {
   st.clients.clear();
 }
 
-director_actor::behavior_type director(self_pointer self, const scenario* plan, target_actor target,
-                                       run_context* context) {
+director_actor::behavior_type director(self_pointer self, const scenarios::scenario* plan,
+                                       target_actor target, run_context* context) {
   auto& st = self->state;
   st.plan = plan;
   st.target = std::move(target);
   st.context = context;
-  st.access.api_key = context->script.api_key;
+  static_cast<run_settings&>(st.script) = context->settings;
+  st.access.api_key = st.script.api_key;
   request(self, with_key("POST", "/v1/sessions", json::object(), st.access.api_key),
           [self](const protocol::api_response& response) { on_session(self, response); });
   return {
@@ -220,13 +247,19 @@ director_actor::behavior_type director(self_pointer self, const scenario* plan, 
       [=](end_atom) { end(self); },
       [=](event_atom, const reference_server::session_event& event) { on_event(self, event); },
       [=](stream_gap_atom, const std::string&, std::uint64_t) {},
+      [=](registered_atom, const std::string& actor, const std::string& client_id) {
+        self->state.script.client_ids[actor] = client_id;
+      },
+      [=](model_calls_atom, const task_model_calls& answer) {
+        self->state.script.task_model_calls[answer.task_uuid] = answer.calls;
+      },
   };
 }
 
 }  // namespace
 
-director_actor spawn_director(caf::actor_system& system, const scenario& plan, target_actor target,
-                              run_context* context) {
+director_actor spawn_director(caf::actor_system& system, const scenarios::scenario& plan,
+                              target_actor target, run_context* context) {
   return system.spawn(director, &plan, std::move(target), context);
 }
 

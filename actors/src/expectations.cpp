@@ -5,9 +5,9 @@
 #include <limits>
 #include <map>
 
-#include "toolwire/actors/vocabulary.hpp"
 #include "toolwire/protocol/events.hpp"
 #include "toolwire/protocol/safe_json.hpp"
+#include "toolwire/scenarios/vocabulary.hpp"
 
 namespace toolwire::actors {
 
@@ -136,7 +136,8 @@ std::string brief(const json& value, std::size_t limit = 240) {
   return text;
 }
 
-verdict check_response(const expectation& expected, const trace_view& view, std::size_t step) {
+verdict check_response(const scenarios::expectation& expected, const trace_view& view,
+                       std::size_t step) {
   const auto* response = view.response(step);
   if (response == nullptr) {
     const auto error = view.error(step);
@@ -319,7 +320,7 @@ verdict check_task(const json& args, const trace_view& view, time_ms by) {
   return {true, observed};
 }
 
-using vocabulary::expectation_id;
+using scenarios::vocabulary::expectation_id;
 
 //! A check on the trace: the expectation's resolved args, the session of its step and the
 //! virtual time by which it must hold.
@@ -352,14 +353,14 @@ constexpr trace_checker trace_checkers[] = {
                                      time_ms by) { return check_task(args, view, by); }},
 };
 
-bool is_response(const expectation& expected) {
-  return vocabulary::expectation_named(expected.kind) == expectation_id::response;
+bool is_response(const scenarios::expectation& expected) {
+  return scenarios::vocabulary::expectation_named(expected.kind) == expectation_id::response;
 }
 
-verdict check_on_trace(const expectation& expected, const json& args, const trace_view& view,
-                       const trace_record& marker) {
+verdict check_on_trace(const scenarios::expectation& expected, const json& args,
+                       const trace_view& view, const trace_record& marker) {
   const std::string session = marker.data.value("session", "");
-  if (const auto kind = vocabulary::expectation_named(expected.kind)) {
+  if (const auto kind = scenarios::vocabulary::expectation_named(expected.kind)) {
     for (const auto& row : trace_checkers) {
       if (row.kind == *kind) return row.check(args, view, session, marker.at);
     }
@@ -378,7 +379,7 @@ std::size_t expectation_report::failures() const {
       results.begin(), results.end(), [](const expectation_result& r) { return !r.passed; }));
 }
 
-expectation_report check_expectations(const scenario& plan, const trace& run) {
+expectation_report check_expectations(const scenarios::scenario& plan, const trace& run) {
   const trace_view view(run);
   expectation_report report;
   for (std::size_t i = 0; i < plan.steps.size(); ++i) {
@@ -404,7 +405,7 @@ expectation_report check_expectations(const scenario& plan, const trace& run) {
   return report;
 }
 
-bool reached_expectations_hold(const scenario& plan, const trace& run) {
+bool reached_expectations_hold(const scenarios::scenario& plan, const trace& run) {
   const trace_view view(run);
   for (std::size_t i = 0; i < plan.steps.size(); ++i) {
     const auto* marker = view.marker(i);
@@ -418,7 +419,7 @@ bool reached_expectations_hold(const scenario& plan, const trace& run) {
   return true;
 }
 
-std::string describe_expected(const expectation& expected) {
+std::string describe_expected(const scenarios::expectation& expected) {
   if (!is_response(expected)) return expected.kind + " " + brief(expected.args);
   std::string text;
   const auto& args = expected.args;
@@ -429,7 +430,7 @@ std::string describe_expected(const expectation& expected) {
   return "response " + text;
 }
 
-std::string describe(const expectation_result& result, const scenario& plan) {
+std::string describe(const expectation_result& result, const scenarios::scenario& plan) {
   std::string ids;
   for (const auto& id : result.expected.spec_ids)
     ids += (ids.empty() ? "" : ",") + id;

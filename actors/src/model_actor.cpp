@@ -21,7 +21,7 @@ struct model_state {
 };
 
 caf::behavior model(caf::stateful_actor<model_state>* self, reference_server::model_script script,
-                    target_actor target, run_context* context) {
+                    target_actor target, director_actor director, run_context* context) {
   return {
       [=](model_step_atom, const reference_server::model_step_request& step) {
         const auto reply = script.answer(step.body);
@@ -29,7 +29,9 @@ caf::behavior model(caf::stateful_actor<model_state>* self, reference_server::mo
           json calls = json::array();
           for (const auto& call : reply.answer->tool_calls)
             calls.push_back({{"name", call.name}, {"arguments", call.arguments}});
-          context->script.task_model_calls[step.owner_id] = std::move(calls);
+          // Before the reply: whatever the reply leads to comes after the director knows.
+          self->send(director, model_calls_atom::value,
+                     task_model_calls{step.owner_id, std::move(calls)});
         }
         context->record(self, "model", "model_reply", [&] {
           return json{{"step_id", step.step_id}, {"reply", describe(reply)}};
@@ -45,8 +47,8 @@ caf::behavior model(caf::stateful_actor<model_state>* self, reference_server::mo
 }  // namespace
 
 caf::actor spawn_model(caf::actor_system& system, reference_server::model_script script,
-                       target_actor target, run_context* context) {
-  return system.spawn(model, std::move(script), std::move(target), context);
+                       target_actor target, director_actor director, run_context* context) {
+  return system.spawn(model, std::move(script), std::move(target), std::move(director), context);
 }
 
 }  // namespace toolwire::actors

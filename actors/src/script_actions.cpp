@@ -129,7 +129,7 @@ std::string client_path(const script_state& state, const std::string& actor) {
   return "/v1/sessions/" + state.session_id + "/clients/" + client_id_of(state, actor);
 }
 
-protocol::outcome<protocol::api_request> call_request(const scripted_step& step,
+protocol::outcome<protocol::api_request> call_request(const scenarios::scripted_step& step,
                                                       const performer_view& by,
                                                       const script_state& state,
                                                       const std::string& verb, const json& body) {
@@ -139,7 +139,7 @@ protocol::outcome<protocol::api_request> call_request(const scripted_step& step,
                       by.client ? state.token : state.api_key);
 }
 
-json result_body(const scripted_step& step) {
+json result_body(const scenarios::scripted_step& step) {
   if (step.args.contains("body")) return step.args["body"];
   if (step.action == "error_result") {
     json body = {{"error", step.args.value("error", "the tool failed in the client")}};
@@ -149,7 +149,7 @@ json result_body(const scripted_step& step) {
   return {{"content", step.args.value("content", json("ok"))}};
 }
 
-json task_body(const scripted_step& step, const script_state& state) {
+json task_body(const scenarios::scripted_step& step, const script_state& state) {
   if (step.args.contains("body")) return step.args["body"];
   json tools = json::array();
   for (const auto& tool : step.args.value("tools", json::array())) {
@@ -165,7 +165,8 @@ json task_body(const scripted_step& step, const script_state& state) {
           {"client_tools", tools}};
 }
 
-protocol::outcome<json> tool_results_body(const scripted_step& step, const script_state& state) {
+protocol::outcome<json> tool_results_body(const scenarios::scripted_step& step,
+                                          const script_state& state) {
   if (step.args.contains("body")) return step.args["body"];
   const std::string label = step.args.value("task", "");
   json results = json::array();
@@ -196,7 +197,7 @@ protocol::outcome<json> tool_results_body(const scripted_step& step, const scrip
   return json{{"tool_results", results}};
 }
 
-protocol::outcome<protocol::api_request> raw_request(const scripted_step& step,
+protocol::outcome<protocol::api_request> raw_request(const scenarios::scripted_step& step,
                                                      const performer_view& by,
                                                      const script_state& state) {
   auto path = fill_template(state, step.args.value("path", ""));
@@ -234,6 +235,10 @@ protocol::outcome<protocol::api_request> raw_request(const scripted_step& step,
 }
 
 }  // namespace
+
+bool performed_by_the_client_itself(std::string_view action) {
+  return action == "register" || action == "reconnect" || action == "vanish";
+}
 
 protocol::outcome<std::string> resolve_call(const script_state& state, const json& ref) {
   if (ref.is_number_integer()) {
@@ -296,7 +301,7 @@ json wire_lifetime(const json& written) {
 
 }  // namespace
 
-json registration_body(const scripted_step& step, const client_spec& spec) {
+json registration_body(const scenarios::scripted_step& step, const scenarios::client_spec& spec) {
   if (step.args.contains("body")) return step.args["body"];
   return {{"name", step.args.value("name", spec.requested_name)},
           {"lifetime", step.args.contains("lifetime") ? wire_lifetime(step.args["lifetime"])
@@ -304,7 +309,7 @@ json registration_body(const scripted_step& step, const client_spec& spec) {
           {"tools", step.args.value("tools", protocol::to_json(spec.tools))}};
 }
 
-protocol::outcome<protocol::api_request> request_for(const scripted_step& step,
+protocol::outcome<protocol::api_request> request_for(const scenarios::scripted_step& step,
                                                      const performer_view& by,
                                                      const script_state& state) {
   const std::string& action = step.action;
@@ -342,7 +347,7 @@ protocol::outcome<protocol::api_request> request_for(const scripted_step& step,
   return protocol::invalid_request("action '" + action + "' is not a request");
 }
 
-void learn(script_state& state, const scripted_step& step, const std::string& actor,
+void learn(script_state& state, const scenarios::scripted_step& step, const std::string& actor,
            const protocol::api_response& response) {
   if (step.action == "register" && response.status == 201) {
     state.client_ids[actor] = protocol::string_at(response.body, "client_id");

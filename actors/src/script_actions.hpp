@@ -1,18 +1,45 @@
 // Scripted steps as requests: the references a step may hold ({cid:tab}, call 2, task
 // labels) resolved against what the run learned so far, and the request each action
-// sends. Shared by the director and the clients, so an action means the same whoever
-// performs it.
+// sends. The director builds every step's request, its own and its clients', from the
+// state it owns, so an action means the same whoever performs it.
 #pragma once
 
+#include <cstdint>
+#include <map>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "toolwire/actors/run_context.hpp"
-#include "toolwire/actors/scenario.hpp"
 #include "toolwire/protocol/api.hpp"
 #include "toolwire/protocol/outcome.hpp"
+#include "toolwire/scenarios/scenario.hpp"
 
 namespace toolwire::actors::detail {
+
+//! What scripted steps refer to by name: what the run was given, and what it learned as it
+//! went (the session, the ids the target assigned, the calls dispatched so far, the tasks'
+//! latest views). The director owns it; others tell it what they learn by message
+//! (`registered`, `model_calls`), sent before anything that follows from it, so the
+//! director reads it before any response that depends on it.
+struct script_state : run_settings {
+  std::string session_id;
+  std::string token;
+  std::string other_session_id;  // a second session, for AUTH-3 cases
+  std::string other_token;
+  std::map<std::string, std::string> client_ids;  // actor -> client_id
+  std::vector<json> dispatched;                   // client_tool_dispatched data, in order
+  std::map<std::string, std::string> tasks;       // label -> uuid
+  std::map<std::string, json> task_views;         // label -> latest GET /api/tasks body
+  //! Task uuid -> [{name, arguments}] of the model's latest answer in that task, in the
+  //! model's order, as the model told it. Why: SPEC leaves the order of
+  //! pending_tool_calls open, so a task's {call: N} is matched to the model's N-th call.
+  std::map<std::string, json> task_model_calls;
+};
+
+//! True for the actions a client performs from its own state (its stream, its
+//! registration), with no request the director could build for it.
+bool performed_by_the_client_itself(std::string_view action);
 
 //! The call_id a call reference means now: an integer n is the session's n-th dispatched
 //! call (1-based); a string is the latest dispatched call of that tool (as declared).
@@ -29,20 +56,20 @@ json fill_templates(const script_state& state, json value);
 //! Who performs the step, as far as building its request goes.
 struct performer_view {
   std::string actor;                    // "director" or the client's actor name
-  const client_spec* client = nullptr;  // the performing client, if any
+  const scenarios::client_spec* client = nullptr;  // the performing client, if any
 };
 
 //! The request `step` sends, or why it cannot be sent now (e.g. "no call 2 has been
-//! dispatched"). Not for register/vanish/reconnect/advance, which clients handle.
-protocol::outcome<protocol::api_request> request_for(const scripted_step& step,
+//! dispatched"). Not for the client's own actions (performed_by_the_client_itself) or advance.
+protocol::outcome<protocol::api_request> request_for(const scenarios::scripted_step& step,
                                                      const performer_view& by,
                                                      const script_state& state);
 
 //! The registration body of a `register` step: the client's spec, overridden by the step.
-json registration_body(const scripted_step& step, const client_spec& spec);
+json registration_body(const scenarios::scripted_step& step, const scenarios::client_spec& spec);
 
 //! What a response teaches the run: a client's id, a task's uuid, a task's latest view.
-void learn(script_state& state, const scripted_step& step, const std::string& actor,
+void learn(script_state& state, const scenarios::scripted_step& step, const std::string& actor,
            const protocol::api_response& response);
 
 }  // namespace toolwire::actors::detail

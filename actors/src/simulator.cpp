@@ -49,7 +49,7 @@ caf::actor_system_config test_config() {
   return config;
 }
 
-reference_server::core_config target_config(const scenario& plan) {
+reference_server::core_config target_config(const scenarios::scenario& plan) {
   reference_server::core_config config;
   config.api_keys = {{simulator_api_key, {reference_server::scope_session_manage}},
                      {simulator_limited_key, {}}};
@@ -110,7 +110,8 @@ void drive_real_time(caf::scheduler::test_coordinator& sched, target_host& host,
 //! costs one bound per run, not one per step.
 class due_expectation_wait {
  public:
-  due_expectation_wait(const scenario& plan, const run_options& options, const trace& run)
+  due_expectation_wait(const scenarios::scenario& plan, const run_options& options,
+                       const trace& run)
       : plan_(plan), run_(run), host_(options.record ? options.host : nullptr) {}
 
   //! True when something arrived and was handed over.
@@ -122,7 +123,7 @@ class due_expectation_wait {
   }
 
  private:
-  const scenario& plan_;
+  const scenarios::scenario& plan_;
   const trace& run_;
   target_host* host_;
   bool given_up_ = false;
@@ -142,7 +143,7 @@ std::size_t eligible_jobs(caf::scheduler::test_coordinator& sched, const caf::re
 }
 
 void drive(caf::scheduler::test_coordinator& sched, seeded_picker& picker, time_ms limit,
-           const scenario& plan, const run_options& options, const caf::resumable* model,
+           const scenarios::scenario& plan, const run_options& options, const caf::resumable* model,
            run_result& result) {
   due_expectation_wait due_wait(plan, options, result.trace);
   for (;;) {
@@ -198,7 +199,8 @@ void tear_down(caf::scheduler::test_coordinator& sched, const std::vector<caf::a
 
 }  // namespace
 
-protocol::outcome<run_result> simulate(const scenario& plan, const run_options& options) {
+protocol::outcome<run_result> simulate(const scenarios::scenario& plan,
+                                       const run_options& options) {
   auto script =
       reference_server::model_script::from_json(plan.model_script, plan.name + " model script");
   if (!script) return script.error();
@@ -211,11 +213,11 @@ protocol::outcome<run_result> simulate(const scenario& plan, const run_options& 
   run_context context;
   context.trace = options.record ? &result.trace : nullptr;
   context.plan = &plan;
-  context.script.api_key = options.host ? options.host->api_key() : simulator_api_key;
-  context.script.limited_key = options.host ? options.host->limited_key() : simulator_limited_key;
-  context.script.message_tag = options.message_tag;
-  if (options.host) context.script.assistant_id = options.host->assistant_id();
-  for (const auto& key : {context.script.api_key, context.script.limited_key}) {
+  context.settings.api_key = options.host ? options.host->api_key() : simulator_api_key;
+  context.settings.limited_key = options.host ? options.host->limited_key() : simulator_limited_key;
+  context.settings.message_tag = options.message_tag;
+  if (options.host) context.settings.assistant_id = options.host->assistant_id();
+  for (const auto& key : {context.settings.api_key, context.settings.limited_key}) {
     if (!key.empty()) result.trace.add_secret(key);
   }
 
@@ -226,9 +228,10 @@ protocol::outcome<run_result> simulate(const scenario& plan, const run_options& 
 
   auto target = options.host ? options.host->spawn(system, &context)
                              : spawn_session_target(system, target_config(plan), &context);
-  auto model = spawn_model(system, std::move(*script), target, &context);
-  caf::anon_send(target, attach_model_atom::value, model);
+  // The director first: the model tells it each task answer's calls.
   auto director = spawn_director(system, plan, target, &context);
+  auto model = spawn_model(system, std::move(*script), target, director, &context);
+  caf::anon_send(target, attach_model_atom::value, model);
 
   // The scenario's time, then (in-process) a settle-out in which only the target and the
   // model run, so every open call reaches its deadline and is settled (CALL-5).
@@ -237,8 +240,8 @@ protocol::outcome<run_result> simulate(const scenario& plan, const run_options& 
   const bool real = options.host != nullptr && options.host->real_time();
   const auto* model_job =
       dynamic_cast<caf::resumable*>(caf::actor_cast<caf::abstract_actor*>(model));
-  drive(sched, picker, real ? end_of_steps(plan) : end_of(plan) + settle, plan, options, model_job,
-        result);
+  drive(sched, picker, real ? scenarios::end_of_steps(plan) : scenarios::end_of(plan) + settle,
+        plan, options, model_job, result);
   result.simulated_ms = now_of(sched);
   tear_down(sched,
             {caf::actor_cast<caf::actor>(target), model, caf::actor_cast<caf::actor>(director)});

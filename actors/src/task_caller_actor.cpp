@@ -10,7 +10,7 @@ namespace toolwire::actors {
 namespace {
 
 struct task_caller_state {
-  task_caller_spec spec;
+  scenarios::task_caller_spec spec;
   target_actor target;
   std::string api_key;
   run_context* context = nullptr;
@@ -88,9 +88,9 @@ void create(self_pointer self) {
                      {"input_schema", tool.parameters}});
   }
   request(self, "POST", "/api/tasks",
-          {{"assistant_id", st.context->script.assistant_id},
+          {{"assistant_id", st.context->settings.assistant_id},
            {"input", json::array({{{"type", "text"},
-                                   {"text", st.context->script.message_tag + st.spec.input}}})},
+                                   {"text", st.context->settings.message_tag + st.spec.input}}})},
            {"client_tools", tools}},
           [self](const protocol::api_response& response) {
             if (response.status != 201) {
@@ -102,7 +102,7 @@ void create(self_pointer self) {
           });
 }
 
-caf::behavior task_caller(self_pointer self, task_caller_spec spec, target_actor target,
+caf::behavior task_caller(self_pointer self, scenarios::task_caller_spec spec, target_actor target,
                           std::string api_key, run_context* context) {
   auto& st = self->state;
   st.spec = std::move(spec);
@@ -127,8 +127,8 @@ caf::behavior task_caller(self_pointer self, task_caller_spec spec, target_actor
 
 }  // namespace
 
-caf::actor spawn_task_caller(caf::local_actor* parent, task_caller_spec spec, target_actor target,
-                             std::string api_key, run_context* context) {
+caf::actor spawn_task_caller(caf::local_actor* parent, scenarios::task_caller_spec spec,
+                             target_actor target, std::string api_key, run_context* context) {
   return parent->spawn(task_caller, std::move(spec), std::move(target), std::move(api_key),
                        context);
 }

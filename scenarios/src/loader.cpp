@@ -52,9 +52,9 @@ std::string read_purpose(const value& v) {
   return purpose;
 }
 
-std::vector<actors::requirement> read_needs(const value& v) {
+std::vector<scenarios::requirement> read_needs(const value& v) {
   const auto known = format::names(format::requirements());
-  std::vector<actors::requirement> needs;
+  std::vector<scenarios::requirement> needs;
   for (const auto& item : list_items(v)) {
     std::string need = as_string(item);
     if (std::find(known.begin(), known.end(), need) == known.end()) {
@@ -65,7 +65,7 @@ std::vector<actors::requirement> read_needs(const value& v) {
   return needs;
 }
 
-void read_settings(const value& v, actors::scenario& plan) {
+void read_settings(const value& v, scenarios::scenario& plan) {
   const mapping m(v);
   m.allow_only(format::names(format::settings_keys()), "setting");
   // Why as_duration, not as_time: settings are the target's timeouts, what expressions
@@ -120,7 +120,7 @@ json read_model(const value& v, std::string_view source) {
 
 //! The actor names steps may use. Fails on a name that is both a client's and a task
 //! caller's, at whichever of the two comes later.
-cast cast_of(const actors::scenario& plan, const mapping& top) {
+cast cast_of(const scenarios::scenario& plan, const mapping& top) {
   cast performers;
   for (const auto& client : plan.clients)
     performers.clients.push_back(client.actor);
@@ -152,11 +152,11 @@ void read_ttls(const value& clients, time_context& context) {
   }
 }
 
-actors::scenario read_scenario(const YAML::Node& root, std::string_view source,
-                               const timing* target) {
+scenarios::scenario read_scenario(const YAML::Node& root, std::string_view source,
+                                  const timing* target) {
   const mapping top(value{"the scenario", root, 1, 1});
   top.allow_only(format::names(format::scenario_keys()));
-  actors::scenario plan;
+  scenarios::scenario plan;
   const auto* name = top.find("name");
   plan.name = name ? as_string(*name) : std::filesystem::path(source).stem().string();
   plan.purpose = read_purpose(required(top, format::scenario_keys(), "purpose"));
@@ -229,8 +229,8 @@ double pace_of(const timing& target) {
 
 namespace {
 
-protocol::outcome<actors::scenario> load(std::string_view text, std::string_view source,
-                                         const timing* target) {
+protocol::outcome<scenarios::scenario> load(std::string_view text, std::string_view source,
+                                            const timing* target) {
   // Why before YAML: yaml-cpp passes invalid UTF-8 through into strings, and a value that
   // holds it cannot be written back (to_yaml, traces, reports) without losing bytes.
   if (const auto bad = protocol::first_invalid_utf8(text); bad != std::string_view::npos) {
@@ -268,22 +268,22 @@ protocol::outcome<std::string> read_whole(const std::string& path) {
 
 }  // namespace
 
-protocol::outcome<actors::scenario> load_text(std::string_view text, std::string_view source) {
+protocol::outcome<scenarios::scenario> load_text(std::string_view text, std::string_view source) {
   return load(text, source, nullptr);
 }
 
-protocol::outcome<actors::scenario> load_text(std::string_view text, std::string_view source,
-                                              const timing& target) {
+protocol::outcome<scenarios::scenario> load_text(std::string_view text, std::string_view source,
+                                                 const timing& target) {
   return load(text, source, &target);
 }
 
-protocol::outcome<actors::scenario> load_file(const std::string& path) {
+protocol::outcome<scenarios::scenario> load_file(const std::string& path) {
   auto text = read_whole(path);
   if (!text) return text.error();
   return load(*text, path, nullptr);
 }
 
-protocol::outcome<actors::scenario> load_file(const std::string& path, const timing& target) {
+protocol::outcome<scenarios::scenario> load_file(const std::string& path, const timing& target) {
   auto text = read_whole(path);
   if (!text) return text.error();
   return load(*text, path, &target);

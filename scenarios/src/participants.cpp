@@ -4,32 +4,32 @@
 
 #include "reading.hpp"
 #include "timing.hpp"
-#include "toolwire/actors/scenario_builders.hpp"
+#include "toolwire/scenarios/builders.hpp"
 
 namespace toolwire::scenarios::detail {
 namespace {
 
-using actors::client_spec;
+using scenarios::client_spec;
 
 protocol::tool_spec read_tool(const value& v) {
-  if (v.node.IsScalar()) return actors::build::tool(scalar_text(v.node));
+  if (v.node.IsScalar()) return scenarios::build::tool(scalar_text(v.node));
   if (!v.node.IsMap()) {
     fail(v.line, "a tool is a name or {name, description, parameters}, got " + described(v.node));
   }
   const mapping m(v);
   m.allow_only(format::names(format::tool_keys()), "key", "of a tool");
-  auto tool = actors::build::tool(as_string(required(m, format::tool_keys(), "name")));
+  auto tool = scenarios::build::tool(as_string(required(m, format::tool_keys(), "name")));
   if (const auto* description = m.find("description")) tool.description = as_string(*description);
   if (const auto* parameters = m.find("parameters")) tool.parameters = as_json(parameters->node);
   return tool;
 }
 
-std::vector<actors::screen_change> read_screens(const value& v) {
-  std::vector<actors::screen_change> screens;
+std::vector<scenarios::screen_change> read_screens(const value& v) {
+  std::vector<scenarios::screen_change> screens;
   for (const auto& item : list_items(v)) {
     const mapping m(item);
     m.allow_only(format::names(format::screen_keys()), "key", "of a screen");
-    actors::screen_change screen{as_time(required(m, format::screen_keys(), "at")), {}};
+    scenarios::screen_change screen{as_time(required(m, format::screen_keys(), "at")), {}};
     if (const auto* tools = m.find("tools")) screen.tools = read_tools(*tools);
     screens.push_back(std::move(screen));
   }
@@ -50,7 +50,7 @@ protocol::lifetime read_lifetime(const value& v) {
 //! The client before presets and knobs: its name, lifetime, tools and way of joining.
 client_spec base_client(const std::string& actor, const mapping& m) {
   const auto* name = m.find("name");
-  client_spec spec = actors::build::client(actor, name ? as_string(*name) : actor, {});
+  client_spec spec = scenarios::build::client(actor, name ? as_string(*name) : actor, {});
   if (const auto* tools = m.find("tools")) spec.tools = read_tools(*tools);
   if (const auto* lifetime = m.find("lifetime")) spec.lifetime = read_lifetime(*lifetime);
   const auto* join = m.find("join");
@@ -74,7 +74,7 @@ client_spec as_browser_tab(client_spec spec, const value& preset) {
   spec.answers = true;
   const std::int64_t ttl_seconds = spec.lifetime.seconds;
   // Three pings per TTL: a tab that pings on time never expires.
-  return actors::browser_tab(std::move(spec), ttl_seconds, ttl_seconds * 1'000 / 3);
+  return scenarios::browser_tab(std::move(spec), ttl_seconds, ttl_seconds * 1'000 / 3);
 }
 
 client_spec as_backend_worker(client_spec spec, const value& preset) {
@@ -83,7 +83,7 @@ client_spec as_backend_worker(client_spec spec, const value& preset) {
   }
   spec.acks = true;
   spec.answers = true;
-  return actors::backend_worker(std::move(spec));
+  return scenarios::backend_worker(std::move(spec));
 }
 
 client_spec as_slow(client_spec spec, const value& preset, const mapping& m) {
@@ -94,14 +94,14 @@ client_spec as_slow(client_spec spec, const value& preset, const mapping& m) {
   }
   spec.acks = true;
   spec.answers = true;
-  return actors::slow_client(std::move(spec), ack_delay ? as_time(*ack_delay) : 0,
-                             result_delay ? as_time(*result_delay) : 0);
+  return scenarios::slow_client(std::move(spec), ack_delay ? as_time(*ack_delay) : 0,
+                                result_delay ? as_time(*result_delay) : 0);
 }
 
 client_spec as_navigating_tab(client_spec spec, const value& preset, const mapping& m) {
   const auto* screens = m.find("screens");
   if (!screens) fail(preset.line, "behaviour 'navigating_tab' needs 'screens'");
-  return actors::navigating_tab(std::move(spec), read_screens(*screens));
+  return scenarios::navigating_tab(std::move(spec), read_screens(*screens));
 }
 
 client_spec apply_preset(client_spec spec, const value& preset, const mapping& m) {
@@ -110,11 +110,11 @@ client_spec apply_preset(client_spec spec, const value& preset, const mapping& m
   if (name == "backend_worker") return as_backend_worker(std::move(spec), preset);
   if (name == "slow") return as_slow(std::move(spec), preset, m);
   if (name == "navigating_tab") return as_navigating_tab(std::move(spec), preset, m);
-  if (name == "forgetful") return actors::forgetful_client(std::move(spec));
+  if (name == "forgetful") return scenarios::forgetful_client(std::move(spec));
   if (name == "duplicating" || name == "erroring") {
     spec.answers = true;  // a client that never answers could not answer twice or wrongly
-    return name == "duplicating" ? actors::duplicating_client(std::move(spec))
-                                 : actors::erroring_client(std::move(spec));
+    return name == "duplicating" ? scenarios::duplicating_client(std::move(spec))
+                                 : scenarios::erroring_client(std::move(spec));
   }
   fail(preset.line, unknown("behaviour", name, format::names(format::presets())));
 }
@@ -157,11 +157,11 @@ client_spec read_client(const value& v) {
   return spec;
 }
 
-actors::task_caller_spec read_task_caller(const value& v) {
+scenarios::task_caller_spec read_task_caller(const value& v) {
   if (v.name == "director") fail(v.key_line, "'director' is taken: name the caller otherwise");
   const mapping m(v);
   m.allow_only(format::names(format::task_caller_keys()), "key", "of task caller '" + v.name + "'");
-  actors::task_caller_spec spec;
+  scenarios::task_caller_spec spec;
   spec.actor = v.name;
   knob(m, "start", spec.start_at, as_time);
   knob(m, "input", spec.input, as_string);
@@ -182,7 +182,7 @@ std::vector<protocol::tool_spec> read_tools(const value& v) {
   return tools;
 }
 
-std::vector<actors::client_spec> read_clients(const value& v) {
+std::vector<scenarios::client_spec> read_clients(const value& v) {
   std::vector<client_spec> clients;
   const mapping by_actor(v);
   for (const auto& entry : by_actor.entries())
@@ -190,8 +190,8 @@ std::vector<actors::client_spec> read_clients(const value& v) {
   return clients;
 }
 
-std::vector<actors::task_caller_spec> read_task_callers(const value& v) {
-  std::vector<actors::task_caller_spec> callers;
+std::vector<scenarios::task_caller_spec> read_task_callers(const value& v) {
+  std::vector<scenarios::task_caller_spec> callers;
   const mapping by_actor(v);
   for (const auto& entry : by_actor.entries())
     callers.push_back(read_task_caller(entry));

@@ -6,7 +6,7 @@
 #include <vector>
 
 #include "format.hpp"
-#include "toolwire/actors/scenario.hpp"
+#include "toolwire/scenarios/scenario.hpp"
 #include "yaml_reader.hpp"
 
 namespace toolwire::scenarios::detail {
@@ -27,11 +27,11 @@ std::vector<std::string> read_spec_ids(const value& v);
 //! A list of tools, each a name (build::tool's defaults) or {name, description, parameters}.
 std::vector<protocol::tool_spec> read_tools(const value& v);
 
-std::vector<actors::client_spec> read_clients(const value& v);
-std::vector<actors::task_caller_spec> read_task_callers(const value& v);
+std::vector<scenarios::client_spec> read_clients(const value& v);
+std::vector<scenarios::task_caller_spec> read_task_callers(const value& v);
 
 //! The steps, with absolute times; `source` makes their `where`.
-std::vector<actors::scripted_step> read_steps(const value& v, const cast& performers,
-                                              std::string_view source);
+std::vector<scenarios::scripted_step> read_steps(const value& v, const cast& performers,
+                                                 std::string_view source);
 
 }  // namespace toolwire::scenarios::detail

@@ -4,16 +4,16 @@
 #include <string>
 
 #include "format.hpp"
-#include "toolwire/actors/vocabulary.hpp"
 #include "toolwire/protocol/spec_rules.hpp"
 #include "toolwire/reference_server/faults.hpp"
 #include "toolwire/scenarios/loader.hpp"
+#include "toolwire/scenarios/vocabulary.hpp"
 
 namespace toolwire::scenarios {
 namespace {
 
 using protocol::json;
-namespace vocabulary = actors::vocabulary;
+namespace vocabulary = scenarios::vocabulary;
 
 json ref(const std::string& def) {
   return {{"$ref", "#/$defs/" + def}};

@@ -6,14 +6,14 @@
 
 #include "reading.hpp"
 #include "timing.hpp"
-#include "toolwire/actors/vocabulary.hpp"
+#include "toolwire/scenarios/vocabulary.hpp"
 
 namespace toolwire::scenarios::detail {
 namespace {
 
-namespace vocabulary = actors::vocabulary;
-using actors::expectation;
-using actors::scripted_step;
+namespace vocabulary = scenarios::vocabulary;
+using scenarios::expectation;
+using scenarios::scripted_step;
 using vocabulary::field;
 
 std::vector<std::string_view> field_names(const std::vector<field>& fields) {

@@ -6,9 +6,9 @@
 #include <utility>
 
 #include "format.hpp"
-#include "toolwire/actors/scenario_builders.hpp"
-#include "toolwire/actors/vocabulary.hpp"
+#include "toolwire/scenarios/builders.hpp"
 #include "toolwire/scenarios/loader.hpp"
+#include "toolwire/scenarios/vocabulary.hpp"
 #include "yaml_reader.hpp"
 
 namespace toolwire::scenarios {
@@ -18,7 +18,7 @@ using detail::format_duration;
 using ordered = nlohmann::ordered_json;
 using protocol::json;
 using protocol::time_ms;
-namespace vocabulary = actors::vocabulary;
+namespace vocabulary = scenarios::vocabulary;
 
 // -- emitting ------------------------------------------------------------------------------
 
@@ -94,7 +94,7 @@ ordered spelt(time_ms ms) {
 
 //! A tool as written: its name alone when the rest is build::tool's defaults.
 ordered tool_form(const protocol::tool_spec& tool) {
-  const auto defaults = actors::build::tool(tool.name);
+  const auto defaults = scenarios::build::tool(tool.name);
   if (tool == defaults) return tool.name;
   ordered form = {{"name", tool.name}};
   if (tool.description != defaults.description) form["description"] = tool.description;
@@ -126,8 +126,8 @@ ordered tool_list_form(const json& tools, const std::string& schema_key) {
   return list;
 }
 
-ordered header_form(const actors::scenario& plan) {
-  const actors::scenario defaults;
+ordered header_form(const scenarios::scenario& plan) {
+  const scenarios::scenario defaults;
   ordered form = {{"name", plan.name}, {"purpose", plan.purpose}, {"spec", plan.spec_ids}};
   if (!plan.breaks_with.empty()) form["breaks_with"] = plan.breaks_with;
   if (!plan.needs.empty()) form["needs"] = plan.needs;
@@ -146,7 +146,7 @@ ordered header_form(const actors::scenario& plan) {
   return form;
 }
 
-ordered screens_form(const std::vector<actors::screen_change>& screens) {
+ordered screens_form(const std::vector<scenarios::screen_change>& screens) {
   ordered list = ordered::array();
   for (const auto& screen : screens)
     list.push_back({{"at", spelt(screen.at)}, {"tools", tools_form(screen.tools)}});
@@ -156,8 +156,8 @@ ordered screens_form(const std::vector<actors::screen_change>& screens) {
 //! A client with every knob written out, never as presets: `join` makes it one that acts
 //! by itself, whose knobs default as client_spec's do; without it the knobs default to
 //! a client the steps drive (no acks, no answers).
-ordered client_form(const actors::client_spec& client) {
-  actors::client_spec base;
+ordered client_form(const scenarios::client_spec& client) {
+  scenarios::client_spec base;
   ordered form = ordered::object();
   if (client.requested_name != client.actor) form["name"] = client.requested_name;
   form["lifetime"] = client.lifetime.type == protocol::lifetime::kind::never
@@ -184,8 +184,8 @@ ordered client_form(const actors::client_spec& client) {
   return form;
 }
 
-ordered task_caller_form(const actors::task_caller_spec& caller) {
-  const actors::task_caller_spec base;
+ordered task_caller_form(const scenarios::task_caller_spec& caller) {
+  const scenarios::task_caller_spec base;
   ordered form = ordered::object();
   if (caller.start_at != base.start_at) form["start"] = spelt(caller.start_at);
   form["input"] = caller.input;
@@ -262,7 +262,7 @@ ordered args_form(const std::string& action_name, const json& args) {
   return form;
 }
 
-ordered expectation_form(const actors::expectation& e) {
+ordered expectation_form(const scenarios::expectation& e) {
   const auto* kind = vocabulary::find_expectation(e.kind);
   const auto fields = kind ? field_names(kind->fields) : std::vector<std::string_view>{};
   ordered form = ordered::object();
@@ -275,7 +275,7 @@ ordered expectation_form(const actors::expectation& e) {
   return form;
 }
 
-ordered step_form(const actors::scripted_step& step) {
+ordered step_form(const scenarios::scripted_step& step) {
   ordered form = {{"at", spelt(step.at)}};
   if (step.actor != "director") form["actor"] = step.actor;
   if (!step.action.empty()) form[step.action] = args_form(step.action, step.args);
@@ -288,7 +288,7 @@ ordered step_form(const actors::scripted_step& step) {
   return form;
 }
 
-ordered scenario_form(const actors::scenario& plan) {
+ordered scenario_form(const scenarios::scenario& plan) {
   ordered form = header_form(plan);
   if (!plan.clients.empty()) {
     ordered clients = ordered::object();
@@ -302,7 +302,7 @@ ordered scenario_form(const actors::scenario& plan) {
       callers[caller.actor] = task_caller_form(caller);
     form["task_callers"] = callers;
   }
-  if (plan.model_script != actors::scenario{}.model_script)
+  if (plan.model_script != scenarios::scenario{}.model_script)
     form["model"] = model_form(plan.model_script);
   if (!plan.steps.empty()) {
     ordered steps = ordered::array();
@@ -315,7 +315,7 @@ ordered scenario_form(const actors::scenario& plan) {
 
 }  // namespace
 
-std::string to_yaml(const actors::scenario& plan) {
+std::string to_yaml(const scenarios::scenario& plan) {
   YAML::Emitter out;
   out.SetIndent(2);
   emit(out, scenario_form(plan), 0);

@@ -8,8 +8,8 @@
 #include <limits>
 #include <utility>
 
-#include "toolwire/actors/vocabulary.hpp"
 #include "toolwire/protocol/safe_json.hpp"
+#include "toolwire/scenarios/vocabulary.hpp"
 
 namespace toolwire::scenarios::detail {
 
@@ -25,7 +25,7 @@ std::string unknown(std::string_view what, std::string_view word,
   std::string message = "unknown ";
   message.append(what).append(" '").append(word).append("'");
   if (!of.empty()) message.append(" ").append(of);
-  const auto suggestion = actors::vocabulary::closest(word, known);
+  const auto suggestion = scenarios::vocabulary::closest(word, known);
   if (!suggestion.empty()) message.append(" (did you mean '").append(suggestion).append("'?)");
   return message;
 }

@@ -11,25 +11,25 @@
 #include <vector>
 
 #include "toolwire/actors/invariants.hpp"
-#include "toolwire/actors/scenario.hpp"
-#include "toolwire/actors/scenario_builders.hpp"
 #include "toolwire/actors/simulator.hpp"
 #include "toolwire/actors/trace.hpp"
+#include "toolwire/scenarios/builders.hpp"
 #include "toolwire/scenarios/loader.hpp"
+#include "toolwire/scenarios/scenario.hpp"
 
 namespace toolwire::actor_test {
 
-using actors::client_spec;
-using actors::scenario;
 using actors::trace;
 using actors::trace_record;
 using protocol::json;
 using protocol::time_ms;
+using scenarios::client_spec;
+using scenarios::scenario;
 
 //! Target time at virtual 0 (run_context's default epoch): `expires_at_ms` is relative to it.
 inline constexpr time_ms epoch_ms = 1'700'000'000'000;
 
-using namespace actors::build;
+using namespace scenarios::build;
 
 //! scenarios/library/NAME.yaml, loaded as `toolwire simulate library:NAME` loads it; the
 //! test fails with the loader's message when it does not load.

@@ -9,7 +9,7 @@
 #include "actors/actor_test_support.hpp"
 
 using namespace toolwire::actor_test;
-using toolwire::actors::build::message_at;
+using toolwire::scenarios::build::message_at;
 
 namespace {
 
@@ -100,7 +100,8 @@ TEST_CASE("Browser tab: pings keep it alive; once vanished it expires and its ca
   // at 13 s without a word. Its last ping was at 12 s, so it ends at 22 s.
   scenario s;
   s.name = "browser_tab_vanishes";
-  auto tab = toolwire::actors::browser_tab(client("tab", "web", tools({"read_form"})), 10, 4'000);
+  auto tab =
+      toolwire::scenarios::browser_tab(client("tab", "web", tools({"read_form"})), 10, 4'000);
   tab.result_delay = 600'000;
   tab.vanish_at = 13'000;
   s.clients = {tab};
@@ -177,10 +178,10 @@ TEST_CASE("Backend worker: lives without pings until it leaves by DELETE",
   CAPTURE(seed);
   scenario s;
   s.name = "backend_worker_leaves";
-  auto leaver = toolwire::actors::backend_worker(client("leaver", "db", tools({"query"})));
+  auto leaver = toolwire::scenarios::backend_worker(client("leaver", "db", tools({"query"})));
   leaver.result_delay = 50'000;  // still working when it leaves
   leaver.leave_at = 5'000;
-  auto stayer = toolwire::actors::backend_worker(client("stayer", "cache", tools({"get"})));
+  auto stayer = toolwire::scenarios::backend_worker(client("stayer", "cache", tools({"get"})));
   s.clients = {leaver, stayer};
   s.steps = {message_at(1'000, "query")};
   s.model_script = script(
@@ -243,8 +244,8 @@ TEST_CASE("Navigating tab: re-PUTs its tools per screen; each model step sees on
   // A call to list_orders dispatched at 1 s is answered at 2.5 s, after the screen change.
   scenario s;
   s.name = "navigating_tab";
-  auto tab = toolwire::actors::navigating_tab(
-      toolwire::actors::backend_worker(client("tab", "web", tools({"list_orders"}))),
+  auto tab = toolwire::scenarios::navigating_tab(
+      toolwire::scenarios::backend_worker(client("tab", "web", tools({"list_orders"}))),
       {{2'000, tools({"edit_order", "cancel_order"})}, {4'000, tools({"checkout"})}});
   tab.result_delay = 1'500;
   s.clients = {tab};
@@ -301,12 +302,12 @@ TEST_CASE("Slow client: its ack and result land at the configured virtual times"
   s.model_script =
       script(json::array({call_step({{"slow__think", json::object()}}), text_step("done")}));
   s.duration = 60'000;  // ack_timeout 10 s, result_timeout 300 s (the defaults)
-  const auto base = toolwire::actors::backend_worker(client("slow", "slow", tools({"think"})));
+  const auto base = toolwire::scenarios::backend_worker(client("slow", "slow", tools({"think"})));
 
   SECTION("CALL-3 an ack within ack_timeout buys the longer result deadline") {
     // Acks 3 s after dispatch and answers 20 s after it: past ack_timeout, before
     // result_timeout.
-    s.clients = {toolwire::actors::slow_client(base, 3'000, 20'000)};
+    s.clients = {toolwire::scenarios::slow_client(base, 3'000, 20'000)};
     const auto result = run(s, seed);
     const trace& t = result.trace;
     const auto acks = exchanges(t, "slow", "response", "POST", "/ack");
@@ -327,7 +328,7 @@ TEST_CASE("Slow client: its ack and result land at the configured virtual times"
     require_no_violation(t);
   }
   SECTION("CALL-3 CALL-6 an ack later than ack_timeout finds the call failed: 409") {
-    s.clients = {toolwire::actors::slow_client(base, 12'000, 15'000)};
+    s.clients = {toolwire::scenarios::slow_client(base, 12'000, 15'000)};
     const auto result = run(s, seed);
     const trace& t = result.trace;
     const auto failed = events(t, "client_tool_failed");
@@ -354,8 +355,8 @@ TEST_CASE("Forgetful client: never acks, so its call fails at dispatch + ack_tim
   CAPTURE(seed);
   scenario s;
   s.name = "forgetful_client";
-  s.clients = {toolwire::actors::forgetful_client(
-      toolwire::actors::backend_worker(client("forgetful", "lazy", tools({"nap"}))))};
+  s.clients = {toolwire::scenarios::forgetful_client(
+      toolwire::scenarios::backend_worker(client("forgetful", "lazy", tools({"nap"}))))};
   s.steps = {message_at(500, "nap")};
   s.model_script =
       script(json::array({call_step({{"lazy__nap", json::object()}}), text_step("it forgot")}));
@@ -394,8 +395,8 @@ TEST_CASE("Duplicating client: its second result gets 409 and the call completes
   CAPTURE(seed);
   scenario s;
   s.name = "duplicating_client";
-  auto eager = toolwire::actors::duplicating_client(
-      toolwire::actors::backend_worker(client("eager", "eager", tools({"jump"}))));
+  auto eager = toolwire::scenarios::duplicating_client(
+      toolwire::scenarios::backend_worker(client("eager", "eager", tools({"jump"}))));
   eager.result_content = "jumped";
   s.clients = {eager};
   s.steps = {message_at(100, "jump")};
@@ -431,8 +432,8 @@ TEST_CASE("Erroring client: its error result completes the call and reaches the 
   CAPTURE(seed);
   scenario s;
   s.name = "erroring_client";
-  s.clients = {toolwire::actors::erroring_client(
-      toolwire::actors::backend_worker(client("erring", "broken", tools({"fail"}))))};
+  s.clients = {toolwire::scenarios::erroring_client(
+      toolwire::scenarios::backend_worker(client("erring", "broken", tools({"fail"}))))};
   s.steps = {message_at(1'000, "try")};
   s.model_script =
       script(json::array({call_step({{"broken__fail", json::object()}}), text_step("recovered")}));
@@ -465,9 +466,9 @@ TEST_CASE("Each client answers only the calls addressed to it", "[actors][client
   CAPTURE(seed);
   scenario s;
   s.name = "two_clients_three_calls";
-  auto alpha = toolwire::actors::backend_worker(client("alpha", "a", tools({"x"})));
+  auto alpha = toolwire::scenarios::backend_worker(client("alpha", "a", tools({"x"})));
   alpha.result_content = "from alpha";
-  auto beta = toolwire::actors::backend_worker(client("beta", "b", tools({"y"})));
+  auto beta = toolwire::scenarios::backend_worker(client("beta", "b", tools({"y"})));
   beta.result_content = "from beta";
   s.clients = {alpha, beta};
   s.steps = {message_at(1'000, "go")};
@@ -518,7 +519,7 @@ TEST_CASE("Scripted model: answers from its script and records what it was offer
   scenario s;
   s.name = "scripted_model";
   auto web =
-      toolwire::actors::backend_worker(client("web", "web", tools({"read_form", "fill_form"})));
+      toolwire::scenarios::backend_worker(client("web", "web", tools({"read_form", "fill_form"})));
   web.result_content = json{{"form", "checkout"}};  // JSON content reaches the model serialized
   s.clients = {web};
   s.steps = {message_at(1'000, "hello"), message_at(2'000, "fill the form"),
@@ -585,7 +586,7 @@ TEST_CASE("Task caller: three interrupt rounds, then completed with every call i
   CAPTURE(seed);
   scenario s;
   s.name = "task_caller_three_rounds";
-  toolwire::actors::task_caller_spec caller;
+  toolwire::scenarios::task_caller_spec caller;
   caller.actor = "caller";
   caller.input = "where am I";
   caller.client_tools = tools({"locate", "confirm"});

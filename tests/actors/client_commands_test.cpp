@@ -9,7 +9,7 @@
 #include "actors/actor_test_support.hpp"
 
 using namespace toolwire::actor_test;
-using toolwire::actors::build::message_at;
+using toolwire::scenarios::build::message_at;
 
 namespace {
 
@@ -31,7 +31,8 @@ TEST_CASE("Client commands: each runs at its time and is recorded as act under i
   CAPTURE(seed);
   scenario s;
   s.name = "client_commands";
-  auto tab = toolwire::actors::browser_tab(client("tab", "web", tools({"read_form"})), 30, 4'000);
+  auto tab =
+      toolwire::scenarios::browser_tab(client("tab", "web", tools({"read_form"})), 30, 4'000);
   tab.ack_delay = 100;
   tab.result_delay = 300;
   tab.screens = {{2'000, tools({"fill_form"})}};

@@ -5,9 +5,9 @@
 #include <string>
 
 #include "toolwire/actors/expectations.hpp"
-#include "toolwire/actors/vocabulary.hpp"
+#include "toolwire/scenarios/vocabulary.hpp"
 
-namespace vocabulary = toolwire::actors::vocabulary;
+namespace vocabulary = toolwire::scenarios::vocabulary;
 using json = nlohmann::json;
 
 namespace {
@@ -15,8 +15,8 @@ namespace {
 //! A one-step plan expecting `kind` with `args`, checked on a trace that holds only the step's
 //! marker: what the checker makes of a run in which nothing happened.
 toolwire::actors::expectation_report checked_alone(const std::string& kind, const json& args) {
-  toolwire::actors::scenario plan;
-  toolwire::actors::scripted_step step;
+  toolwire::scenarios::scenario plan;
+  toolwire::scenarios::scripted_step step;
   step.at = 10;
   step.expect.push_back({kind, args, {"SES-4"}, "kinds.yaml:1"});
   plan.steps.push_back(step);

@@ -16,6 +16,7 @@ using toolwire::actors::check_invariants;
 using toolwire::actors::violation;
 using toolwire::reference_server::fault;
 namespace actors = toolwire::actors;
+namespace scenarios = toolwire::scenarios;
 namespace protocol = toolwire::protocol;
 
 namespace {
@@ -66,9 +67,9 @@ scenario random_scenario() {
   for (int i = 0; i < client_count; ++i) {
     client_spec spec =
         client("c" + std::to_string(i), *gen::element<std::string>("web", "db"), random_tools());
-    spec = *gen::arbitrary<bool>() ? actors::browser_tab(spec, in_range<std::int64_t>(2, 20),
-                                                         in_range<time_ms>(1'000, 25'000))
-                                   : actors::backend_worker(spec);
+    spec = *gen::arbitrary<bool>() ? scenarios::browser_tab(spec, in_range<std::int64_t>(2, 20),
+                                                            in_range<time_ms>(1'000, 25'000))
+                                   : scenarios::backend_worker(spec);
     spec.join_at = in_range<time_ms>(0, 8'000);
     if (in_range<int>(0, 3) == 0) spec.vanish_at = spec.join_at + in_range<time_ms>(0, 20'000);
     if (in_range<int>(0, 3) == 0) spec.leave_at = spec.join_at + in_range<time_ms>(0, 20'000);
@@ -76,15 +77,15 @@ scenario random_scenario() {
     for (int k = 0; k < screens; ++k) {
       spec.screens.push_back({spec.join_at + in_range<time_ms>(0, 20'000), random_tools()});
     }
-    spec = actors::slow_client(spec, in_range<time_ms>(0, 12'000), in_range<time_ms>(0, 25'000));
-    if (in_range<int>(0, 5) == 0) spec = actors::forgetful_client(spec);
-    if (in_range<int>(0, 4) == 0) spec = actors::duplicating_client(spec);
-    if (in_range<int>(0, 4) == 0) spec = actors::erroring_client(spec);
+    spec = scenarios::slow_client(spec, in_range<time_ms>(0, 12'000), in_range<time_ms>(0, 25'000));
+    if (in_range<int>(0, 5) == 0) spec = scenarios::forgetful_client(spec);
+    if (in_range<int>(0, 4) == 0) spec = scenarios::duplicating_client(spec);
+    if (in_range<int>(0, 4) == 0) spec = scenarios::erroring_client(spec);
     s.clients.push_back(spec);
   }
   const int messages = in_range<int>(1, 4);
   for (int k = 0; k < messages; ++k) {
-    s.steps.push_back(actors::build::message_at(in_range<time_ms>(0, 25'000), "turn"));
+    s.steps.push_back(scenarios::build::message_at(in_range<time_ms>(0, 25'000), "turn"));
   }
   json turn_steps = json::array();
   const int call_steps = in_range<int>(0, 4);
@@ -107,7 +108,7 @@ scenario random_scenario() {
                                     call_step({{"a", json::object()}}), text_step("task done")})}},
             {{"match", ""}, {"steps", turn_steps}}})}};
   if (*gen::arbitrary<bool>()) {
-    actors::task_caller_spec caller;
+    scenarios::task_caller_spec caller;
     caller.actor = "caller";
     caller.start_at = in_range<time_ms>(0, 10'000);
     caller.input = "task please";

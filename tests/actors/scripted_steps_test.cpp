@@ -5,8 +5,8 @@
 
 using namespace toolwire::actor_test;
 using toolwire::actors::check_expectations;
-using toolwire::actors::expectation;
-using toolwire::actors::scripted_step;
+using toolwire::scenarios::expectation;
+using toolwire::scenarios::scripted_step;
 
 namespace {
 

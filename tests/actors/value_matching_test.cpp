@@ -117,8 +117,8 @@ namespace {
 //! A one-step plan expecting `model_received {tool: web__list_ids, content: <want>}`, and a
 //! trace in which the model got `got` as that call's tool message content.
 toolwire::actors::expectation_report received(const json& want, const json& got) {
-  toolwire::actors::scenario plan;
-  toolwire::actors::scripted_step step;
+  toolwire::scenarios::scenario plan;
+  toolwire::scenarios::scripted_step step;
   step.at = 10;
   step.expect.push_back(
       {"model_received", {{"tool", "web__list_ids"}, {"content", want}}, {"CALL-8"}, ""});

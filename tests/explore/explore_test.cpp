@@ -17,7 +17,8 @@ namespace scenarios = toolwire::scenarios;
 namespace {
 
 //! Whether `plan` fails (invariants or expectations) with `seed` on a core with `faults`.
-bool fails(actors::scenario plan, std::uint64_t seed, const reference_server::fault_set& faults) {
+bool fails(scenarios::scenario plan, std::uint64_t seed,
+           const reference_server::fault_set& faults) {
   plan.faults = faults;
   actors::run_options options;
   options.seed = seed;

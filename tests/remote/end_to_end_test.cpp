@@ -129,7 +129,7 @@ TEST_CASE("TASK-3 a task interrupts for a client tool, over HTTP", "[remote][e2e
   reference_target server;
   scenario plan;
   plan.name = "remote_task";
-  actors::task_caller_spec caller;
+  scenarios::task_caller_spec caller;
   caller.actor = "caller";
   caller.start_at = 100;
   caller.input = "look it up";

@@ -10,10 +10,10 @@
 #include <boost/beast/http.hpp>
 
 #include "remote/remote_fixture.hpp"
-#include "toolwire/actors/scenario.hpp"
 #include "toolwire/actors/simulator.hpp"
 #include "toolwire/conformance/http_client.hpp"
 #include "toolwire/conformance/remote_host.hpp"
+#include "toolwire/scenarios/scenario.hpp"
 
 using namespace toolwire;
 using namespace toolwire::remote_test;
@@ -86,7 +86,7 @@ actors::run_result run_against(const conformance::host_port& target, const std::
   REQUIRE(stand_in.ok());
   auto host = conformance::remote_host::start(profile_for(target, (*stand_in)->address()), tag);
   REQUIRE(host.ok());
-  actors::scenario plan;
+  scenarios::scenario plan;
   plan.name = "misbehaving_target";
   plan.duration = 1'000;
   actors::run_options options;

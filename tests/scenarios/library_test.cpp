@@ -18,7 +18,7 @@
 namespace {
 
 namespace fs = std::filesystem;
-using toolwire::actors::scenario;
+using toolwire::scenarios::scenario;
 
 const std::string library_dir = std::string(TOOLWIRE_SCENARIOS_DIR) + "/library";
 

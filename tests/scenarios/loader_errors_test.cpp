@@ -161,7 +161,7 @@ TEST_CASE("a file that does not exist is an error, not a crash", "[scenarios][er
 // Why a function: RC_ASSERT captures the operands of `||` through an overloaded operator,
 // which evaluates both, so `ok() || error()` read the error of a scenario that loaded.
 bool loaded_or_refused_at_source(
-    const toolwire::protocol::outcome<toolwire::actors::scenario>& loaded) {
+    const toolwire::protocol::outcome<toolwire::scenarios::scenario>& loaded) {
   if (loaded.ok()) return true;
   return loaded.error().message.rfind("any.yaml:", 0) == 0;
 }

@@ -7,18 +7,18 @@
 #include <string>
 
 #include "scenarios/scenario_support.hpp"
-#include "toolwire/actors/scenario_builders.hpp"
+#include "toolwire/scenarios/builders.hpp"
 #include "toolwire/scenarios/loader.hpp"
 
 using namespace toolwire::scenario_test;
-using toolwire::actors::client_spec;
-using toolwire::actors::expectation;
-using toolwire::actors::scenario;
-using toolwire::actors::scripted_step;
 using toolwire::protocol::lifetime;
+using toolwire::scenarios::client_spec;
+using toolwire::scenarios::expectation;
 using toolwire::scenarios::load_file;
 using toolwire::scenarios::load_text;
-namespace build = toolwire::actors::build;
+using toolwire::scenarios::scenario;
+using toolwire::scenarios::scripted_step;
+namespace build = toolwire::scenarios::build;
 
 namespace {
 
@@ -139,7 +139,7 @@ scenario expected_scenario() {
   plan.ack_timeout_ms = 5'000;
   plan.result_timeout_ms = 20'000;
   plan.clients = expected_clients();
-  toolwire::actors::task_caller_spec caller;
+  toolwire::scenarios::task_caller_spec caller;
   caller.actor = "caller";
   caller.start_at = 1'000;
   caller.input = "look it up";

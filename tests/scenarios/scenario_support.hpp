@@ -7,7 +7,7 @@
 #include <sstream>
 #include <string>
 
-#include "toolwire/actors/scenario.hpp"
+#include "toolwire/scenarios/scenario.hpp"
 
 namespace toolwire::scenario_test {
 
@@ -93,7 +93,7 @@ inline int line_of(const std::string& text, const std::string& needle) {
   return 0;
 }
 
-inline void check_same_client(const actors::client_spec& a, const actors::client_spec& b) {
+inline void check_same_client(const scenarios::client_spec& a, const scenarios::client_spec& b) {
   INFO("client " << a.actor);
   CHECK(a.actor == b.actor);
   CHECK(a.requested_name == b.requested_name);
@@ -118,8 +118,8 @@ inline void check_same_client(const actors::client_spec& a, const actors::client
   CHECK(a.result_content == b.result_content);
 }
 
-inline void check_same_task_caller(const actors::task_caller_spec& a,
-                                   const actors::task_caller_spec& b) {
+inline void check_same_task_caller(const scenarios::task_caller_spec& a,
+                                   const scenarios::task_caller_spec& b) {
   INFO("task caller " << a.actor);
   CHECK(a.actor == b.actor);
   CHECK(a.start_at == b.start_at);
@@ -132,7 +132,7 @@ inline void check_same_task_caller(const actors::task_caller_spec& a,
 }
 
 //! Every field of two scenarios, except `faults`, which the format does not hold.
-inline void check_same_scenario(const actors::scenario& a, const actors::scenario& b) {
+inline void check_same_scenario(const scenarios::scenario& a, const scenarios::scenario& b) {
   CHECK(a.name == b.name);
   CHECK(a.purpose == b.purpose);
   CHECK(a.spec_ids == b.spec_ids);
@@ -157,7 +157,7 @@ inline void check_same_scenario(const actors::scenario& a, const actors::scenari
 }
 
 //! `plan` without its places in a file, which only a loaded scenario has.
-inline actors::scenario without_places(actors::scenario plan) {
+inline scenarios::scenario without_places(scenarios::scenario plan) {
   for (auto& step : plan.steps) {
     step.where.clear();
     for (auto& e : step.expect)
@@ -171,8 +171,8 @@ inline actors::scenario without_places(actors::scenario plan) {
 namespace Catch {
 //! Steps print as JSON, so that a failed comparison shows the difference.
 template <>
-struct StringMaker<toolwire::actors::scripted_step> {
-  static std::string convert(const toolwire::actors::scripted_step& step) {
+struct StringMaker<toolwire::scenarios::scripted_step> {
+  static std::string convert(const toolwire::scenarios::scripted_step& step) {
     toolwire::protocol::json expect = toolwire::protocol::json::array();
     for (const auto& e : step.expect)
       expect.push_back(

@@ -6,8 +6,8 @@
 #include <sstream>
 #include <string>
 
-#include "toolwire/actors/vocabulary.hpp"
 #include "toolwire/scenarios/loader.hpp"
+#include "toolwire/scenarios/vocabulary.hpp"
 
 using toolwire::protocol::json;
 using toolwire::scenarios::json_schema;
@@ -29,12 +29,12 @@ TEST_CASE("the schema names every action and expectation kind of the vocabulary"
   const json schema = json_schema();
   CHECK(schema["$schema"] == "https://json-schema.org/draft/2020-12/schema");
   const json& step = schema["$defs"]["step"]["properties"];
-  for (const auto& action : toolwire::actors::vocabulary::actions()) {
+  for (const auto& action : toolwire::scenarios::vocabulary::actions()) {
     INFO(action.name);
     CHECK(step.contains(std::string(action.name)));
   }
   const json& expectation = schema["$defs"]["expectation"]["properties"];
-  for (const auto& kind : toolwire::actors::vocabulary::expectation_kinds()) {
+  for (const auto& kind : toolwire::scenarios::vocabulary::expectation_kinds()) {
     INFO(kind.name);
     CHECK((kind.about_the_response || expectation.contains(std::string(kind.name))));
   }

@@ -11,14 +11,14 @@
 #include <vector>
 
 #include "scenarios/scenario_support.hpp"
-#include "toolwire/actors/scenario_builders.hpp"
+#include "toolwire/scenarios/builders.hpp"
 #include "toolwire/scenarios/loader.hpp"
 
 using namespace toolwire::scenario_test;
-using toolwire::actors::scenario;
 using toolwire::scenarios::load_text;
+using toolwire::scenarios::scenario;
 using toolwire::scenarios::to_yaml;
-namespace build = toolwire::actors::build;
+namespace build = toolwire::scenarios::build;
 
 namespace {
 

@@ -9,8 +9,8 @@
 #include <sstream>
 #include <vector>
 
-#include "toolwire/actors/vocabulary.hpp"
 #include "toolwire/conformance/outside_data.hpp"
+#include "toolwire/scenarios/vocabulary.hpp"
 
 namespace toolwire::conformance {
 
@@ -112,7 +112,7 @@ class profile_reader {
 check profile_reader::fields() const {
   for (const auto& [key, value] : doc_.items()) {
     if (std::find(known_fields.begin(), known_fields.end(), key) != known_fields.end()) continue;
-    const auto suggestion = actors::vocabulary::closest(key, known_fields);
+    const auto suggestion = scenarios::vocabulary::closest(key, known_fields);
     if (!suggestion.empty()) {
       return problem("unknown field '" + key + "' (did you mean '" + std::string(suggestion) +
                      "'?)");

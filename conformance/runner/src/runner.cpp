@@ -98,8 +98,8 @@ void judge(case_result& result, const catalog_case& c, const actors::trace& run)
 
 }  // namespace
 
-bool uses_clock_routes(const actors::scenario& plan) {
-  return std::any_of(plan.steps.begin(), plan.steps.end(), [](const actors::scripted_step& s) {
+bool uses_clock_routes(const scenarios::scenario& plan) {
+  return std::any_of(plan.steps.begin(), plan.steps.end(), [](const scenarios::scripted_step& s) {
     return s.args.value("path", "").find("/_test/clock") != std::string::npos;
   });
 }
@@ -180,7 +180,7 @@ std::string to_string(verdict v) {
   return "?";
 }
 
-std::string not_applicable_reason(const actors::scenario& plan, const target_profile& profile) {
+std::string not_applicable_reason(const scenarios::scenario& plan, const target_profile& profile) {
   for (const auto& need : plan.needs) {
     if (profile.meets(need)) continue;
     if (need == scenarios::exact_timing) {

@@ -16,7 +16,7 @@ scenario_target::scenario_target(target_choice target) : target_(std::move(targe
 
 scenario_target::~scenario_target() = default;
 
-protocol::outcome<target_profile> scenario_target::profile_for(const actors::scenario& plan) {
+protocol::outcome<target_profile> scenario_target::profile_for(const scenarios::scenario& plan) {
   if (target_.profile) return *target_.profile;
   return bundled_->profile_for(
       {plan.ack_timeout_ms, plan.result_timeout_ms, plan.interrupt_timeout_ms});
@@ -35,7 +35,7 @@ protocol::outcome<scenarios::timing> scenario_target::timing() {
   return timing;
 }
 
-protocol::outcome<std::string> scenario_target::not_applicable(const actors::scenario& plan) {
+protocol::outcome<std::string> scenario_target::not_applicable(const scenarios::scenario& plan) {
   if (target_.in_process) {
     // In-process time passes by waiting (exactly, so timing cases run); there are no
     // clock routes to test.
@@ -48,7 +48,7 @@ protocol::outcome<std::string> scenario_target::not_applicable(const actors::sce
   return not_applicable_reason(plan, *profile);
 }
 
-protocol::outcome<actors::run_result> scenario_target::run(const actors::scenario& plan,
+protocol::outcome<actors::run_result> scenario_target::run(const scenarios::scenario& plan,
                                                            std::uint64_t seed,
                                                            const std::string& source,
                                                            const std::string& tag,

@@ -18,7 +18,7 @@ namespace toolwire::scenarios {
 
 namespace {
 
-using actors::scenario;
+using scenarios::scenario;
 using clock_type = std::chrono::steady_clock;
 using protocol::json;
 
@@ -100,7 +100,7 @@ scenario lasting_until_settled(scenario program, std::uint64_t seed, const progr
     if (r.kind == "event" || r.kind == "model_step") last = std::max(last, r.at);
   }
   program.duration = std::max(program.duration, last + 1);
-  if (shape.real_clock && last + 1 > actors::end_of_steps(program)) {
+  if (shape.real_clock && last + 1 > scenarios::end_of_steps(program)) {
     const time_ms at = last + shape.tolerance_ms + 1;
     program.steps.push_back({at, "director", "", json::object(), {}, ""});
     program.duration = std::max(program.duration, at + 1);
@@ -110,7 +110,7 @@ scenario lasting_until_settled(scenario program, std::uint64_t seed, const progr
 
 //! Where the comparison of a run ends: where the target's run ends.
 time_ms end_of_run(const scenario& program, const program_shape& shape) {
-  return shape.real_clock ? actors::end_of_steps(program) : actors::end_of(program);
+  return shape.real_clock ? scenarios::end_of_steps(program) : scenarios::end_of(program);
 }
 
 judgement judge_on(const scenario& generated, std::uint64_t seed, runner& on,
@@ -302,7 +302,7 @@ std::string explore_failure::label() const {
   return triage_failures == triage_runs ? "deterministic" : "intermittent";
 }
 
-bool fails(const actors::scenario& plan, const actors::trace& run) {
+bool fails(const scenarios::scenario& plan, const actors::trace& run) {
   return !actors::check_invariants(run).empty() || !actors::check_expectations(plan, run).passed();
 }
 

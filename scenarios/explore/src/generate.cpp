@@ -6,16 +6,16 @@
 #include <algorithm>
 #include <map>
 
-#include "toolwire/actors/scenario_builders.hpp"
 #include "toolwire/protocol/codec.hpp"
+#include "toolwire/scenarios/builders.hpp"
 
 namespace toolwire::scenarios::detail {
 
 namespace {
 
-using actors::scenario;
-using actors::scripted_step;
 using protocol::json;
+using scenarios::scenario;
+using scenarios::scripted_step;
 
 const std::vector<std::string> tool_pool = {"read", "save", "pick"};
 const std::vector<std::string> task_tool_pool = {"locate", "confirm"};
@@ -29,7 +29,7 @@ std::vector<protocol::tool_spec> gen_tools() {
   for (const auto& name : tool_pool) {
     if (*rc::gen::inRange(0, 3) > 0) names.push_back(name);
   }
-  return actors::build::tools(names);
+  return scenarios::build::tools(names);
 }
 
 //! On a real clock a delay that lands within the tolerance of the deadline it races is a
@@ -40,12 +40,12 @@ time_ms clear_of(time_ms delay, time_ms deadline, const program_shape& shape) {
   return std::abs(delay - deadline) < margin ? deadline + margin : delay;
 }
 
-actors::client_spec gen_client(std::size_t index, const program_shape& shape) {
+scenarios::client_spec gen_client(std::size_t index, const program_shape& shape) {
   // Why two statements: the order in which a call's arguments are evaluated is the
   // compiler's choice, and a seed must give the same program under g++ and clang.
   const std::string name = *rc::gen::element<std::string>("web", "db");
   auto tools = gen_tools();
-  auto spec = actors::build::client("c" + std::to_string(index + 1), name, std::move(tools));
+  auto spec = scenarios::build::client("c" + std::to_string(index + 1), name, std::move(tools));
   if (*rc::gen::arbitrary<bool>()) {
     const auto ttl = *rc::gen::inRange<std::int64_t>(2, 40);
     spec.lifetime = protocol::lifetime{protocol::lifetime::kind::ttl, ttl};
@@ -83,7 +83,7 @@ json gen_calling_steps(const std::vector<std::string>& offered, const std::strin
   return steps;
 }
 
-json session_steps(const std::vector<actors::client_spec>& clients) {
+json session_steps(const std::vector<scenarios::client_spec>& clients) {
   std::vector<std::string> offered;
   for (const auto& c : clients) {
     for (const auto& suffix : {"", "_2"}) {
@@ -96,9 +96,9 @@ json session_steps(const std::vector<actors::client_spec>& clients) {
 
 //! A Part B caller and the model's answers to its task: client tools of its own, and now
 //! and then a call to a tool the task does not have (TASK-8).
-actors::task_caller_spec gen_task_caller(std::size_t index, const program_shape& shape,
-                                         json& rules) {
-  actors::task_caller_spec caller;
+scenarios::task_caller_spec gen_task_caller(std::size_t index, const program_shape& shape,
+                                            json& rules) {
+  scenarios::task_caller_spec caller;
   caller.actor = "caller" + std::to_string(index + 1);
   caller.input = "explore-task " + std::to_string(index + 1);
   std::vector<std::string> names;
@@ -106,7 +106,7 @@ actors::task_caller_spec gen_task_caller(std::size_t index, const program_shape&
     if (*rc::gen::inRange(0, 3) > 0) names.push_back(name);
   }
   if (names.empty()) names.push_back(task_tool_pool.front());
-  caller.client_tools = actors::build::tools(names);
+  caller.client_tools = scenarios::build::tools(names);
   caller.start_at = *rc::gen::inRange<time_ms>(0, 2'000);
   caller.poll_every = *rc::gen::element<time_ms>(250, 1'000);
   caller.answer_delay =
@@ -128,7 +128,7 @@ json gen_args(const std::string& action) {
   return json::object();
 }
 
-scripted_step gen_step(time_ms at, const std::vector<actors::client_spec>& clients) {
+scripted_step gen_step(time_ms at, const std::vector<scenarios::client_spec>& clients) {
   const auto action =
       *rc::gen::element<std::string>("post_message", "post_message", "ping", "put_tools", "delete",
                                      "vanish", "ack", "result", "result", "error_result");

@@ -2,14 +2,14 @@
 // whole program for a target of the given shape.
 #pragma once
 
-#include "toolwire/actors/scenario.hpp"
 #include "toolwire/scenarios/explore.hpp"
+#include "toolwire/scenarios/scenario.hpp"
 
 namespace toolwire::scenarios::detail {
 
 //! One program: clients with random behaviours, maybe task callers, scripted actions at
 //! random times, and the model's decisions; timed for `shape`'s timeouts.
-actors::scenario gen_program(const program_shape& shape);
+scenarios::scenario gen_program(const program_shape& shape);
 
 //! The SPEC IDs a scripted action bears on (for the expectations written from the oracle).
 std::vector<std::string> ids_for(const std::string& action);

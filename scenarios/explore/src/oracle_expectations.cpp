@@ -15,9 +15,9 @@ namespace toolwire::scenarios {
 namespace {
 
 using actors::divergence;
-using actors::expectation;
-using actors::scenario;
 using protocol::json;
+using scenarios::expectation;
+using scenarios::scenario;
 
 actors::trace clean_run(const scenario& program, std::uint64_t seed) {
   auto clean = program;
@@ -59,7 +59,7 @@ std::size_t dispatched_by(const actors::trace& run, time_ms at) {
 
 bool is_actor(const scenario& program, const std::string& name) {
   return std::any_of(program.clients.begin(), program.clients.end(),
-                     [&](const actors::client_spec& c) { return c.actor == name; });
+                     [&](const scenarios::client_spec& c) { return c.actor == name; });
 }
 
 //! What an `event` expectation can name of an event on any implementation: not its ids,
@@ -205,10 +205,10 @@ scenario with_oracle_expectations(scenario program, std::uint64_t seed,
   if (!at) return program;
   if (auto pin = pin_down(*at, oracle, program, tolerance_ms)) {
     const time_ms check_at = pin->at;
-    actors::scripted_step check{check_at, "director", "", json::object(), {pin->expect}, ""};
+    scenarios::scripted_step check{check_at, "director", "", json::object(), {pin->expect}, ""};
     const auto after =
         std::upper_bound(program.steps.begin(), program.steps.end(), check_at,
-                         [](time_ms t, const actors::scripted_step& s) { return t < s.at; });
+                         [](time_ms t, const scenarios::scripted_step& s) { return t < s.at; });
     program.steps.insert(after, std::move(check));
     program.duration = std::max(program.duration, check_at + 1);
   }

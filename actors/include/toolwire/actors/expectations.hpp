@@ -6,14 +6,14 @@
 #include <string>
 #include <vector>
 
-#include "toolwire/actors/scenario.hpp"
 #include "toolwire/actors/trace.hpp"
+#include "toolwire/scenarios/scenario.hpp"
 
 namespace toolwire::actors {
 
 struct expectation_result {
   std::size_t step = 0;  // index into scenario.steps
-  expectation expected;
+  scenarios::expectation expected;
   bool passed = false;
   std::string observed;  // what the trace shows instead (or what matched)
 };
@@ -37,16 +37,16 @@ struct expectation_report {
 bool value_matches(const json& expected, const json& actual);
 
 //! Checks every expectation of `plan` against `run` (which must have been recorded).
-expectation_report check_expectations(const scenario& plan, const trace& run);
+expectation_report check_expectations(const scenarios::scenario& plan, const trace& run);
 
 //! Whether every trace-level expectation of a step the run has reached (its `expect`
 //! marker is recorded) holds on `run` as recorded so far.
-bool reached_expectations_hold(const scenario& plan, const trace& run);
+bool reached_expectations_hold(const scenarios::scenario& plan, const trace& run);
 
 //! "web-tab.yaml:14 [LIFE-5] expected event client_tool_failed {"reason":"client_expired"}
 //! by 40000 ms; observed: no such event".
-std::string describe(const expectation_result& result, const scenario& plan);
+std::string describe(const expectation_result& result, const scenarios::scenario& plan);
 //! A one-line summary of what an expectation wants, e.g. `status 409, error conflict`.
-std::string describe_expected(const expectation& expected);
+std::string describe_expected(const scenarios::expectation& expected);
 
 }  // namespace toolwire::actors

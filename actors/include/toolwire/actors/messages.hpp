@@ -44,9 +44,21 @@ using show_screen_atom = caf::atom_constant<caf::atom("screen")>;
 using ack_atom = caf::atom_constant<caf::atom("ack")>;
 // Post the result of the call `call_id` ("result:<call_id>").
 using answer_atom = caf::atom_constant<caf::atom("answer")>;
-// The director asks a client to perform scripted step `index`; the reply (true) says the
-// step is over.
+// The director asks a client to perform scripted step `index`: one of the client's own
+// actions, or the request the director built for it. The reply (true) says the step is over.
 using perform_atom = caf::atom_constant<caf::atom("perform")>;
+
+// -- what participants tell the director, who owns what scripted steps refer to --------
+// A client registered (actor, client_id): `{cid:ACTOR}` and the client's paths name it.
+using registered_atom = caf::atom_constant<caf::atom("registered")>;
+// The model answered a task's step with tool calls (task_model_calls).
+using model_calls_atom = caf::atom_constant<caf::atom("modelcalls")>;
+
+//! The model's tool calls in one answer to a task, in its order: [{name, arguments}].
+struct task_model_calls {
+  std::string task_uuid;
+  protocol::json calls;
+};
 
 // -- the director's own timers ---------------------------------------------------------
 // The next scripted step is due.
@@ -63,3 +75,4 @@ CAF_ALLOW_UNSAFE_MESSAGE_TYPE(toolwire::protocol::api_response)
 CAF_ALLOW_UNSAFE_MESSAGE_TYPE(toolwire::reference_server::session_event)
 CAF_ALLOW_UNSAFE_MESSAGE_TYPE(toolwire::reference_server::model_step_request)
 CAF_ALLOW_UNSAFE_MESSAGE_TYPE(toolwire::reference_server::model_reply)
+CAF_ALLOW_UNSAFE_MESSAGE_TYPE(toolwire::actors::task_model_calls)

@@ -1,5 +1,5 @@
-// What every actor of one run shares: the trace and the mapping from the actor clock to
-// target time. Runs are single-threaded on the test coordinator, so no locking.
+// What every actor of one run shares: the trace, the run's settings and the mapping from
+// the actor clock to target time. Runs are single-threaded on the test coordinator, so no locking.
 #pragma once
 
 #include <caf/all.hpp>
@@ -11,37 +11,27 @@
 
 #include "toolwire/actors/trace.hpp"
 
+namespace toolwire::scenarios {
+struct scenario;
+}
+
 namespace toolwire::actors {
 
-struct scenario;
-
-//! What scripted steps refer to by name, learned as the run goes: the session, the ids
-//! the target assigned, the calls dispatched so far and the tasks' latest views.
-struct script_state {
-  std::string session_id;
-  std::string token;
-  std::string other_session_id;  // a second session, for AUTH-3 cases
-  std::string other_token;
+//! What a run is given before it starts: its credentials, the target's assistant and the
+//! tag of its user messages. Set once by simulate(); participants only read it. What the
+//! run learns as it goes (the session, ids, calls, tasks) is the director's own state.
+struct run_settings {
   std::string api_key;
   std::string limited_key;  // an API key without session.manage, when the target has one
   std::int64_t assistant_id = 1;
-  std::string message_tag;                        // prepended to user messages (MODEL-3)
-  std::map<std::string, std::string> client_ids;  // actor -> client_id
-  std::vector<json> dispatched;                   // client_tool_dispatched data, in order
-  std::map<std::string, std::string> tasks;       // label -> uuid
-  std::map<std::string, json> task_views;         // label -> latest GET /api/tasks body
-  //! Task uuid -> [{name, arguments}] of the model's latest answer in that task, in the
-  //! model's order; the model actor writes it. Why: SPEC leaves the order of
-  //! pending_tool_calls open, so a task's {call: N} is matched to the model's N-th call.
-  std::map<std::string, json> task_model_calls;
-  std::map<std::string, std::uint64_t> last_seen;  // actor -> last event seq it received
+  std::string message_tag;  // prepended to user messages (MODEL-3)
 };
 
 struct run_context {
   actors::trace* trace = nullptr;        // null: record nothing (benchmarks)
   time_ms epoch_ms = 1'700'000'000'000;  // target time when the run starts (CLOCK-3)
-  const scenario* plan = nullptr;        // what is running
-  script_state script;
+  const scenarios::scenario* plan = nullptr;  // what is running
+  run_settings settings;
 
   //! Virtual milliseconds since the run started, from the actor system's clock.
   static time_ms elapsed(const caf::local_actor* self) {

@@ -10,10 +10,10 @@
 #include <vector>
 
 #include "toolwire/actors/run_context.hpp"
-#include "toolwire/actors/scenario.hpp"
 #include "toolwire/actors/target.hpp"
 #include "toolwire/actors/trace.hpp"
 #include "toolwire/protocol/outcome.hpp"
+#include "toolwire/scenarios/scenario.hpp"
 
 namespace toolwire::actors {
 
@@ -104,7 +104,7 @@ struct run_result {
 
 //! Runs `plan` with `options.seed`. Fails only when the scenario itself is invalid
 //! (e.g. a malformed model script); protocol misbehaviour shows in the trace.
-protocol::outcome<run_result> simulate(const scenario& plan, const run_options& options);
+protocol::outcome<run_result> simulate(const scenarios::scenario& plan, const run_options& options);
 
 //! The API keys the in-process target accepts: one with scope session.manage, one
 //! without; both redacted in traces.

@@ -7,8 +7,8 @@
 #include <string>
 #include <vector>
 
-#include "toolwire/actors/scenario.hpp"
 #include "toolwire/protocol/outcome.hpp"
+#include "toolwire/scenarios/scenario.hpp"
 
 namespace toolwire::conformance {
 
@@ -17,7 +17,7 @@ enum class grade { required, recommended };
 struct catalog_case {
   std::string id;    // the scenario's name, e.g. "reg.tool-name-65-chars-rejected"
   std::string file;  // where it was read from
-  actors::scenario plan;
+  scenarios::scenario plan;
   conformance::grade grade = grade::required;
 };
 

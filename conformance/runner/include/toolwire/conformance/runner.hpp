@@ -104,14 +104,14 @@ std::optional<protocol::api_error> rerun_failures(const std::vector<catalog_case
 
 //! Whether a case calls the virtual-clock routes (SPEC 7), which the in-process target
 //! lacks. (Exact timing alone does not need them: the simulator's time is exact.)
-bool uses_clock_routes(const actors::scenario& plan);
+bool uses_clock_routes(const scenarios::scenario& plan);
 
 //! Why `plan` cannot run against `profile`, or "" when it can: a capability it needs
 //! (with what would make it applicable), or a [P] rule the target replaces. Never the
 //! target's timeouts: cases are timed for whatever they are. `plan` must be timed for the
 //! profile (timed_for), so that a boundary check too fine for a real clock shows as
 //! exact_timing.
-std::string not_applicable_reason(const actors::scenario& plan, const target_profile& profile);
+std::string not_applicable_reason(const scenarios::scenario& plan, const target_profile& profile);
 
 //! The timing a profile's cases are resolved for: its timeouts; `tol` 1 ms on a virtual
 //! clock, timing_tolerance_ms on a real one.

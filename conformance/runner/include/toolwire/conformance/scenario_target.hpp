@@ -34,13 +34,13 @@ class scenario_target {
   //! Why `plan` cannot run here ("" when it can): a capability it needs, a [P] rule the
   //! target replaces, or clock routes in-process. `plan` must be timed for this target.
   //! Fails when the target cannot be set up (the bundled server cannot listen).
-  protocol::outcome<std::string> not_applicable(const actors::scenario& plan);
+  protocol::outcome<std::string> not_applicable(const scenarios::scenario& plan);
 
   //! Runs `plan` with `seed`. Over HTTP its model requests carry `tag` (MODEL-3), which
   //! must be unique among the runs sharing the model stand-in. The bundled server used is
   //! one with `plan`'s timeouts. `clock_stops`: see run_options. Fails when the target
   //! cannot be reached or set up.
-  protocol::outcome<actors::run_result> run(const actors::scenario& plan, std::uint64_t seed,
+  protocol::outcome<actors::run_result> run(const scenarios::scenario& plan, std::uint64_t seed,
                                             const std::string& source, const std::string& tag,
                                             std::vector<time_ms> clock_stops = {});
 
@@ -52,7 +52,7 @@ class scenario_target {
   const target_choice& choice() const { return target_; }
 
  private:
-  protocol::outcome<target_profile> profile_for(const actors::scenario& plan);
+  protocol::outcome<target_profile> profile_for(const scenarios::scenario& plan);
 
   target_choice target_;
   std::unique_ptr<detail::bundled_reference> bundled_;

@@ -16,9 +16,9 @@
 #include <vector>
 
 #include "toolwire/actors/observations.hpp"
-#include "toolwire/actors/scenario.hpp"
 #include "toolwire/actors/simulator.hpp"
 #include "toolwire/reference_server/faults.hpp"
+#include "toolwire/scenarios/scenario.hpp"
 
 namespace toolwire::scenarios {
 
@@ -32,7 +32,7 @@ class program_target {
   //! Runs `program` with `seed`, the clock stopping at `clock_stops` too (run_options).
   //! Fails only when the target cannot be used at all; a misbehaving target shows in the
   //! trace.
-  virtual protocol::outcome<actors::run_result> run(const actors::scenario& program,
+  virtual protocol::outcome<actors::run_result> run(const scenarios::scenario& program,
                                                     std::uint64_t seed,
                                                     std::vector<time_ms> clock_stops) = 0;
 };
@@ -83,7 +83,7 @@ struct explore_options {
 
 //! A program that failed, after shrinking.
 struct explore_failure {
-  actors::scenario program;           // the shrunk program, with expectations from the oracle run
+  scenarios::scenario program;        // the shrunk program, with expectations from the oracle run
   std::uint64_t seed = 0;             // the simulator seed that reproduces it
   std::vector<std::string> problems;  // invariant violations and the first divergence
   std::optional<actors::divergence> divergence;
@@ -118,19 +118,19 @@ explore_result explore(const explore_options& options);
 //! What is wrong with one program on a core with `faults`: the invariant violations of
 //! its trace and its first divergence from the clean core. Empty when it behaves like
 //! the reference.
-std::vector<std::string> judge(const actors::scenario& program, std::uint64_t seed,
+std::vector<std::string> judge(const scenarios::scenario& program, std::uint64_t seed,
                                const reference_server::fault_set& faults);
 
 //! The program with one expectation per scripted step (the status and error type the
 //! clean core answered, citing the SPEC IDs of the step's action) and, when given, one
 //! that pins down `at`: what the oracle showed at the divergence. Run against the
 //! diverging target it fails; against the reference it passes.
-actors::scenario with_oracle_expectations(actors::scenario program, std::uint64_t seed,
-                                          const std::optional<actors::divergence>& at = {},
-                                          time_ms tolerance_ms = 1);
+scenarios::scenario with_oracle_expectations(scenarios::scenario program, std::uint64_t seed,
+                                             const std::optional<actors::divergence>& at = {},
+                                             time_ms tolerance_ms = 1);
 
 //! Whether `plan`'s run shows a problem: an invariant violation, a failed expectation or
 //! a step that could not run (what `toolwire simulate` reports).
-bool fails(const actors::scenario& plan, const actors::trace& run);
+bool fails(const scenarios::scenario& plan, const actors::trace& run);
 
 }  // namespace toolwire::scenarios

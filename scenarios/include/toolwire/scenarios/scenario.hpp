@@ -12,7 +12,7 @@
 #include "toolwire/protocol/types.hpp"
 #include "toolwire/reference_server/core.hpp"
 
-namespace toolwire::actors {
+namespace toolwire::scenarios {
 
 using protocol::json;
 using protocol::time_ms;
@@ -130,4 +130,4 @@ inline time_ms end_of_steps(const scenario& plan) {
   return plan.steps.empty() ? plan.duration : plan.steps.back().at + 1;
 }
 
-}  // namespace toolwire::actors
+}  // namespace toolwire::scenarios

@@ -1,7 +1,7 @@
 // Client behaviour presets: each sets the knobs of one behaviour; they combine.
-#include "toolwire/actors/scenario.hpp"
+#include "toolwire/scenarios/scenario.hpp"
 
-namespace toolwire::actors {
+namespace toolwire::scenarios {
 
 client_spec browser_tab(client_spec spec, std::int64_t ttl_seconds, time_ms ping_every) {
   spec.lifetime = {protocol::lifetime::kind::ttl, ttl_seconds};
@@ -42,4 +42,4 @@ client_spec erroring_client(client_spec spec) {
   return spec;
 }
 
-}  // namespace toolwire::actors
+}  // namespace toolwire::scenarios

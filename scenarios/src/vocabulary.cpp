@@ -1,10 +1,10 @@
 // The scenario language's vocabulary table.
-#include "toolwire/actors/vocabulary.hpp"
+#include "toolwire/scenarios/vocabulary.hpp"
 
 #include <algorithm>
 #include <string>
 
-namespace toolwire::actors::vocabulary {
+namespace toolwire::scenarios::vocabulary {
 
 namespace {
 
@@ -226,4 +226,4 @@ std::string_view closest(std::string_view word, const std::vector<std::string_vi
   return best;
 }
 
-}  // namespace toolwire::actors::vocabulary
+}  // namespace toolwire::scenarios::vocabulary

@@ -6,9 +6,9 @@
 #include <utility>
 #include <vector>
 
-#include "toolwire/actors/scenario.hpp"
+#include "toolwire/scenarios/scenario.hpp"
 
-namespace toolwire::actors::build {
+namespace toolwire::scenarios::build {
 
 //! A tool `{name, description, parameters: {"type": "object"}}`.
 inline protocol::tool_spec tool(std::string name,
@@ -59,4 +59,4 @@ inline json script(json steps) {
   return {{"rules", json::array({{{"match", ""}, {"steps", std::move(steps)}}})}};
 }
 
-}  // namespace toolwire::actors::build
+}  // namespace toolwire::scenarios::build

@@ -7,7 +7,7 @@
 #include <string_view>
 #include <vector>
 
-namespace toolwire::actors::vocabulary {
+namespace toolwire::scenarios::vocabulary {
 
 enum class field_type {
   string,
@@ -77,4 +77,4 @@ const expectation_kind* expectation_of_key(std::string_view key);
 //! The closest known word to `word` within edit distance 2, or "" (for "did you mean").
 std::string_view closest(std::string_view word, const std::vector<std::string_view>& known);
 
-}  // namespace toolwire::actors::vocabulary
+}  // namespace toolwire::scenarios::vocabulary
