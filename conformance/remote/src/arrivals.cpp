@@ -59,6 +59,18 @@ void arrivals::await_step_settled(const std::string& session, std::size_t calls)
   open_steps_.answered(session, calls, models_seen_);
 }
 
+std::uint64_t arrivals::latest_seq_of(const std::string& session) {
+  std::lock_guard lock(mutex_);
+  return latest_of(session);
+}
+
+void arrivals::await_event_after(const std::string& session, std::uint64_t after) {
+  std::lock_guard lock(mutex_);
+  if (implied_events_given_up_) return;
+  auto& awaited = event_awaited_after_[session];
+  awaited = std::max(awaited, after);
+}
+
 void arrivals::follow_stream(std::uint64_t stream_id, const std::string& session) {
   std::lock_guard lock(mutex_);
   followed_[stream_id] = {session, latest_of(session)};
@@ -88,6 +100,16 @@ bool arrivals::a_stream_lags() const {
     const std::uint64_t delivered =
         std::max(stream.from_seq, seen == latest_seq_.end() ? 0 : seen->second);
     if (latest_of(stream.session) > delivered) return true;
+  }
+  return false;
+}
+
+bool arrivals::an_implied_event_is_missing() const {
+  for (const auto& [session, after] : event_awaited_after_) {
+    const bool followed = std::any_of(followed_.begin(), followed_.end(), [&](const auto& stream) {
+      return stream.second.session == session;
+    });
+    if (followed && latest_of(session) <= after) return true;
   }
   return false;
 }
@@ -122,12 +144,14 @@ void arrivals::wait_quiet(std::unique_lock<std::mutex>& lock, std::chrono::milli
       // What was awaited did not come in time: stop awaiting it, the checks will tell.
       models_awaited_ = models_seen_;
       either_models_ = either_events_ = 0;
+      if (an_implied_event_is_missing()) implied_events_given_up_ = true;
+      event_awaited_after_.clear();
       stop_awaiting_streams();
       break;
     }
     const bool owed = models_seen_ < models_awaited_ ||
                       (models_seen_ < either_models_ && events_seen_ < either_events_) ||
-                      a_stream_lags();
+                      a_stream_lags() || an_implied_event_is_missing();
     const auto quiet_at = last_change_ + settle;
     if (!owed && now >= quiet_at) break;
     changed_.wait_until(lock, owed ? give_up : std::min(quiet_at, give_up));

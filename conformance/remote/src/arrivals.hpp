@@ -71,6 +71,14 @@ class arrivals {
   //! have settled all of them, the next model step is owed (CALL-9), however long the
   //! target takes to build it (a long conversation, a loaded machine).
   void await_step_settled(const std::string& session, std::size_t calls);
+  //! The latest event seq that arrived on any followed stream of `session` (0: none).
+  std::uint64_t latest_seq_of(const std::string& session);
+  //! A 2xx answer implies an event of `session` after seq `after` (target_routes.hpp):
+  //! while a followed stream of the session would carry it, quiet is not reached before
+  //! one has arrived, however long the target takes to send it. Once such a wait has run
+  //! to its bound, implied events are no longer awaited in this run: a target that does
+  //! not send them costs one bound per run, not one per request.
+  void await_event_after(const std::string& session, std::uint64_t after);
 
   //! Stream `stream_id` follows the events of `session` from now on. Every stream of a
   //! session gets every event after it opened (SES-3), but each on its own socket: quiet is
@@ -113,6 +121,8 @@ class arrivals {
   std::uint64_t latest_of(const std::string& session) const;
   //! Whether a followed stream owes events another stream of its session already got.
   bool a_stream_lags() const;
+  //! Whether an event a 2xx answer implied has not arrived on a followed stream.
+  bool an_implied_event_is_missing() const;
   //! Stops awaiting what lagging streams owe (the wait's bound passed).
   void stop_awaiting_streams();
 
@@ -131,6 +141,8 @@ class arrivals {
   std::uint64_t models_seen_ = 0, events_seen_ = 0;
   std::uint64_t models_awaited_ = 0;
   std::uint64_t either_models_ = 0, either_events_ = 0;
+  std::map<std::string, std::uint64_t> event_awaited_after_;  // session -> seq
+  bool implied_events_given_up_ = false;
   open_steps open_steps_;
 };
 

@@ -1,0 +1,102 @@
+// The events a 2xx answer implies (REG-9, LIFE-4, CALL-4) are work the target owes: the
+// harness does not call the target quiet, and so does not move the clock, before they
+// arrive on a followed stream of their session, however long that takes.
+#include <catch2/catch.hpp>
+
+#include <chrono>
+#include <thread>
+
+#include "arrivals.hpp"
+#include "target_routes.hpp"
+
+using toolwire::conformance::detail::arrivals;
+using toolwire::conformance::detail::implied_event_of;
+using toolwire::conformance::detail::stream_arrival;
+using toolwire::protocol::api_request;
+using toolwire::protocol::json;
+using toolwire::reference_server::session_event;
+using namespace std::chrono_literals;
+
+namespace {
+
+api_request request(std::string method, std::string path) {
+  api_request r;
+  r.method = std::move(method);
+  r.path = std::move(path);
+  return r;
+}
+
+stream_arrival event_on(std::uint64_t stream, const std::string& session, std::uint64_t seq) {
+  return {stream, session_event{session, seq, "client_registered", json::object(), 0}};
+}
+
+//! How long a wait for quiet (no settle time) lasts, bounded by `bound`.
+std::chrono::milliseconds quiet_after(arrivals& inbox, std::chrono::milliseconds bound) {
+  const auto start = std::chrono::steady_clock::now();
+  inbox.wait_quiet(0ms, bound);
+  return std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::steady_clock::now() -
+                                                               start);
+}
+
+}  // namespace
+
+TEST_CASE("Registration, a client's DELETE and a result imply an event; other routes do not",
+          "[remote][implied-events]") {
+  auto registered = implied_event_of(request("POST", "/v1/sessions/s1/clients"));
+  REQUIRE(registered);
+  CHECK(registered->session == "s1");
+  CHECK(registered->on_status == 201);
+  auto left = implied_event_of(request("DELETE", "/v1/sessions/s1/clients/c1"));
+  REQUIRE(left);
+  CHECK(left->on_status == 204);
+  auto answered = implied_event_of(request("POST", "/v1/sessions/s1/clients/c1/calls/k/result"));
+  REQUIRE(answered);
+  CHECK(answered->on_status == 200);
+  CHECK(answered->session == "s1");
+
+  CHECK_FALSE(implied_event_of(request("POST", "/v1/sessions/s1/clients/c1/calls/k/ack")));
+  CHECK_FALSE(implied_event_of(request("POST", "/v1/sessions/s1/clients/c1/ping")));
+  CHECK_FALSE(implied_event_of(request("GET", "/v1/sessions/s1/events")));
+  CHECK_FALSE(implied_event_of(request("DELETE", "/v1/sessions/s1")));
+  CHECK_FALSE(implied_event_of(request("POST", "/v1/sessions//clients")));
+  CHECK_FALSE(implied_event_of(request("POST", "/api/tasks/t1/tool-results")));
+  // Why not PUT tools: SPEC names client_tools_updated (SES-4) but ties it to no answer.
+  CHECK_FALSE(implied_event_of(request("PUT", "/v1/sessions/s1/clients/c1/tools")));
+}
+
+TEST_CASE("An implied event that has not arrived holds quiet off until the wait's bound",
+          "[remote][implied-events]") {
+  arrivals inbox;
+  inbox.follow_stream(1, "s1");
+  inbox.push(event_on(1, "s1", 3));
+  inbox.await_event_after("s1", 3);
+  CHECK(quiet_after(inbox, 300ms) >= 300ms);
+  // The bound passed: it is no longer awaited (the checks will tell what is missing),
+  // and neither is any later one: a target that does not send them costs one bound.
+  CHECK(quiet_after(inbox, 10s) < 10s);
+  inbox.await_event_after("s1", 3);
+  CHECK(quiet_after(inbox, 10s) < 10s);
+}
+
+TEST_CASE("An implied event is owed only once, and only where a followed stream carries it",
+          "[remote][implied-events]") {
+  arrivals inbox;
+  inbox.follow_stream(1, "s1");
+  inbox.push(event_on(1, "s1", 3));
+  SECTION("it arrived before the answer did") {
+    inbox.push(event_on(1, "s1", 4));
+    inbox.await_event_after("s1", 3);
+    CHECK(quiet_after(inbox, 10s) < 10s);
+  }
+  SECTION("no followed stream of that session would carry it") {
+    inbox.await_event_after("s2", 0);
+    CHECK(quiet_after(inbox, 10s) < 10s);
+  }
+  SECTION("it arrives while the harness waits") {
+    inbox.await_event_after("s1", 3);
+    std::thread stream([&] { inbox.push(event_on(1, "s1", 4)); });
+    CHECK(quiet_after(inbox, 10s) < 10s);
+    stream.join();
+    CHECK(inbox.latest_seq_of("s1") == 4);
+  }
+}
