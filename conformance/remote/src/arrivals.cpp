@@ -105,11 +105,13 @@ bool arrivals::a_stream_lags() const {
 }
 
 bool arrivals::an_implied_event_is_missing() const {
-  for (const auto& [session, after] : event_awaited_after_) {
+  // Why no structured binding: clang 14 does not let a lambda capture one.
+  for (const auto& awaited : event_awaited_after_) {
+    const std::string& session = awaited.first;
     const bool followed = std::any_of(followed_.begin(), followed_.end(), [&](const auto& stream) {
       return stream.second.session == session;
     });
-    if (followed && latest_of(session) <= after) return true;
+    if (followed && latest_of(session) <= awaited.second) return true;
   }
   return false;
 }
