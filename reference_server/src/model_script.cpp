@@ -104,41 +104,67 @@ outcome<script_rule> parse_rule(const json& node, std::string_view source,
   return rule;
 }
 
-//! Where the current turn opens: the first of the user messages that end the conversation's
-//! last run of user messages (system messages between them aside). Earlier turns, which an
-//! implementation may send as history, lie before it. `messages.size()` when none.
-std::size_t turn_start(const json& messages) {
-  std::size_t open = messages.size();
+//! The user messages of the conversation's last run of user messages (system messages
+//! between them aside), latest first. The current turn opens with one of them: a task's
+//! input items are consecutive user messages, and an implementation that sends the
+//! session's history may put before them the user messages of earlier turns that failed
+//! (which have no reply). Earlier turns that were answered lie before the run.
+std::vector<std::size_t> trailing_user_messages(const json& messages) {
+  std::vector<std::size_t> run;
   for (std::size_t i = messages.size(); i-- > 0;) {
     const std::string role = messages[i].is_object() ? messages[i].value("role", "") : "";
     if (role == "user") {
-      open = i;
-    } else if (open != messages.size() && role != "system") {
+      run.push_back(i);
+    } else if (!run.empty() && role != "system") {
       break;
     }
   }
-  return open;
+  return run;
 }
 
-//! The current turn's opening user message (MODEL-3) and how many assistant messages
-//! follow it (the step), or {"", 0} when there is no user message.
-std::pair<std::string, std::size_t> current_turn(const json& request_body) {
-  auto messages = request_body.find("messages");
-  if (messages == request_body.end() || !messages->is_array()) return {};
-  const std::size_t open = turn_start(*messages);
-  if (open == messages->size()) return {};
-  auto content = (*messages)[open].find("content");
-  std::string user;
-  if (content != (*messages)[open].end()) {
-    user = content->is_string() ? content->get<std::string>() : protocol::safe_dump(*content);
-  }
-  std::size_t steps = 0;
-  for (std::size_t i = open + 1; i < messages->size(); ++i) {
-    const auto& message = (*messages)[i];
-    if (message.is_object() && message.value("role", "") == "assistant") ++steps;
-  }
-  return {std::move(user), steps};
+std::string text_of(const json& message) {
+  auto content = message.find("content");
+  if (content == message.end()) return "";
+  return content->is_string() ? content->get<std::string>() : protocol::safe_dump(*content);
 }
+
+}  // namespace
+
+//! Which rule a conversation belongs to, and its step. The rule is the first (in script
+//! order) whose non-empty `match` is in the latest user message of the trailing run; if
+//! none is, the next latest is tried, and so on (a task's first input item may carry the
+//! case's tag while a later one does not); a rule with an empty `match` is the fallback.
+//! Why latest first: a failed earlier turn's user message, sent as history, must not take
+//! the conversation over (MODEL-1 leaves the history to the implementation).
+model_script::placement model_script::place(const json& request_body) const {
+  placement found;
+  auto messages = request_body.find("messages");
+  if (messages == request_body.end() || !messages->is_array()) return found;
+  const auto run = trailing_user_messages(*messages);
+  if (run.empty()) return found;
+  for (std::size_t i = run.front() + 1; i < messages->size(); ++i) {
+    const auto& message = (*messages)[i];
+    if (message.is_object() && message.value("role", "") == "assistant") ++found.step;
+  }
+  for (const std::size_t at : run) {
+    const std::string user = text_of((*messages)[at]);
+    for (const auto& rule : rules_) {
+      if (!rule.match.empty() && user.find(rule.match) != std::string::npos) {
+        found.rule = &rule;
+        return found;
+      }
+    }
+  }
+  for (const auto& rule : rules_) {
+    if (rule.match.empty()) {
+      found.rule = &rule;
+      return found;
+    }
+  }
+  return found;
+}
+
+namespace {
 
 protocol::model_answer to_answer(const script_step& step, std::size_t step_index) {
   protocol::model_answer answer;
@@ -179,19 +205,15 @@ outcome<model_script> model_script::from_json(const json& document, std::string_
 }
 
 const script_step* model_script::step_for(const json& request_body) const {
-  const auto [user, step_index] = current_turn(request_body);
-  for (const auto& rule : rules_) {
-    if (user.find(rule.match) == std::string::npos) continue;
-    // Why: the first matching rule owns the conversation even when it has run out of
-    // steps, so a script never silently switches rules mid-conversation.
-    if (step_index >= rule.steps.size()) return nullptr;
-    return &rule.steps[step_index];
-  }
-  return nullptr;
+  const auto [rule, step_index] = place(request_body);
+  // Why: the matching rule owns the conversation even when it has run out of steps, so a
+  // script never silently switches rules mid-conversation.
+  if (rule == nullptr || step_index >= rule->steps.size()) return nullptr;
+  return &rule->steps[step_index];
 }
 
 model_reply model_script::answer(const json& request_body) const {
-  const std::size_t step_index = current_turn(request_body).second;
+  const std::size_t step_index = place(request_body).step;
   if (const auto* step = step_for(request_body))
     return model_reply{to_answer(*step, step_index), {}};
   return model_reply{std::nullopt, "model script has no step " + std::to_string(step_index) +

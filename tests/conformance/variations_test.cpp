@@ -310,6 +310,52 @@ TEST_CASE("each model variation changes the model's requests within MODEL-1..3",
     REQUIRE(reply.answer);
     CHECK(reply.answer->text == "B");
   }
+  SECTION("model_history_failed: a failed turn's user message stays, with no reply") {
+    auto backend = variations::wrap_backend({variation::model_history_failed}, std::move(recorder));
+    backend->start(turn_step(1, json::array({user("first")})),
+                   [](reference_server::model_reply) {});
+    seen->pending[0](reference_server::model_reply{std::nullopt, "the model failed"});
+    backend->start(turn_step(2, json::array({user("second")})),
+                   [](reference_server::model_reply) {});
+    CHECK(seen->requests[1].body["messages"] == json::array({user("first"), user("second")}));
+    // The script answers the second turn, whose rule comes after the failed turn's.
+    auto script = reference_server::model_script::parse(
+        R"({"rules": [{"match": "first", "steps": []},
+                      {"match": "second", "steps": [{"content": "B"}]}]})",
+        "script.json");
+    REQUIRE(script);
+    const auto reply = script->answer(seen->requests[1].body);
+    REQUIRE(reply.answer);
+    CHECK(reply.answer->text == "B");
+  }
+  SECTION("model_history leaves a failed turn out") {
+    auto backend = variations::wrap_backend({variation::model_history}, std::move(recorder));
+    backend->start(turn_step(1, json::array({user("first")})),
+                   [](reference_server::model_reply) {});
+    seen->pending[0](reference_server::model_reply{std::nullopt, "the model failed"});
+    backend->start(turn_step(2, json::array({user("second")})),
+                   [](reference_server::model_reply) {});
+    CHECK(seen->requests[1].body["messages"] == json::array({user("second")}));
+  }
+  SECTION("model_reserialised: no null content, re-indented arguments") {
+    auto backend = variations::wrap_backend({variation::model_reserialised}, std::move(recorder));
+    const json call = {{"id", "call_0_0"},
+                       {"type", "function"},
+                       {"function", {{"name", "web__read"}, {"arguments", R"({"row":2})"}}}};
+    backend->start(
+        turn_step(
+            1,
+            json::array(
+                {user("hello"),
+                 {{"role", "assistant"}, {"content", nullptr}, {"tool_calls", json::array({call})}},
+                 {{"role", "tool"}, {"tool_call_id", "call_0_0"}, {"content", "x"}}})),
+        [](reference_server::model_reply) {});
+    const json& assistant = seen->requests[0].body["messages"][1];
+    CHECK(assistant["content"] == "");
+    const std::string arguments = assistant["tool_calls"][0]["function"]["arguments"];
+    CHECK(arguments != R"({"row":2})");
+    CHECK(json::parse(arguments) == json{{"row", 2}});
+  }
   SECTION("model_system_prompt, model_request_extras, model_text_parts, other_texts") {
     auto backend =
         variations::wrap_backend({variation::model_system_prompt, variation::model_request_extras,
@@ -357,6 +403,14 @@ TEST_CASE("a model script counts steps from the latest user message (history all
   auto step2 = script->answer(body);
   REQUIRE(step2.answer);
   CHECK(step2.answer->text == "B2");
+  // A failed earlier turn's user message (no reply) before the current one: the latest
+  // user message decides, whatever the order of the rules.
+  auto after_failure = script->answer({{"messages", {user("second"), user("first")}}});
+  REQUIRE(after_failure.answer);
+  CHECK(after_failure.answer->text == "A1");
+  auto failure_first = script->answer({{"messages", {user("first"), user("second")}}});
+  REQUIRE(failure_first.answer);
+  CHECK(failure_first.answer->tool_calls.size() == 1);
   // A task's input items are consecutive user messages: the first of them opens the turn.
   auto task = script->answer({{"messages", {user("first"), user("and more")}}});
   REQUIRE(task.answer);

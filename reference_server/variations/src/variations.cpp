@@ -13,15 +13,16 @@ namespace {
 
 using enum variation;
 
-constexpr std::array<variation_info, 18> table = {{
+constexpr std::array<variation_info, 20> table = {{
     {extra_fields, "extra_fields", "C-6",
      "Every object of every response body and event, array items included, carries a field "
      "SPEC does not list; task output tool calls carry an `id`."},
     {uuid_ids, "uuid_ids", "SES-1,SES-2,REG-9,CALL-1,TASK-1,TASK-3",
      "Session, client, call, turn and task ids are uuid-style strings (ids are opaque)."},
-    {other_texts, "other_texts", "C-2,SES-4,MODEL-4,CALL-8",
-     "Other error messages, turn_failed reasons, failed-task reasons (except TASK-7's) and "
-     "error texts the model reads: SPEC names none of these texts."},
+    {other_texts, "other_texts", "C-2,SES-4,MODEL-4,CALL-8,TASK-8",
+     "Other error messages, turn_failed reasons, failed-task reasons (except TASK-7's), "
+     "error texts the model reads, and the reason of the error a task's model gets for a "
+     "tool that is not the task's (tool_unavailable): SPEC names none of these."},
     {json_charset, "json_charset", "C-1",
      "JSON responses say `Content-Type: application/json; charset=utf-8`."},
     {pretty_json, "pretty_json", "C-1", "JSON bodies are pretty-printed with a final newline."},
@@ -45,6 +46,12 @@ constexpr std::array<variation_info, 18> table = {{
     {model_history, "model_history", "MODEL-1,MODEL-3",
      "Each model request of a turn carries the session's earlier turns: their user "
      "messages, the model's answers and every tool result."},
+    {model_history_failed, "model_history_failed", "MODEL-1,MODEL-3",
+     "As model_history, with the turns that failed as well: a failed turn's user message "
+     "(which has no reply) and the steps it made before it failed."},
+    {model_reserialised, "model_reserialised", "MODEL-1",
+     "The model's earlier answers come back re-serialised: an assistant message without "
+     "text has content \"\" instead of null, and tool call arguments are re-indented JSON."},
     {model_system_prompt, "model_system_prompt", "MODEL-1",
      "Each model request starts with a system prompt, repeated before the user message."},
     {model_request_extras, "model_request_extras", "MODEL-1",
@@ -60,14 +67,14 @@ constexpr std::array<variation_info, 18> table = {{
      "(SPEC does not order them)."},
 }};
 
-bool on_the_wire(variation v) {
-  return v != model_history && v != model_system_prompt && v != model_request_extras &&
-         v != model_text_parts && v != sse_keepalive_1s;
+bool at_the_model(variation v) {
+  return v == model_history || v == model_history_failed || v == model_reserialised ||
+         v == model_system_prompt || v == model_request_extras || v == model_text_parts ||
+         v == other_texts;
 }
 
-bool at_the_model(variation v) {
-  return v == model_history || v == model_system_prompt || v == model_request_extras ||
-         v == model_text_parts || v == other_texts;
+bool on_the_wire(variation v) {
+  return (v == other_texts || !at_the_model(v)) && v != sse_keepalive_1s;
 }
 
 }  // namespace

@@ -22,8 +22,9 @@ class varied_backend final : public web::model_backend {
 
  private:
   bool has(variation v) const { return set_.contains(v); }
-  //! The request body as `set_` varies it; `history` is the session's earlier turns.
-  json vary(json body, const json& history) const;
+  //! The request body as `set_` varies it; `history` is the session's earlier turns;
+  //! `task`: the request is a task's.
+  json vary(json body, const json& history, bool task) const;
 
   variation_set set_;
   std::unique_ptr<web::model_backend> inner_;

@@ -52,12 +52,13 @@ class model_script {
   //! As `parse`, from a JSON document already read.
   static outcome<model_script> from_json(const json& document, std::string_view source);
 
-  //! Answers a chat-completions request body (MODEL-1). The current turn opens with the
-  //! first of the user messages that end the conversation's last run of user messages
-  //! (earlier turns an implementation sends as history lie before it). The first rule
-  //! whose `match` is a substring of that opening message applies; the step is the number
-  //! of assistant messages after it. Tool call ids are `call_<step>_<i>`. No rule or no
-  //! such step gives a failure, never an exception.
+  //! Answers a chat-completions request body (MODEL-1). The conversation's last run of
+  //! user messages holds the current turn's opening (earlier answered turns, which an
+  //! implementation may send as history, lie before it; failed ones may lie in it). The
+  //! rule is the first whose non-empty `match` is a substring of the latest of those user
+  //! messages, else of the next latest, and so on; else the first rule with an empty
+  //! `match`. The step is the number of assistant messages after the run. Tool call ids
+  //! are `call_<step>_<i>`. No rule or no such step gives a failure, never an exception.
   model_reply answer(const json& request_body) const;
 
   //! How long the step that answers `request_body` holds its answer (0 when none).
@@ -66,6 +67,12 @@ class model_script {
   const std::vector<script_rule>& rules() const { return rules_; }
 
  private:
+  //! The rule a conversation belongs to (null when none) and its step.
+  struct placement {
+    const script_rule* rule = nullptr;
+    std::size_t step = 0;
+  };
+  placement place(const json& request_body) const;
   const script_step* step_for(const json& request_body) const;
 
   std::vector<script_rule> rules_;

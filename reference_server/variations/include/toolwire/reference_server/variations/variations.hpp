@@ -28,6 +28,8 @@ enum class variation {
   sse_compact_frames,      // SES-3
   departure_reordered,     // LIFE-5
   model_history,           // MODEL-1, MODEL-3
+  model_history_failed,    // MODEL-1, MODEL-3
+  model_reserialised,      // MODEL-1
   model_system_prompt,     // MODEL-1
   model_request_extras,    // MODEL-1
   model_text_parts,        // MODEL-3
