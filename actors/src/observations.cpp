@@ -5,6 +5,7 @@
 #include <map>
 #include <set>
 
+#include "toolwire/actors/freedom.hpp"
 #include "toolwire/protocol/events.hpp"
 #include "toolwire/protocol/safe_json.hpp"
 
@@ -157,17 +158,6 @@ std::vector<std::string> event_rules(event_type type) {
   return {"SES-4"};
 }
 
-//! An error result's text is free (the variation other_texts); its reason is not.
-json tool_content(const json& content) {
-  if (!content.is_string()) return content;
-  const json parsed = json::parse(content.get<std::string>(), nullptr, false);
-  if (parsed.is_discarded()) return content;
-  if (parsed.is_object() && parsed.contains("error") && parsed["error"].is_object()) {
-    return {{"error", protocol::string_at(parsed["error"], "reason")}};
-  }
-  return parsed;
-}
-
 //! A task as GET shows it, with what SPEC fixes: its status, the names of its pending
 //! calls (their order is open, TASK-3), its output's calls and texts (TASK-6), and
 //! whether a failure is TASK-7's (the other reasons are free).
@@ -207,9 +197,7 @@ json task_view(const json& body) {
   }
   const json& error = protocol::member_at(body, "error");
   if (error.is_object()) {
-    view["failed"] = protocol::string_at(error, "reason") == "tool_results_timeout"
-                         ? "tool_results_timeout"
-                         : "another reason";
+    view["failed"] = freedom::fixed_task_failure(protocol::string_at(error, "reason"));
   }
   return view;
 }
@@ -229,7 +217,10 @@ json event_value(const protocol::event& e, const id_names& ids) {
     std::sort(tools.begin(), tools.end());
     data["tools"] = tools;
   }
-  if (protocol::type_of(e) == event_type::turn_failed) data.erase("reason");  // a free text
+  for (auto field = data.begin(); field != data.end();) {
+    field = freedom::free_event_field(protocol::type_of(e), field.key()) ? data.erase(field)
+                                                                         : std::next(field);
+  }
   return data;
 }
 
@@ -252,9 +243,21 @@ std::string entity_of(const protocol::event& e, const json& value) {
 
 class observer {
  public:
-  explicit observer(const trace& run) : ids_(run) {}
+  //! Why a first pass for tasks' tools: in-process a task's model steps are recorded
+  //! before the response that names the task.
+  explicit observer(const trace& run) : ids_(run) {
+    for (const auto& r : run.records()) {
+      if (r.kind == "request") learn_task_tools(r);
+      const bool answered = r.kind == "response" || r.kind == "request_error";
+      if (answered && protocol::string_at(r.data, "method") == "POST" &&
+          protocol::string_at(r.data, "path") == "/api/tasks") {
+        task_created(r);
+      }
+    }
+  }
 
   void take(const trace_record& r) {
+    if (r.kind == "model_reply") learn_model_calls(r);
     if (r.kind == "response" || r.kind == "request_error") return response(r);
     if (r.kind == "event") return event(r);
     if (r.kind == "model_step") return model_step(r);
@@ -271,6 +274,51 @@ class observer {
   std::vector<observation> done() && { return std::move(out_); }
 
  private:
+  //! TASK-8 needs a task's own tools: a creation's request names them, its response the
+  //! task (an actor's creations are answered in the order it sent them).
+  void learn_task_tools(const trace_record& r) {
+    if (protocol::string_at(r.data, "method") != "POST" ||
+        protocol::string_at(r.data, "path") != "/api/tasks") {
+      return;
+    }
+    std::set<std::string> names;
+    const json& tools = protocol::member_at(protocol::member_at(r.data, "body"), "client_tools");
+    if (tools.is_array()) {
+      for (const auto& tool : tools)
+        names.insert(protocol::string_at(tool, "name"));
+    }
+    creating_[r.actor].push_back(std::move(names));
+  }
+
+  void task_created(const trace_record& r) {
+    auto& queue = creating_[r.actor];
+    if (queue.empty()) return;
+    const std::string uuid = protocol::string_at(protocol::member_at(r.data, "body"), "uuid");
+    if (r.kind == "response" && r.data.value("status", 0) == 201 && !uuid.empty()) {
+      task_tools_[uuid] = std::move(queue.front());
+    }
+    queue.erase(queue.begin());
+  }
+
+  //! The model-side name of each call the model made, by owner and call id (a script's
+  //! call ids repeat across turns and tasks).
+  void learn_model_calls(const trace_record& r) {
+    const auto step = step_owners_.find(r.data.value("step_id", std::uint64_t{0}));
+    const json& calls = protocol::member_at(protocol::member_at(r.data, "reply"), "tool_calls");
+    if (step == step_owners_.end() || !calls.is_array()) return;
+    for (const auto& call : calls)
+      call_names_[{step->second, protocol::string_at(call, "id")}] =
+          protocol::string_at(call, "name");
+  }
+
+  //! TASK-8: a task's call to a tool it did not declare gets an error whose reason is free.
+  bool undeclared_task_call(const std::string& owner, const json& tool_call_id) const {
+    const auto tools = task_tools_.find(owner);
+    if (tools == task_tools_.end() || !tool_call_id.is_string()) return false;
+    const auto name = call_names_.find({owner, tool_call_id.get<std::string>()});
+    return name != call_names_.end() && !tools->second.contains(name->second);
+  }
+
   void response(const trace_record& r) {
     const std::string method = protocol::string_at(r.data, "method");
     const std::string path = ids_.path_template(protocol::string_at(r.data, "path"));
@@ -320,13 +368,18 @@ class observer {
   //! its cause and its request, and may see any tool list live in between (TOOLS-6); the
   //! TOOLS-3 invariant judges that on each run's own events.
   void model_step(const trace_record& r) {
-    const std::string owner = ids_.name_of(protocol::string_at(r.data, "owner_id"));
+    const std::string owner_id = protocol::string_at(r.data, "owner_id");
+    step_owners_[r.data.value("step_id", std::uint64_t{0})] = owner_id;
+    const std::string owner = ids_.name_of(owner_id);
     json results = json::array();
     const json& received = protocol::member_at(r.data, "tool_results");
     if (received.is_array()) {
       for (const auto& result : received) {
-        results.push_back({{"tool_call_id", protocol::member_at(result, "tool_call_id")},
-                           {"content", tool_content(protocol::member_at(result, "content"))}});
+        const json& id = protocol::member_at(result, "tool_call_id");
+        results.push_back(
+            {{"tool_call_id", id},
+             {"content", freedom::fixed_tool_result(protocol::member_at(result, "content"),
+                                                    undeclared_task_call(owner_id, id))}});
       }
     }
     std::sort(results.begin(), results.end());
@@ -342,6 +395,10 @@ class observer {
   }
 
   id_names ids_;
+  std::map<std::string, std::vector<std::set<std::string>>> creating_;  // actor -> tools
+  std::map<std::string, std::set<std::string>> task_tools_;             // task uuid -> tools
+  std::map<std::uint64_t, std::string> step_owners_;                    // model step -> owner
+  std::map<std::pair<std::string, std::string>, std::string> call_names_;
   std::map<std::string, int> count_;
   std::map<std::string, std::string> last_answer_;
   std::vector<observation> out_;

@@ -228,3 +228,37 @@ TEST_CASE("An event recorded before the response that names its client is named 
   REQUIRE(in_process.size() == 3);
   CHECK(in_process[1].subject == "events of call unoffered c1.save#1 [1]");
 }
+
+TEST_CASE("TASK-8's error is free in every comparison; a declared tool's reason is not",
+          "[observations][freedom]") {
+  //! Every error the model got in a task step, in another form and with another reason.
+  auto other_errors = [](const trace& run, const std::string& reason) {
+    int changed = 0;
+    auto out = rewritten(run, [&](trace_record& r) {
+      if (r.kind != "model_step" || !r.data.contains("tool_results")) return;
+      for (auto& result : r.data["tool_results"]) {
+        const json content = json::parse(result.value("content", "null"), nullptr, false);
+        if (!content.is_object() || !content.contains("error")) continue;
+        result["content"] = json{{"error", reason}}.dump();
+        ++changed;
+      }
+    });
+    REQUIRE(changed > 0);
+    return out;
+  };
+  SECTION("a call to a tool the task did not declare: the reason is free (TASK-8)") {
+    const auto reference = library_run("task_undeclared_tool");
+    const auto d = first_divergence(observe(reference),
+                                    observe(other_errors(reference, "tool_unavailable")), 1);
+    INFO(divergence_text(d));
+    CHECK_FALSE(d);
+  }
+  SECTION("a caller's error result for a declared tool: the reason is fixed (CALL-8)") {
+    const auto reference = library_run("task_error_result_output");
+    const auto d =
+        first_divergence(observe(reference), observe(other_errors(reference, "other")), 1);
+    REQUIRE(d);
+    INFO(divergence_text(d));
+    CHECK(d->subject.find("model steps of") != std::string::npos);
+  }
+}
