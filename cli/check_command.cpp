@@ -8,10 +8,14 @@
 #include <filesystem>
 #include <fstream>
 #include <iostream>
+#include <map>
+#include <mutex>
+#include <optional>
 #include <sstream>
 #include <string_view>
 #include <thread>
 
+#include "signal_watch.hpp"
 #include "step_summary.hpp"
 #include "suggest.hpp"
 #include "target_flags.hpp"
@@ -38,13 +42,20 @@ int usage_error(const std::string& message) {
   return 2;
 }
 
+//! Writes `text` to `path` whole or not at all: written beside it, then renamed over it,
+//! so that a run killed while it writes leaves the previous complete file.
 bool write_text(const std::string& path, const std::string& text) {
   const auto parent = std::filesystem::path(path).parent_path();
   std::error_code ec;
   if (!parent.empty()) std::filesystem::create_directories(parent, ec);
-  std::ofstream out(path, std::ios::binary);
-  out << text;
-  return static_cast<bool>(out);
+  const std::string partial = path + ".partial";
+  {
+    std::ofstream out(partial, std::ios::binary);
+    out << text;
+    if (!out) return false;
+  }
+  std::filesystem::rename(partial, path, ec);
+  return !ec;
 }
 
 void print_list(const std::vector<conformance::catalog_case>& cases) {
@@ -86,15 +97,18 @@ std::string coloured(std::string_view word, verdict v, bool colour) {
     case verdict::not_applicable:
       out = "\033[2m";
       break;
+    case verdict::error:
+      out = "\033[1;35m";
+      break;
   }
   return out.append(word).append("\033[0m");
 }
 
 void print_failure(const case_result& r, bool colour) {
-  std::cout << "\n"
-            << (r.verdict == verdict::warn ? coloured("WARN", r.verdict, colour)
-                                           : coloured("FAIL", r.verdict, colour))
-            << " ";
+  const char* word = r.verdict == verdict::warn    ? "WARN"
+                     : r.verdict == verdict::error ? "ERROR"
+                                                   : "FAIL";
+  std::cout << "\n" << coloured(word, r.verdict, colour) << " ";
   if (!r.repeat_label.empty()) std::cout << "(" << r.repeat_label << ") ";
   std::cout << r.id << " [";
   for (std::size_t i = 0; i < r.spec_ids.size(); ++i)
@@ -105,12 +119,20 @@ void print_failure(const case_result& r, bool colour) {
   std::cout << "  reproduce: " << r.reproduce << "\n";
 }
 
-void print_summary(const reports::tally& t, std::size_t cases, double seconds) {
+void print_summary(const reports::tally& t, std::size_t cases, double seconds,
+                   const std::string& scope) {
   std::printf("\n%-18s %6s\n", "verdict", "cases");
-  std::printf("%-18s %6zu\n%-18s %6zu\n%-18s %6zu\n%-18s %6zu\n%-18s %6zu\n%-18s %6zu\n", "pass",
-              t.pass, "fail", t.fail, "warn", t.warn, "not applicable", t.not_applicable,
-              "expected failure", t.expected_failures, "total", cases);
-  std::printf("%.2f s\n", seconds);
+  std::printf("%-18s %6zu\n%-18s %6zu\n", "pass", t.pass, "fail", t.fail);
+  if (t.error > 0) std::printf("%-18s %6zu\n", "error", t.error);
+  std::printf("%-18s %6zu\n%-18s %6zu\n%-18s %6zu\n%-18s %6zu\n", "warn", t.warn, "not applicable",
+              t.not_applicable, "expected failure", t.expected_failures, "total", cases);
+  std::printf("scope: %s\n%.2f s\n", scope.c_str(), seconds);
+}
+
+//! "about 6 min" for a wall time in seconds.
+std::string about(double seconds) {
+  if (seconds < 90) return "about " + std::to_string(static_cast<int>(seconds + 0.5)) + " s";
+  return "about " + std::to_string(static_cast<int>(seconds / 60 + 0.5)) + " min";
 }
 
 //! Every not-applicable reason, with what would make its cases run.
@@ -224,6 +246,7 @@ int check_command::run() const {
   const std::string catalog_dir = catalog_.empty() ? conformance::default_catalog_dir() : catalog_;
   auto catalog = conformance::load_catalog(catalog_dir);
   if (!catalog) return usage_error(catalog.error().message);
+  const std::size_t catalog_cases = catalog->size();
   auto cases = conformance::filter_cases(std::move(*catalog), filter_);
   if (!shard_.empty()) {
     int index = 0, count = 0;
@@ -270,6 +293,66 @@ int check_command::run() const {
   conformance::run_settings settings;
   settings.seed = seed_;
   settings.jobs = jobs_ > 0 ? jobs_ : default_jobs(target);
+  std::string stopped;
+  settings.stopped_because = &stopped;
+
+  reports::run_summary summary{target_name, seed_, 0, {}, min_applicable_, repeat_};
+  summary.catalog_dir = catalog_dir;
+  summary.toolwire_version = TOOLWIRE_VERSION;
+  if (auto version = conformance::catalog_version(catalog_dir)) summary.catalog_version = *version;
+  summary.filter = filter_;
+  summary.shard = shard_;
+  summary.catalog_cases = catalog_cases;
+  summary.selected_cases = cases.size();
+  const auto started = std::chrono::steady_clock::now();
+  const auto wall_started = std::chrono::system_clock::now();
+  summary.started_at = reports::utc_time_text(wall_started);
+  auto seconds_so_far = [&] {
+    return std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
+  };
+
+  // Without a report flag every report goes to toolwire-reports/: a run always leaves
+  // something to read.
+  const bool defaults = junit_.empty() && json_.empty() && markdown_.empty() && html_.empty();
+  const std::string junit = defaults ? "toolwire-reports/junit.xml" : junit_;
+  const std::string html = defaults ? "toolwire-reports/report.html" : html_;
+  const std::string json = defaults ? "toolwire-reports/report.json" : json_;
+  const std::string markdown = defaults ? "toolwire-reports/summary.md" : markdown_;
+  auto write_reports = [&](const std::vector<case_result>& results,
+                           const reports::run_summary& as) {
+    bool written = write_report(junit, [&] { return reports::junit_xml(results, as); });
+    written &= write_report(
+        json, [&] { return conformance::safe_dump(reports::json_report(results, as), 1); });
+    written &= write_report(markdown, [&] { return reports::markdown_summary(results, as); });
+    written &= write_report(
+        html, [&] { return reports::html_report(reports::json_report(results, as), {html_all_}); });
+    return written;
+  };
+
+  // The cases finished so far, in catalog order, for the reports written while the run
+  // goes on (a run killed outright leaves them) and for a run cut short by a signal.
+  std::mutex finished_mutex;
+  std::map<std::string, std::size_t> position;
+  for (std::size_t i = 0; i < cases.size(); ++i)
+    position.emplace(cases[i].id, i);
+  std::map<std::size_t, case_result> finished;
+  auto finished_results = [&] {
+    std::vector<case_result> out;
+    for (const auto& [at, r] : finished)
+      out.push_back(r);
+    (void)conformance::apply_baseline(listed, out);  // staleness is the final report's to say
+    return out;
+  };
+  bool final_reports = false;  // from then on a signal leaves the reports to the run
+  auto partial_summary = [&](const std::string& interrupted) {
+    reports::run_summary as = summary;
+    as.seconds = seconds_so_far();
+    as.interrupted = interrupted;
+    return as;
+  };
+  auto last_written = std::chrono::steady_clock::now();
+  const bool writes_as_it_goes = !update_baseline_;
+
   // The runner calls this under its own lock, one finished case at a time.
   settings.progress = [&](const case_result& r, std::size_t done, std::size_t total) {
     const auto word = coloured(conformance::to_string(r.verdict), r.verdict, colour);
@@ -279,18 +362,59 @@ int check_command::run() const {
     } else if (lines) {
       std::cerr << "[" << done << "/" << total << "] " << word << " " << r.id << std::endl;
     }
+    if (!writes_as_it_goes) return;
+    std::lock_guard lock(finished_mutex);
+    finished[position[r.id]] = r;
+    // Why at most once a second: a report holds every trace, and a fast run finishes
+    // hundreds of cases a second; the reports at the end are complete in any case.
+    const auto now = std::chrono::steady_clock::now();
+    if (done < total && now - last_written >= std::chrono::seconds(1)) {
+      last_written = now;
+      write_reports(finished_results(), partial_summary("unfinished"));
+    }
   };
-  const auto started = std::chrono::steady_clock::now();
+
+  if (const auto estimate = conformance::estimate_wall_time(cases, target, settings.jobs);
+      estimate && !quiet_) {
+    std::cerr << "toolwire check: " << cases.size() << " cases on a real clock, " << settings.jobs
+              << " at once: " << about(estimate->seconds) << " (the longest, "
+              << estimate->longest_case << ", takes " << about(estimate->longest_seconds);
+    if (estimate->over_a_minute > 1) {
+      std::cerr << "; " << estimate->over_a_minute << " cases take more than a minute each";
+    }
+    std::cerr << ")\n";
+  }
+
+  // SIGINT / SIGTERM: complete reports of what finished, marked interrupted, then exit
+  // 130 / 143 at once (the cases still running may wait minutes on a real clock).
+  std::optional<signal_watch> signals;
+  if (writes_as_it_goes) {
+    signals.emplace([&](const std::string& name, int exit_code) {
+      std::lock_guard lock(finished_mutex);
+      if (final_reports) std::_Exit(exit_code);
+      if (tty) std::cerr << "\r\033[K";
+      const auto results = finished_results();
+      const auto as = partial_summary(name);
+      write_reports(results, as);
+      std::cerr << "toolwire check: interrupted by " << name << "; the reports hold the "
+                << results.size() << " of " << cases.size() << " cases that had finished\n";
+      std::cerr.flush();
+      std::cout.flush();
+      std::_Exit(exit_code);
+    });
+  }
   auto results = conformance::run_cases(cases, target, settings);
+  std::unique_lock final_lock(finished_mutex);  // no partial report overwrites the final ones
+  final_reports = true;
+  settings.progress = nullptr;
   if (tty) std::cerr << "\r\033[K";
   if (!results) return usage_error("the target cannot be used: " + results.error().message);
-  if (repeat_ > 0) {
+  if (repeat_ > 0 && stopped.empty()) {
     if (auto error = conformance::rerun_failures(cases, *results, target, settings, repeat_)) {
       return usage_error("the target cannot be used: " + error->message);
     }
   }
-  const double seconds =
-      std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
+  const double seconds = seconds_so_far();
 
   if (update_baseline_) {
     if (!write_text(expected_failures_, conformance::baseline_text(*results))) {
@@ -299,20 +423,12 @@ int check_command::run() const {
     std::cout << "baseline written: " << expected_failures_ << "\n";
     return 0;
   }
-  reports::run_summary summary{target_name,     seed_,
-                               seconds,         conformance::apply_baseline(listed, *results),
-                               min_applicable_, repeat_};
-  summary.catalog_dir = catalog_dir;
-  summary.toolwire_version = TOOLWIRE_VERSION;
-  if (auto version = conformance::catalog_version(catalog_dir)) summary.catalog_version = *version;
-  summary.filter = filter_;
-  summary.shard = shard_;
-  summary.started_at =
-      reports::utc_time_text(std::chrono::system_clock::now() -
-                             std::chrono::duration_cast<std::chrono::system_clock::duration>(
-                                 std::chrono::duration<double>(seconds)));
+  summary.seconds = seconds;
+  summary.stale_baseline = conformance::apply_baseline(listed, *results);
+  summary.stopped = stopped;
   for (const auto& r : *results) {
-    if ((r.verdict == verdict::fail && !r.expected_failure) || r.verdict == verdict::warn) {
+    if ((r.verdict == verdict::fail && !r.expected_failure) || r.verdict == verdict::warn ||
+        r.verdict == verdict::error) {
       print_failure(r, colour_on(STDOUT_FILENO));
     }
   }
@@ -322,25 +438,11 @@ int check_command::run() const {
   }
   print_not_applicable(*results);
   const auto t = reports::count(*results);
-  print_summary(t, results->size(), seconds);
+  print_summary(t, results->size(), seconds, reports::scope_text(summary, results->size()));
   const auto status = reports::status_of(*results, summary);
   if (!status.message.empty()) std::cout << status.message << "\n";
-  // Without a report flag every report goes to toolwire-reports/: a run always leaves
-  // something to read.
-  const bool defaults = junit_.empty() && json_.empty() && markdown_.empty() && html_.empty();
-  const std::string junit = defaults ? "toolwire-reports/junit.xml" : junit_;
-  const std::string html = defaults ? "toolwire-reports/report.html" : html_;
-  const std::string json = defaults ? "toolwire-reports/report.json" : json_;
-  const std::string markdown = defaults ? "toolwire-reports/summary.md" : markdown_;
-  bool written = write_report(junit, [&] { return reports::junit_xml(*results, summary); });
-  written &= write_report(
-      json, [&] { return conformance::safe_dump(reports::json_report(*results, summary), 1); });
-  const std::string summary_text = reports::markdown_summary(*results, summary);
-  written &= write_report(markdown, [&] { return summary_text; });
-  written &= write_report(html, [&] {
-    return reports::html_report(reports::json_report(*results, summary), {html_all_});
-  });
-  append_step_summary(summary_text, "toolwire check");
+  const bool written = write_reports(*results, summary);
+  append_step_summary(reports::markdown_summary(*results, summary), "toolwire check");
   if (!written) return 2;
   if (defaults)
     std::cout << "reports: toolwire-reports/{junit.xml,report.json,summary.md,report.html}\n";

@@ -50,7 +50,8 @@ std::string group_of(const std::string& id) {
 
 //! Ranks verdicts for a rule's row: the worst of its cases colours it.
 int severity(const std::string& label) {
-  if (label == "fail") return 4;
+  if (label == "fail") return 5;
+  if (label == "error") return 4;
   if (label == "warn") return 3;
   if (label == "pass") return 1;
   if (label == "not applicable") return 0;
@@ -532,9 +533,13 @@ void write_summary(std::string& out, const json& report) {
   const std::int64_t cases = number_at<std::int64_t>(totals, "cases");
   const std::int64_t not_applicable = number_at<std::int64_t>(totals, "not_applicable");
   const std::int64_t exit_code = number_at<std::int64_t>(report, "exit_code");
-  const char* headline = exit_code == 0   ? "passed"
-                         : exit_code == 2 ? "NOTHING WAS CHECKED"
-                                          : "FAILED";
+  const bool ran_nothing = cases == not_applicable;
+  const char* headline = exit_code == 0                            ? "passed"
+                         : !text_at(report, "interrupted").empty() ? "INTERRUPTED"
+                         : !text_at(report, "stopped").empty()     ? "STOPPED"
+                         : exit_code == 2 && ran_nothing           ? "NOTHING WAS CHECKED"
+                         : exit_code == 2                          ? "TARGET DID NOT ANSWER"
+                                                                   : "FAILED";
   out.append("<h1>toolwire check: <span class=\"")
       .append(exit_code == 0 ? "t-pass" : "t-fail")
       .append("\">")
@@ -548,13 +553,14 @@ void write_summary(std::string& out, const json& report) {
   const std::pair<const char*, const char*> columns[] = {
       {"pass", "passed"},
       {"fail", "failed"},
+      {"error", "errors"},
       {"warn", "warnings"},
       {"not_applicable", "not applicable"},
       {"expected_failures", "expected failures"}};
   for (const auto& [key, name] : columns)
     out.append("<th>").append(name).append("</th>");
   out.append("</tr><tr>");
-  const char* classes[] = {"t-pass", "t-fail", "t-warn", "t-na", "t-xfail"};
+  const char* classes[] = {"t-pass", "t-fail", "t-fail", "t-warn", "t-na", "t-xfail"};
   std::size_t c = 0;
   for (const auto& [key, name] : columns) {
     out.append("<td class=\"")
@@ -571,6 +577,7 @@ void write_summary(std::string& out, const json& report) {
     out.append("<dt>").append(name).append("</dt><dd>").append(escaped(value)).append("</dd>");
   };
   const std::int64_t applied = cases - not_applicable;
+  item("scope", text_at(report, "scope"));
   item("cases applied",
        std::to_string(applied)
            .append(" of ")

@@ -30,7 +30,8 @@ bool read_verdict(const std::string& label, case_result& r) {
   static const std::map<std::string, verdict> plain = {{"pass", verdict::pass},
                                                        {"fail", verdict::fail},
                                                        {"warn", verdict::warn},
-                                                       {"not applicable", verdict::not_applicable}};
+                                                       {"not applicable", verdict::not_applicable},
+                                                       {"error", verdict::error}};
   if (const auto found = plain.find(label); found != plain.end()) {
     r.verdict = found->second;
     return true;
@@ -59,6 +60,7 @@ protocol::outcome<case_result> read_case(const json& item, std::size_t index) {
   r.purpose = text_at(item, "purpose");
   r.not_applicable_because = text_at(item, "not_applicable_because");
   r.applicable_if = text_at(item, "applicable_if");
+  r.unreachable_because = text_at(item, "unreachable_because");
   r.known_flaky = item.value("known_flaky", json()).is_boolean() && item["known_flaky"].get<bool>();
   r.evidence = texts_at(item, "evidence");
   r.seed = number_at<std::uint64_t>(item, "seed");
@@ -132,6 +134,10 @@ protocol::outcome<saved_run> read_saved_run(const json& report) {
   s.catalog_version = text_at(report, "catalog_version");
   s.filter = text_at(report, "filter");
   s.shard = text_at(report, "shard");
+  s.catalog_cases = number_at<std::size_t>(report, "catalog_cases");
+  s.selected_cases = number_at<std::size_t>(report, "selected_cases");
+  s.stopped = text_at(report, "stopped");
+  s.interrupted = text_at(report, "interrupted");
   return run;
 }
 
@@ -175,6 +181,7 @@ protocol::outcome<saved_run> merge_shards(std::vector<saved_run> shards) {
   merged.summary = shards.front().summary;
   merged.summary.shard.clear();
   merged.summary.stale_baseline.clear();
+  merged.summary.selected_cases = 0;  // the whole selection: every shard's cases
   std::set<std::string> ids, stale;
   for (const auto& [index, at] : by_index) {
     auto& shard = shards[at];
@@ -184,6 +191,9 @@ protocol::outcome<saved_run> merge_shards(std::vector<saved_run> shards) {
          shard.summary.started_at < merged.summary.started_at)) {
       merged.summary.started_at = shard.summary.started_at;  // ISO 8601 UTC sorts as text
     }
+    // A shard that stopped or was interrupted leaves the merged run short of cases.
+    if (merged.summary.stopped.empty()) merged.summary.stopped = shard.summary.stopped;
+    if (merged.summary.interrupted.empty()) merged.summary.interrupted = shard.summary.interrupted;
     for (const auto& id : shard.summary.stale_baseline) {
       if (stale.insert(id).second) merged.summary.stale_baseline.push_back(id);
     }

@@ -60,6 +60,7 @@ inline std::string verdict_class(const std::string& label) {
   if (label == "pass") return "v-pass";
   if (label == "fail") return "v-fail";
   if (label == "warn") return "v-warn";
+  if (label == "error") return "v-error";
   if (label == "not applicable") return "v-na";
   return "v-xfail";  // expected failure, known flaky
 }
@@ -75,7 +76,7 @@ table{border-collapse:collapse}td,th{border:1px solid var(--line);padding:3px 6p
 .counts td{text-align:right;font-size:18px;min-width:90px}.counts th{font-weight:600}
 dl.meta{display:grid;grid-template-columns:max-content auto;gap:2px 14px}dl.meta dt{color:#57606a}dl.meta dd{margin:0}
 .chip{display:inline-block;border-radius:10px;padding:0 7px;margin:1px;color:#fff;font-size:12px;text-decoration:none;white-space:nowrap}
-.v-pass{background:var(--pass)}.v-fail{background:var(--fail)}.v-warn{background:var(--warn)}.v-na{background:var(--na)}.v-xfail{background:var(--xfail)}
+.v-pass{background:var(--pass)}.v-fail{background:var(--fail)}.v-error{background:#953800}.v-warn{background:var(--warn)}.v-na{background:var(--na)}.v-xfail{background:var(--xfail)}
 .t-pass{color:var(--pass)}.t-fail{color:var(--fail)}.t-warn{color:var(--warn)}.t-na{color:var(--na)}.t-xfail{color:var(--xfail)}
 )css";
 

@@ -109,6 +109,9 @@ void add_to(tally& t, const case_result& r) {
     case verdict::not_applicable:
       ++t.not_applicable;
       break;
+    case verdict::error:
+      ++t.error;
+      break;
   }
 }
 
@@ -141,10 +144,18 @@ std::string xml_escape_line(std::string_view raw) {
   return out;
 }
 
-//! <testcase> children for a case that did not pass: <failure> or <skipped>.
+//! <testcase> children for a case that did not pass: <failure>, <error> or <skipped>.
 void write_outcome(std::ostream& out, const case_result& r, const std::string& catalog_dir) {
   const std::string ids = joined(r.spec_ids, ", ");
-  if (r.verdict == verdict::fail && !r.expected_failure) {
+  if (r.verdict == verdict::error && !r.expected_failure) {
+    // Why <error>, not <failure>: CI tabs tell a test that could not run from one that
+    // found a fault, and a target that went away found no fault of SPEC's.
+    out << "      <error message=\""
+        << xml_escape("the target did not answer: " + r.unreachable_because)
+        << "\" type=\"transport\">" << xml_escape(ids + ": " + r.purpose) << "\n\n"
+        << xml_escape(joined(relative_to(r.evidence, catalog_dir), "\n\n"))
+        << "\n\nreproduce: " << xml_escape(r.reproduce) << "</error>\n";
+  } else if (r.verdict == verdict::fail && !r.expected_failure) {
     const std::string repeat = r.repeat_label.empty() ? "" : " [" + r.repeat_label + "]";
     out << "      <failure message=\"" << xml_escape(failure_headline(r, catalog_dir))
         << "\" type=\"" << xml_escape(r.tag) << "\">" << xml_escape(ids + ": " + r.purpose + repeat)
@@ -208,15 +219,20 @@ std::string junit_xml(const std::vector<case_result>& results, const run_summary
   std::ostringstream out;
   out << "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n"
       << "<testsuites name=\"toolwire check\" tests=\"" << results.size() << "\" failures=\""
-      << t.fail << "\" skipped=\"" << skipped << "\" time=\"" << seconds_text(summary.seconds)
-      << "\">\n"
+      << t.fail << "\" errors=\"" << t.error << "\" skipped=\"" << skipped << "\" time=\""
+      << seconds_text(summary.seconds) << "\">\n"
       << "  <testsuite name=\"" << xml_escape(summary.target) << "\" tests=\"" << results.size()
-      << "\" failures=\"" << t.fail << "\" skipped=\"" << skipped << "\" time=\""
-      << seconds_text(summary.seconds) << "\">\n";
+      << "\" failures=\"" << t.fail << "\" errors=\"" << t.error << "\" skipped=\"" << skipped
+      << "\" time=\"" << seconds_text(summary.seconds) << "\">\n";
   out << "    <properties>";
   write_property(out, "toolwire_version", summary.toolwire_version);
   write_property(out, "seed", std::to_string(summary.seed));
   write_property(out, "target", summary.target);
+  write_property(out, "scope", scope_text(summary, results.size()));
+  if (!summary.filter.empty()) write_property(out, "filter", summary.filter);
+  if (!summary.shard.empty()) write_property(out, "shard", summary.shard);
+  const auto status = status_of(results, summary);
+  if (!status.message.empty()) write_property(out, "status", status.message);
   out << "</properties>\n";
   for (const auto& r : results) {
     out << "    <testcase classname=\"" << xml_escape(group_of(r.id)) << "\" name=\""
@@ -244,6 +260,7 @@ protocol::json json_report(const std::vector<case_result>& results, const run_su
          {"purpose", r.purpose},
          {"verdict", verdict_label(r)},
          {"not_applicable_because", r.not_applicable_because},
+         {"unreachable_because", r.unreachable_because},
          {"applicable_if", r.applicable_if},
          {"repeat", r.repeat_label.empty() ? protocol::json(nullptr)
                                            : protocol::json{{"label", r.repeat_label},
@@ -269,6 +286,11 @@ protocol::json json_report(const std::vector<case_result>& results, const run_su
           {"catalog_version", summary.catalog_version},
           {"filter", summary.filter},
           {"shard", summary.shard},
+          {"catalog_cases", summary.catalog_cases},
+          {"selected_cases", summary.selected_cases == 0 ? results.size() : summary.selected_cases},
+          {"scope", scope_text(summary, results.size())},
+          {"stopped", summary.stopped},
+          {"interrupted", summary.interrupted},
           // Why kept as given: tools join it with each case's "file" to read the case again.
           {"catalog", summary.catalog_dir},
           {"exit_code", status.exit_code},
@@ -288,7 +310,8 @@ protocol::json json_report(const std::vector<case_result>& results, const run_su
             {"fail", t.fail},
             {"warn", t.warn},
             {"not_applicable", t.not_applicable},
-            {"expected_failures", t.expected_failures}}},
+            {"expected_failures", t.expected_failures},
+            {"error", t.error}}},
           {"stale_baseline", summary.stale_baseline},
           {"cases", cases}};
 }
@@ -296,13 +319,13 @@ protocol::json json_report(const std::vector<case_result>& results, const run_su
 namespace {
 
 const char* const tally_header =
-    " passed | failed | warnings | not applicable | expected failures |\n";
+    " passed | failed | errors | warnings | not applicable | expected failures |\n";
 
 std::string tally_cells(const tally& t) {
   // Why appends, not a `" " + ...` chain: g++ 12 at -O3 reports a false -Wrestrict inside
   // the inlined operator+ (GCC PR 105329), which breaks the Release build with -Werror.
   std::string cells;
-  for (const auto count : {t.pass, t.fail, t.warn, t.not_applicable, t.expected_failures})
+  for (const auto count : {t.pass, t.fail, t.error, t.warn, t.not_applicable, t.expected_failures})
     cells.append(" ").append(std::to_string(count)).append(" |");
   return cells.append("\n");
 }
@@ -312,7 +335,7 @@ void write_groups(std::ostream& out, const std::vector<case_result>& results) {
   std::map<std::string, tally> groups;
   for (const auto& r : results)
     add_to(groups[group_of(r.id)], r);
-  out << "| group |" << tally_header << "|---|---:|---:|---:|---:|---:|\n";
+  out << "| group |" << tally_header << "|---|---:|---:|---:|---:|---:|---:|\n";
   for (const auto& [group, t] : groups)
     out << "| " << group << " |" << tally_cells(t);
 }
@@ -321,8 +344,9 @@ void write_failures(std::ostream& out, const std::vector<case_result>& results,
                     const std::string& catalog_dir) {
   bool header = false;
   for (const auto& r : results) {
-    if (r.verdict != verdict::fail && r.verdict != verdict::warn) continue;
-    if (!header) out << "\n### Failures and warnings\n";
+    if (r.verdict != verdict::fail && r.verdict != verdict::warn && r.verdict != verdict::error)
+      continue;
+    if (!header) out << "\n### Failures, errors and warnings\n";
     header = true;
     out << "\n**" << r.id << "** (" << label(r) << ", " << joined(r.spec_ids, ", ") << ") — "
         << r.purpose << "  \n`" << relative_to(r.file, catalog_dir) << "`\n\n```\n"
@@ -337,14 +361,19 @@ std::string markdown_summary(const std::vector<case_result>& results, const run_
   const auto t = count(results);
   std::ostringstream out;
   const auto status = status_of(results, summary);
-  const char* headline = status.exit_code == 0   ? "passed"
-                         : status.exit_code == 2 ? "NOTHING WAS CHECKED"
-                                                 : "FAILED";
+  const std::size_t ran = results.size() - t.not_applicable;
+  const char* headline = status.exit_code == 0               ? "passed"
+                         : !summary.interrupted.empty()      ? "INTERRUPTED"
+                         : !summary.stopped.empty()          ? "STOPPED"
+                         : status.exit_code == 2 && ran == 0 ? "NOTHING WAS CHECKED"
+                         : status.exit_code == 2             ? "TARGET DID NOT ANSWER"
+                                                             : "FAILED";
   out << "## toolwire check: " << headline << " against " << summary.target << "\n\n";
   if (!status.message.empty()) out << "**" << status.message << "**\n\n";
-  out << t.pass << " of " << results.size() - t.not_applicable << " applicable cases passed; "
-      << t.not_applicable << " of " << results.size() << " were not applicable.\n\n";
-  out << "| cases |" << tally_header << "|---:|---:|---:|---:|---:|---:|\n"
+  out << "Scope: " << scope_text(summary, results.size()) << ".\n\n";
+  out << t.pass << " of " << ran << " applicable cases passed; " << t.not_applicable << " of "
+      << results.size() << " were not applicable.\n\n";
+  out << "| cases |" << tally_header << "|---:|---:|---:|---:|---:|---:|---:|\n"
       << "| " << results.size() << " |" << tally_cells(t) << "\n";
   write_groups(out, results);
   write_failures(out, results, summary.catalog_dir);
@@ -365,6 +394,11 @@ std::string markdown_summary(const std::vector<case_result>& results, const run_
 run_status status_of(const std::vector<case_result>& results, const run_summary& summary) {
   const auto t = count(results);
   const std::size_t ran = results.size() - t.not_applicable;
+  if (!summary.interrupted.empty()) {
+    return {summary.interrupted == "SIGINT" ? 130 : 143,
+            "interrupted by " + summary.interrupted + ": " + scope_text(summary, results.size())};
+  }
+  if (!summary.stopped.empty()) return {2, summary.stopped};
   if (ran == 0) {
     std::string message = "nothing was checked: ";
     if (results.empty()) return {2, message + "no case was selected"};
@@ -378,13 +412,44 @@ run_status status_of(const std::vector<case_result>& results, const run_summary&
   }
   if (summary.min_applicable_pct > 0 &&
       100 * ran < static_cast<std::size_t>(summary.min_applicable_pct) * results.size()) {
-    return {1, "only " + percent_text(ran, results.size()) + "% of the cases ran (" +
-                   std::to_string(ran) + " of " + std::to_string(results.size()) +
-                   "); --min-applicable asks for " + std::to_string(summary.min_applicable_pct) +
-                   "%"};
+    const bool selected = !summary.filter.empty() || !summary.shard.empty();
+    return {1, "only " + percent_text(ran, results.size()) + "% of the " +
+                   (selected ? "selected " : "") + "cases ran (" + std::to_string(ran) + " of " +
+                   std::to_string(results.size()) + "); --min-applicable asks for " +
+                   std::to_string(summary.min_applicable_pct) + "%" +
+                   (selected ? ", counted against the selection" : "")};
   }
   if (t.fail > 0 || !summary.stale_baseline.empty()) return {1, ""};
+  if (t.error > 0) {
+    return {2, std::to_string(t.error) + (t.error == 1 ? " case" : " cases") +
+                   " could not be judged: the target did not answer (see the cases marked "
+                   "error)"};
+  }
   return {0, ""};
+}
+
+std::string scope_text(const run_summary& summary, std::size_t results) {
+  const std::size_t selected = summary.selected_cases == 0 ? results : summary.selected_cases;
+  std::string text;
+  const bool whole = summary.filter.empty() && summary.shard.empty();
+  if (whole && summary.catalog_cases != 0) {
+    text = "all " + std::to_string(selected) + " cases of the catalog";
+  } else {
+    text = std::to_string(selected);
+    if (summary.catalog_cases != 0) text += " of " + std::to_string(summary.catalog_cases);
+    text += " cases";
+    if (!whole) {
+      text += ", selected by";
+      if (!summary.filter.empty()) text += " --filter '" + summary.filter + "'";
+      if (!summary.filter.empty() && !summary.shard.empty()) text += " and";
+      if (!summary.shard.empty()) text += " --shard " + summary.shard;
+    }
+  }
+  if (results < selected) {
+    text += "; " + std::to_string(results) + " of them ran before the run " +
+            (summary.interrupted.empty() ? "stopped" : "was interrupted");
+  }
+  return text;
 }
 
 std::vector<not_applicable_group> not_applicable_groups(const std::vector<case_result>& results) {

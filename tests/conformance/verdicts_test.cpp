@@ -329,19 +329,25 @@ TEST_CASE("Issue 12: summary.md counts what report.json counts", "[verdicts][rep
       made("b.one", verdict::not_applicable, "the target lacks virtual_clock"),
       made("b.two", verdict::not_applicable, "the target lacks virtual_clock"),
       made("c.known", verdict::fail),
+      made("d.gone", verdict::error),
   };
-  results.back().expected_failure = true;
+  results[5].expected_failure = true;
   const reports::run_summary summary{"t", 1, 0.1, {}, 0, 0};
   const auto markdown = reports::markdown_summary(results, summary);
   const auto totals = reports::json_report(results, summary)["totals"];
   CAPTURE(markdown);
-  const std::vector<long> from_json = {totals["cases"],          totals["pass"],
-                                       totals["fail"],           totals["warn"],
-                                       totals["not_applicable"], totals["expected_failures"]};
+  const std::vector<long> from_json = {totals["cases"],
+                                       totals["pass"],
+                                       totals["fail"],
+                                       totals["error"],
+                                       totals["warn"],
+                                       totals["not_applicable"],
+                                       totals["expected_failures"]};
+  CHECK(totals["error"] == 1);
   CHECK(table_row_after(markdown, "| cases |") == from_json);
   SECTION("a group of not-applicable cases has nothing failed") {
-    CHECK(markdown.find("| b | 0 | 0 | 0 | 2 | 0 |") != std::string::npos);
-    CHECK(markdown.find("1 of 4 applicable cases passed; 2 of 6 were not applicable.") !=
+    CHECK(markdown.find("| b | 0 | 0 | 0 | 0 | 2 | 0 |") != std::string::npos);
+    CHECK(markdown.find("1 of 5 applicable cases passed; 2 of 7 were not applicable.") !=
           std::string::npos);
   }
 }

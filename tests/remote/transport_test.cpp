@@ -109,6 +109,9 @@ TEST_CASE("A target that accepts but never answers", "[remote][transport]") {
   const auto response = client.send(get("/v1/_test/clock"));
   CHECK(steady::now() - started < deadline * 4);
   CHECK(message_of(response) == "no answer within 300 ms");
+  // A target that does not answer may have gone away: not a SPEC verdict (the runner's
+  // verdict::error).
+  CHECK(conformance::says_unreachable(response.body));
 
   SECTION("a run against it ends, its requests answered with transport failures") {
     const auto run_started = steady::now();
@@ -128,8 +131,9 @@ TEST_CASE("A target that answers garbage", "[remote][transport]") {
     return false;
   });
   http_client client(target.address(), deadline);
-  const auto message = message_of(client.send(get("/v1/_test/clock")));
-  CHECK(message.rfind("malformed HTTP answer: ", 0) == 0);
+  const auto response = client.send(get("/v1/_test/clock"));
+  CHECK(message_of(response).rfind("malformed HTTP answer: ", 0) == 0);
+  CHECK_FALSE(conformance::says_unreachable(response.body));  // it answered, wrongly
 }
 
 TEST_CASE("A target that stops halfway through an answer", "[remote][transport]") {
@@ -139,8 +143,20 @@ TEST_CASE("A target that stops halfway through an answer", "[remote][transport]"
     return false;
   });
   http_client client(target.address(), deadline);
-  CHECK(message_of(client.send(get("/v1/_test/clock"))) ==
-        "the target closed the connection without a complete answer");
+  const auto response = client.send(get("/v1/_test/clock"));
+  CHECK(message_of(response) == "the target closed the connection in the middle of its answer");
+  CHECK_FALSE(conformance::says_unreachable(response.body));  // a Content-Length it broke
+}
+
+TEST_CASE("A target that closes the connection before it answers", "[remote][transport]") {
+  raw_target target([](tcp::socket& socket) {
+    read_request(socket);
+    return false;  // closed with nothing said, as a server that died does
+  });
+  http_client client(target.address(), deadline);
+  const auto response = client.send(get("/v1/_test/clock"));
+  CHECK(message_of(response) == "the target closed the connection without a complete answer");
+  CHECK(conformance::says_unreachable(response.body));
 }
 
 TEST_CASE("A target that is not listening", "[remote][transport]") {
@@ -150,8 +166,9 @@ TEST_CASE("A target that is not listening", "[remote][transport]") {
     address = gone.address();
   }
   http_client client(address, deadline);
-  const auto message = message_of(client.send(get("/v1/_test/clock")));
-  CHECK(message.rfind("cannot connect to " + address.to_string() + ": ", 0) == 0);
+  const auto response = client.send(get("/v1/_test/clock"));
+  CHECK(message_of(response).rfind("cannot connect to " + address.to_string() + ": ", 0) == 0);
+  CHECK(conformance::says_unreachable(response.body));
 }
 
 TEST_CASE("A keep-alive connection the target closed is reopened once", "[remote][transport]") {

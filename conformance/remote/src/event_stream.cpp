@@ -190,7 +190,8 @@ void event_stream::fail_open(const std::string& what, beast::error_code ec) {
   finish_open(transport_failure(
       timed_out
           ? what + ": no answer within " + std::to_string(settings_.open_timeout.count()) + " ms"
-          : what + ": " + (closed_ ? std::string("the run closed the stream") : ec.message())));
+          : what + ": " + (closed_ ? std::string("the run closed the stream") : ec.message()),
+      closed_ ? transport_cause::unreadable : transport_cause::unreachable));
   stop("");
 }
 

@@ -89,15 +89,21 @@ beast_request to_beast(const protocol::api_request& request, const host_port& se
 
 }  // namespace detail
 
-protocol::api_response transport_failure(std::string message) {
+protocol::api_response transport_failure(std::string message, transport_cause cause) {
   protocol::api_response response;
   response.status = 0;
   response.body = {{"error", {{"type", "transport"}, {"message", std::move(message)}}}};
+  if (cause == transport_cause::unreachable) response.body["error"]["unreachable"] = true;
   return response;
 }
 
 bool is_transport_failure(const protocol::api_response& response) {
   return response.status == 0;
+}
+
+bool says_unreachable(const json& body) {
+  return body.is_object() && body.contains("error") && body["error"].is_object() &&
+         body["error"].value("unreachable", false) == true;
 }
 
 std::string describe_answer(const protocol::api_response& response) {
@@ -241,17 +247,27 @@ protocol::api_response http_client::impl::read(bool& retry) {
   if (ec) {
     retry = retry && !parser.got_some() && closed_by_peer(ec);
     disconnect();
-    if (ec == beast::error::timeout) return transport_failure(timed_out(""));
+    if (ec == beast::error::timeout) {
+      return transport_failure(timed_out(""), transport_cause::unreachable);
+    }
     if (ec == http::error::body_limit) {
       return transport_failure("the answer's body is larger than " +
                                std::to_string(max_body_bytes >> 20) +
                                " MiB; the suite stopped reading it");
     }
     if (malformed_http(ec)) return transport_failure("malformed HTTP answer: " + ec.message());
+    // Why the part matters: a target that closed or reset the connection before it said
+    // anything may have gone away; one that broke off an answer it had begun (a
+    // Content-Length it did not keep) gave a malformed answer.
+    const auto cause =
+        parser.got_some() ? transport_cause::unreadable : transport_cause::unreachable;
     if (closed_by_peer(ec) || ec == http::error::partial_message) {
-      return transport_failure("the target closed the connection without a complete answer");
+      return transport_failure(parser.got_some()
+                                   ? "the target closed the connection in the middle of its answer"
+                                   : "the target closed the connection without a complete answer",
+                               cause);
     }
-    return transport_failure("cannot read the answer: " + ec.message());
+    return transport_failure("cannot read the answer: " + ec.message(), cause);
   }
   auto response = parser.release();
   if (!response.keep_alive()) disconnect();
@@ -269,11 +285,14 @@ protocol::api_response http_client::impl::exchange(const protocol::api_request& 
                                                    bool may_retry) {
   bool retry = may_retry && connected;  // only a reused connection may have gone stale
   if (!connected) {
-    if (auto failure = connect()) return transport_failure(*failure);
+    if (auto failure = connect()) {
+      return transport_failure(*failure, transport_cause::unreachable);
+    }
   }
   auto message = detail::to_beast(request, server);
   if (auto failure = write(message, retry)) {
-    return retry ? exchange(request, false) : transport_failure(*failure);
+    return retry ? exchange(request, false)
+                 : transport_failure(*failure, transport_cause::unreachable);
   }
   auto response = read(retry);
   if (is_transport_failure(response) && retry) return exchange(request, false);

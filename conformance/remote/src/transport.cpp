@@ -77,7 +77,8 @@ transport::opened_stream transport::open_stream(const protocol::api_request& req
   if (answered.wait_for(bound) != std::future_status::ready) {
     stream->close();
     return {transport_failure("the events request got no answer within " +
-                              std::to_string(profile_.request_timeout_ms) + " ms"),
+                                  std::to_string(profile_.request_timeout_ms) + " ms",
+                              transport_cause::unreachable),
             nullptr};
   }
   return {answered.get(), std::move(stream)};

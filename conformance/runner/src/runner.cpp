@@ -1,6 +1,7 @@
 // Running cases and judging them.
 #include "toolwire/conformance/runner.hpp"
 
+#include <algorithm>
 #include <atomic>
 #include <chrono>
 #include <mutex>
@@ -9,8 +10,10 @@
 #include "toolwire/actors/expectations.hpp"
 #include "toolwire/actors/invariants.hpp"
 #include "toolwire/actors/simulator.hpp"
+#include "toolwire/conformance/http_client.hpp"
 #include "toolwire/conformance/outside_data.hpp"
 #include "toolwire/conformance/scenario_target.hpp"
+#include "toolwire/protocol/safe_json.hpp"
 #include "toolwire/protocol/spec_rules.hpp"
 
 namespace toolwire::conformance {
@@ -81,6 +84,20 @@ case_result base_result(const catalog_case& c, const target_choice& target, std:
   return result;
 }
 
+//! The first request of `run` that the target did not answer at all (refused, reset, timed
+//! out), as "METHOD PATH at N ms: <how>"; "" when it answered every one.
+std::string first_unanswered(const actors::trace& run) {
+  for (const auto& r : run.records()) {
+    if (r.kind != "response" || r.data.value("status", -1) != 0) continue;
+    const protocol::json& body = protocol::member_at(r.data, "body");
+    if (!says_unreachable(body)) continue;
+    return protocol::string_at(r.data, "method") + " " + protocol::string_at(r.data, "path") +
+           " at " + std::to_string(r.at) +
+           " ms: " + protocol::string_at(protocol::member_at(body, "error"), "message");
+  }
+  return "";
+}
+
 void judge(case_result& result, const catalog_case& c, const actors::trace& run) {
   try {
     result.evidence = evidence_of(c, run);
@@ -89,7 +106,14 @@ void judge(case_result& result, const catalog_case& c, const actors::trace& run)
                        escape_invalid_utf8(e.what())};
   }
   result.trace = records_of(run);
-  if (result.evidence.empty()) {
+  // Why before the expectations' verdict: what a case saw after its target stopped
+  // answering says nothing about SPEC (a refused request has no status to check).
+  result.unreachable_because = first_unanswered(run);
+  if (!result.unreachable_because.empty()) {
+    result.verdict = verdict::error;
+    result.evidence.insert(result.evidence.begin(),
+                           "the target did not answer: " + result.unreachable_because);
+  } else if (result.evidence.empty()) {
     result.verdict = verdict::pass;
   } else {
     result.verdict = c.grade == grade::required ? verdict::fail : verdict::warn;
@@ -176,6 +200,8 @@ std::string to_string(verdict v) {
       return "warn";
     case verdict::not_applicable:
       return "not applicable";
+    case verdict::error:
+      return "error";
   }
   return "?";
 }
@@ -231,18 +257,65 @@ protocol::outcome<catalog_case> timed_for(const catalog_case& c, const scenarios
   return timed;
 }
 
+std::optional<wall_time_estimate> estimate_wall_time(const std::vector<catalog_case>& cases,
+                                                     const target_choice& target, int jobs) {
+  if (target.in_process) return std::nullopt;
+  scenarios::timing timing;
+  if (target.profile) {
+    if (target.profile->virtual_clock) return std::nullopt;
+    timing = timing_of(*target.profile);
+  } else {
+    if (!target.bundled_real_clock) return std::nullopt;
+    timing.ack_timeout_ms = target.ack_timeout_ms;
+    timing.result_timeout_ms = target.result_timeout_ms;
+    timing.interrupt_timeout_ms = target.interrupt_timeout_ms;
+    timing.real_clock = true;
+    timing.tolerance_ms = target.timing_tolerance_ms;
+  }
+  wall_time_estimate estimate;
+  // When each job is free again; a case goes to the one free first (ties: the lowest).
+  std::vector<double> free_at(static_cast<std::size_t>(std::max(1, jobs)), 0.0);
+  for (const auto& c : cases) {
+    auto timed = timed_for(c, timing);
+    const double seconds =
+        timed ? static_cast<double>(scenarios::end_of_steps(timed->plan)) / 1000.0 : 0.0;
+    auto first_free = std::min_element(free_at.begin(), free_at.end());
+    *first_free += seconds;
+    if (seconds > estimate.longest_seconds) {
+      estimate.longest_seconds = seconds;
+      estimate.longest_case = c.id;
+    }
+    if (seconds > 60) ++estimate.over_a_minute;
+  }
+  estimate.seconds = *std::max_element(free_at.begin(), free_at.end());
+  return estimate;
+}
+
 protocol::outcome<std::vector<case_result>> run_cases(const std::vector<catalog_case>& cases,
                                                       const target_choice& target,
                                                       const run_settings& settings) {
   std::vector<case_result> results(cases.size());
+  std::vector<bool> ran(cases.size(), false);
   std::mutex progress_mutex;
   std::size_t done = 0;
+  std::atomic<std::size_t> next{0};
+  int errors_in_a_row = 0;
+  std::string stopped;
   auto finish = [&](std::size_t i, case_result result, clock_type::time_point started) {
     result.seconds = std::chrono::duration<double>(clock_type::now() - started).count();
     std::lock_guard lock(progress_mutex);
     results[i] = std::move(result);
+    ran[i] = true;
     ++done;
     if (settings.progress) settings.progress(results[i], done, cases.size());
+    errors_in_a_row = results[i].verdict == verdict::error ? errors_in_a_row + 1 : 0;
+    if (settings.stop_after_errors > 0 && errors_in_a_row >= settings.stop_after_errors &&
+        stopped.empty()) {
+      stopped = "the target stopped answering at case " + results[i].id + " (" +
+                results[i].unreachable_because + "); " + std::to_string(errors_in_a_row) +
+                " cases in a row could not reach it, so the run stopped";
+      next = cases.size();  // no further case starts; those running finish
+    }
   };
 
   // Workers take the next case until none is left. In-process every case has its own
@@ -253,7 +326,6 @@ protocol::outcome<std::vector<case_result>> run_cases(const std::vector<catalog_
   // coordinate, so they run at once.
   const bool own_targets = target.in_process || !target.profile || !target.profile->virtual_clock;
   const int workers = own_targets ? std::max(1, settings.jobs) : 1;
-  std::atomic<std::size_t> next{0};
   std::mutex error_mutex;
   std::optional<protocol::api_error> setup_error;
   auto worker = [&] {
@@ -279,6 +351,15 @@ protocol::outcome<std::vector<case_result>> run_cases(const std::vector<catalog_
   for (auto& t : threads)
     t.join();
   if (setup_error) return *setup_error;
+  if (!stopped.empty()) {
+    std::vector<case_result> kept;
+    for (std::size_t i = 0; i < results.size(); ++i) {
+      if (ran[i]) kept.push_back(std::move(results[i]));
+    }
+    results = std::move(kept);
+    stopped += "; the reports hold the " + std::to_string(results.size()) + " cases that ran";
+    if (settings.stopped_because != nullptr) *settings.stopped_because = stopped;
+  }
   return results;
 }
 

@@ -30,6 +30,16 @@ struct run_summary {
   std::string catalog_version;  // conformance::catalog_version; "" unknown
   std::string filter;           // --filter; "" all cases
   std::string shard;            // --shard "I/N"; "" the whole selection
+  //! How many cases the catalog holds before --filter and --shard: with `filter` and
+  //! `shard`, the scope every report states (scope_text). 0: unknown (an old report).
+  std::size_t catalog_cases = 0;
+  //! How many cases the selection holds; more than the results when the run stopped
+  //! early (`stopped`) or was interrupted. 0: as many as the results.
+  std::size_t selected_cases = 0;
+  //! The run stopped because the target stopped answering (run_settings::stopped_because).
+  std::string stopped;
+  //! The run was interrupted by a signal: "SIGINT" or "SIGTERM"; "" it ran to its end.
+  std::string interrupted;
 
   // Why constructors: callers written for the first four fields keep compiling cleanly.
   run_summary() = default;
@@ -50,8 +60,11 @@ struct run_status {
   std::string message;
 };
 
-//! 2 with "nothing was checked" when no case ran (every one not applicable); 1 on a
-//! failure, a stale baseline, or fewer cases run than min_applicable_pct; else 0.
+//! 130 / 143 when the run was interrupted by SIGINT / SIGTERM; 2 when the run stopped
+//! because the target stopped answering, or a case could not reach it (verdict error)
+//! and none failed, or with "nothing was checked" when no case ran (every one not
+//! applicable); 1 on a failure, a stale baseline, or fewer cases run than
+//! min_applicable_pct of the selection; else 0.
 run_status status_of(const std::vector<conformance::case_result>& results,
                      const run_summary& summary);
 
@@ -66,10 +79,15 @@ std::vector<not_applicable_group> not_applicable_groups(
     const std::vector<conformance::case_result>& results);
 
 struct tally {
-  std::size_t pass = 0, fail = 0, warn = 0, not_applicable = 0, expected_failures = 0;
+  std::size_t pass = 0, fail = 0, warn = 0, not_applicable = 0, expected_failures = 0, error = 0;
 };
 
 tally count(const std::vector<conformance::case_result>& results);
+
+//! What a run covered, in words every report repeats: "all 231 cases of the catalog", or
+//! "24 of 231 cases, selected by --filter 'auth.*'" (and "--shard 1/2"); with "; 12 of
+//! them ran before the run stopped" when fewer ran than were selected.
+std::string scope_text(const run_summary& summary, std::size_t results);
 
 //! What went wrong in a failed case, in one line: the first line of its first evidence
 //! item (failed expectations come first), paths relative to `catalog_dir`.

@@ -16,7 +16,9 @@
 
 namespace toolwire::conformance {
 
-enum class verdict { pass, fail, warn, not_applicable };
+//! `error`: the case could not be judged because the target stopped answering (a request
+//! refused, reset or timed out): not a SPEC verdict, and never a pass.
+enum class verdict { pass, fail, warn, not_applicable, error };
 
 std::string to_string(verdict v);
 
@@ -29,6 +31,9 @@ struct case_result {
   conformance::verdict verdict = verdict::pass;
   std::vector<std::string> evidence;  // one item per problem; with the SPEC text of its rules
   std::string not_applicable_because;
+  //! verdict::error: the first request the target did not answer, and how, e.g. "POST
+  //! /v1/sessions at 1000 ms: cannot connect to 127.0.0.1:8080: Connection refused".
+  std::string unreachable_because;
   std::string applicable_if;  // what would make a not-applicable case run (see remedy_for)
   std::uint64_t seed = 0;
   double seconds = 0;
@@ -81,14 +86,37 @@ struct run_settings {
   //! target's clock is shared by every case, so its cases run one at a time.
   int jobs = 1;
   std::function<void(const case_result&, std::size_t done, std::size_t total)> progress;
+  //! A target that stopped answering is not judged case after case: after this many
+  //! cases in a row end in verdict::error, no further case starts (0: never stop).
+  int stop_after_errors = 3;
+  //! Set when the run stopped that way: one sentence for the user, e.g. "the target
+  //! stopped answering at case reg.ttl-expiry (...); the reports hold the 31 cases that
+  //! ran". The results then hold only the cases that ran, in catalog order.
+  std::string* stopped_because = nullptr;
 };
 
-//! Runs `cases`; results come back in the order of `cases`. Fails only when a target
+//! Runs `cases`; results come back in the order of `cases` (without those a stop left
+//! unrun, see run_settings::stop_after_errors). Fails only when a target
 //! cannot be set up (the bundled server cannot listen, the stand-in's port is taken, the
 //! target does not answer at all); a misbehaving target gives failing verdicts instead.
 protocol::outcome<std::vector<case_result>> run_cases(const std::vector<catalog_case>& cases,
                                                       const target_choice& target,
                                                       const run_settings& settings);
+
+//! How long a run on the wall clock will take, before it starts.
+struct wall_time_estimate {
+  double seconds = 0;        // the whole run, with its jobs side by side
+  std::string longest_case;  // the case that takes longest
+  double longest_seconds = 0;
+  std::size_t over_a_minute = 0;  // cases that each take more than a minute
+};
+
+//! The estimate for a real-clock run of `cases` with `jobs` at once (the bundled server on
+//! a real clock, or a real-clock profile): each case lasts until just after its last
+//! step, timed for the target, and cases go in order to the first free job. nullopt on
+//! a virtual clock or in-process, where waiting costs no wall time.
+std::optional<wall_time_estimate> estimate_wall_time(const std::vector<catalog_case>& cases,
+                                                     const target_choice& target, int jobs);
 
 //! What would make a case applicable, for a not-applicable reason: e.g. "serve the test
 //! clock (SPEC 7) and set \"clock\": \"virtual\" in the profile".
