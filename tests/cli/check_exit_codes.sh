@@ -250,6 +250,96 @@ expect_text "^toolwire check: --model-stand-in: must be host:port" "$work/err" "
 expect 2 "flags and --target" -- env SERVED_KEY=k "$toolwire" check --target "$work/part-a.json" \
   "${from_flags[@]}" "${few[@]}"
 expect_text "not with --target" "$work/err" "flags and a profile file refused together"
+
+# A filtered run says so in every report (issue 21.6): not "24 of 24 passed" alone.
+expect 0 "a filtered run" -- "$toolwire" check --target "$work/part-a.json" --filter 'auth.*' \
+  --quiet --json "$work/scope/report.json" --junit "$work/scope/junit.xml" \
+  --markdown "$work/scope/summary.md" --html "$work/scope/report.html"
+catalog_size=$("$toolwire" check --list | tail -n 1 | cut -d' ' -f1)
+auth_size=$("$toolwire" check --list --filter 'auth.*' | tail -n 1 | cut -d' ' -f1)
+scope="$auth_size of $catalog_size cases, selected by --filter 'auth.\*'"
+expect_text "^Scope: $scope\.$" "$work/scope/summary.md" "summary.md states the scope"
+escaped_scope="$auth_size of $catalog_size cases, selected by --filter &apos;auth.\*&apos;"
+expect_text "<property name=\"scope\" value=\"$escaped_scope\"/>" "$work/scope/junit.xml" "JUnit states the scope"
+expect_text "<dt>scope</dt><dd>$escaped_scope</dd>" "$work/scope/report.html" "the HTML report states the scope"
+expect_text "\"scope\": \"$scope\"" "$work/scope/report.json" "report.json states the scope"
+expect_text "^scope: $scope$" "$work/out" "the console states the scope"
+kill $server 2>/dev/null
+
+# A target that dies mid-run (issue 21.5): its cases are errors, not SPEC failures; the
+# run stops with one sentence and exit 2, and the reports hold what ran.
+"$toolwire" serve --port 0 --api-key right-key-6b0c --model-url "http://127.0.0.1:$stand_in_port/v1" \
+  --assistant-id 1 --clock virtual >"$work/dying.out" 2>&1 &
+dying=$!
+trap 'kill $server $dying 2>/dev/null; rm -rf "$work"' EXIT
+for _ in $(seq 100); do
+  grep -q "listening on" "$work/dying.out" && break
+  sleep 0.05
+done
+base=$(sed -n 's/^listening on //p' "$work/dying.out")
+profile right-key-6b0c '["A"]' >"$work/dying.json"
+"$toolwire" check --target "$work/dying.json" --filter 'reg.*' --progress lines \
+  --json "$work/dying/report.json" --junit "$work/dying/junit.xml" \
+  --markdown "$work/dying/summary.md" >"$work/dying-check.out" 2>"$work/dying-check.err" &
+checking=$!
+# Why poll: the server is killed once a few cases have finished, whatever the machine's speed.
+for _ in $(seq 600); do
+  grep -q '^\[5/' "$work/dying-check.err" && break
+  sleep 0.05
+done
+kill -9 $dying
+wait $checking
+got=$?
+if [[ $got -ne 2 ]]; then
+  echo "FAIL: a target killed mid-run: exit $got, want 2" >&2
+  sed 's/^/  | /' "$work/dying-check.out" "$work/dying-check.err" >&2
+  failures=$((failures + 1))
+fi
+expect_text "^the target stopped answering at case reg\..* (.*connect.*); 3 cases in a row could not reach it, so the run stopped; the reports hold the [0-9]* cases that ran$" \
+  "$work/dying-check.out" "the stop is one sentence with its cause"
+expect_text "<error message=\"the target did not answer: " "$work/dying/junit.xml" "JUnit <error>"
+expect_text "STOPPED" "$work/dying/summary.md" "summary.md says the run stopped"
+# At most the one case running when the server died can read it as something else.
+if (($(grep -c '^FAIL ' "$work/dying-check.out") > 1)); then
+  echo "FAIL: a dead target read as SPEC failures" >&2
+  grep '^FAIL ' "$work/dying-check.out" | sed 's/^/  | /' >&2
+  failures=$((failures + 1))
+fi
+
+# SIGTERM mid-run (issue 21.7), as CI's job timeout sends it: complete reports of what
+# finished, marked interrupted, and exit 143. A real-clock run first says how long it takes.
+"$toolwire" serve --port 0 --api-key right-key-6b0c --model-url "http://127.0.0.1:$stand_in_port/v1" \
+  --assistant-id 1 --clock real >"$work/real.out" 2>&1 &
+server=$!
+for _ in $(seq 100); do
+  grep -q "listening on" "$work/real.out" && break
+  sleep 0.05
+done
+base=$(sed -n 's/^listening on //p' "$work/real.out")
+profile right-key-6b0c '["A"]' | sed 's/"clock": "virtual"/"clock": "real"/' >"$work/real.json"
+"$toolwire" check --target "$work/real.json" --filter 'call.*' --progress lines \
+  --json "$work/term/report.json" --junit "$work/term/junit.xml" \
+  --markdown "$work/term/summary.md" >"$work/term.out" 2>"$work/term.err" &
+checking=$!
+for _ in $(seq 600); do
+  grep -q '^\[1/' "$work/term.err" && break
+  sleep 0.05
+done
+kill -TERM $checking
+wait $checking
+got=$?
+if [[ $got -ne 143 ]]; then
+  echo "FAIL: SIGTERM mid-run: exit $got, want 143" >&2
+  sed 's/^/  | /' "$work/term.out" "$work/term.err" >&2
+  failures=$((failures + 1))
+fi
+expect_text "cases on a real clock, 16 at once: about [0-9]* min (the longest, call\..*, takes about" \
+  "$work/term.err" "a real-clock run says how long it takes"
+expect_text "interrupted by SIGTERM; the reports hold the [1-9][0-9]* of [0-9]* cases that had finished" \
+  "$work/term.err" "an interrupted run says what the reports hold"
+expect_text '"interrupted": "SIGTERM"' "$work/term/report.json" "report.json is marked interrupted"
+expect_text "</testsuites>" "$work/term/junit.xml" "JUnit is complete"
+expect_text "INTERRUPTED" "$work/term/summary.md" "summary.md says the run was interrupted"
 kill $server 2>/dev/null
 
 # toolwire simulate on scenario files that are wrong in ways only running them shows.
