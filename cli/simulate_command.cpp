@@ -146,13 +146,16 @@ Examples:
   toolwire simulate my_scenario.yaml --bundled --fault double_result_accepted
 
 Against a --target the scenario's times are resolved for the profile's timeouts and clock
-(docs/scenario-language.md, "Time"), as `toolwire check` does for its cases.
+(docs/scenario-language.md, "Time"), as `toolwire check` does for its cases. A scenario
+whose settings: state timeouts the target does not have is not applicable there (its
+times are written for those timeouts), and so is one that needs what the target lacks.
 library:NAME is NAME.yaml of the scenario library: share/toolwire/scenarios when this
 binary is installed, else the source tree's scenarios/library; here )" +
                conformance::default_library_dir() + R"(.
-Exit codes: 0 every seed held its expectations and invariants; 1 one did not; 2 bad usage,
-a scenario that does not load, a target that cannot be used, or a scenario the target
-cannot run (nothing was checked).
+Exit codes: 0 every seed held its expectations and invariants (or, with
+--skip-inapplicable, the scenario is not applicable to the target); 1 one did not; 2 bad
+usage, a scenario that does not load, a target that cannot be used, or a scenario the
+target cannot run (not applicable: nothing was checked).
 Read: docs/simulator.md, docs/scenario-language.md, docs/scenario-library.md)");
   app_->add_option("scenario", scenario_,
                    "a scenario file (FILE.yaml, see docs/scenario-language.md) or library:NAME, "
@@ -168,6 +171,10 @@ Read: docs/simulator.md, docs/scenario-language.md, docs/scenario-library.md)");
                  "the normalised observations (ids and timing within tolerance may differ)");
   app_->add_flag("--list", list_,
                  "list the scenario library (library:NAME, SPEC IDs, purpose) and exit");
+  app_->add_flag("--skip-inapplicable", skip_inapplicable_,
+                 "exit 0, not 2, when the target cannot run the scenario (e.g. its settings: "
+                 "state other timeouts than the target's): for running a whole library "
+                 "against one target");
 }
 
 int simulate_command::run() const {
@@ -215,13 +222,17 @@ int simulate_command::run() const {
     return 2;
   }
   auto unfit = on.not_applicable(*plan);
-  if (!unfit || !unfit->empty()) {
-    std::cerr << "toolwire simulate: "
-              << (unfit ? "nothing was checked: " + chosen->name + " cannot run " +
-                              located->source + ": " + *unfit
-                        : "the target cannot be used: " + unfit.error().message)
+  if (!unfit) {
+    std::cerr << "toolwire simulate: the target cannot be used: " << unfit.error().message
               << "\n";
     return 2;
+  }
+  if (!unfit->empty()) {
+    // Why not a violation: a scenario the target cannot play says nothing of the target.
+    std::cerr << "toolwire simulate: not applicable, nothing was checked: " << chosen->name
+              << " cannot run " << located->source << ": " << *unfit
+              << "\n  to run it: " << conformance::remedy_for(*unfit) << "\n";
+    return skip_inapplicable_ ? 0 : 2;
   }
 
   const bool progress = many && isatty(STDERR_FILENO);

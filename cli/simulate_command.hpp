@@ -28,6 +28,7 @@ class simulate_command {
   std::string trace_;
   target_flags target_;
   bool check_determinism_ = false;
+  bool skip_inapplicable_ = false;
   bool list_ = false;
 };
 

@@ -70,9 +70,18 @@ void read_settings(const value& v, scenarios::scenario& plan) {
   m.allow_only(format::names(format::settings_keys()), "setting");
   // Why as_duration, not as_time: settings are the target's timeouts, what expressions
   // are resolved against; they are plain durations.
-  if (const auto* t = m.find("ack_timeout")) plan.ack_timeout_ms = as_duration(*t);
-  if (const auto* t = m.find("result_timeout")) plan.result_timeout_ms = as_duration(*t);
-  if (const auto* t = m.find("interrupt_timeout")) plan.interrupt_timeout_ms = as_duration(*t);
+  if (const auto* t = m.find("ack_timeout")) {
+    plan.ack_timeout_ms = as_duration(*t);
+    plan.stated_ack_timeout_ms = plan.ack_timeout_ms;
+  }
+  if (const auto* t = m.find("result_timeout")) {
+    plan.result_timeout_ms = as_duration(*t);
+    plan.stated_result_timeout_ms = plan.result_timeout_ms;
+  }
+  if (const auto* t = m.find("interrupt_timeout")) {
+    plan.interrupt_timeout_ms = as_duration(*t);
+    plan.stated_interrupt_timeout_ms = plan.interrupt_timeout_ms;
+  }
 }
 
 //! A model script step's `hold: 500ms` becomes `"hold_ms": 500` in its JSON. Fails on a
@@ -173,7 +182,11 @@ scenarios::scenario read_scenario(const YAML::Node& root, std::string_view sourc
     plan.result_timeout_ms = target->result_timeout_ms;
     plan.interrupt_timeout_ms = target->interrupt_timeout_ms;
     context.target = *target;
-    context.pace = pace_of(*target);
+    // Why no pace for a file with settings: its times are written for the timeouts it
+    // states, and a target with other ones cannot play it (not applicable) anyway.
+    const bool states_timeouts = plan.stated_ack_timeout_ms || plan.stated_result_timeout_ms ||
+                                 plan.stated_interrupt_timeout_ms;
+    context.pace = states_timeouts ? 1.0 : pace_of(*target);
   } else {
     context.target.ack_timeout_ms = plan.ack_timeout_ms;
     context.target.result_timeout_ms = plan.result_timeout_ms;

@@ -50,5 +50,64 @@ if [[ $? -ne 2 ]] || ! grep -q "unreachable" "$work/out"; then
   sed 's/^/  | /' "$work/out" >&2
   failures=$((failures + 1))
 fi
+
+# The library on a target started with other timeouts (issue 21.4): every scenario passes
+# or is not applicable, with the timeouts it needs named; none reads a target's correct
+# deadlines as violations. Once with the SPEC's defaults, once with the library's 2 s/10 s.
+read -r ephemeral_low _ </proc/sys/net/ipv4/ip_local_port_range
+stand_in_port=$((10000 + RANDOM % (ephemeral_low > 11000 ? ephemeral_low - 10000 : 1000)))
+library_on() {  # library_on NAME ACK_MS RESULT_MS MIN_RAN
+  local name=$1 ack=$2 result=$3 min_ran=$4 server ran=0 skipped=0
+  "$toolwire" serve --port 0 --api-key served-key-5d1e --model-url "http://127.0.0.1:$stand_in_port/v1" \
+    --assistant-id 1 --clock virtual --ack-timeout-ms "$ack" --result-timeout-ms "$result" \
+    >"$work/serve-$name.out" 2>&1 &
+  server=$!
+  for _ in $(seq 100); do
+    grep -q "listening on" "$work/serve-$name.out" && break
+    sleep 0.05
+  done
+  cat >"$work/$name.json" <<JSON
+{"name": "$name", "base_url": "$(sed -n 's/^listening on //p' "$work/serve-$name.out")",
+ "api_key": "served-key-5d1e", "parts": ["A", "B"], "assistant_id": 1,
+ "model_stand_in": "127.0.0.1:$stand_in_port", "clock": "virtual",
+ "ack_timeout_ms": $ack, "result_timeout_ms": $result}
+JSON
+  for file in "$library"/*.yaml; do
+    "$toolwire" simulate "$file" --target "$work/$name.json" --skip-inapplicable >"$work/out" 2>&1
+    local got=$?
+    if grep -q "not applicable" "$work/out"; then
+      skipped=$((skipped + 1))
+      if ! grep -q "settings: need .*, the target has" "$work/out"; then
+        echo "FAIL: $(basename "$file") on $name: not applicable without naming the timeouts" >&2
+        sed 's/^/  | /' "$work/out" >&2
+        failures=$((failures + 1))
+      fi
+    elif [[ $got -ne 0 ]]; then
+      echo "FAIL: $(basename "$file") on $name (ack $ack ms, result $result ms): exit $got" >&2
+      sed 's/^/  | /' "$work/out" >&2
+      failures=$((failures + 1))
+    else
+      ran=$((ran + 1))
+    fi
+  done
+  if [[ $name == spec-defaults ]]; then
+    # Without --skip-inapplicable, a scenario the target cannot play is exit 2: never green.
+    "$toolwire" simulate "$library/no_ack_timeout.yaml" --target "$work/spec-defaults.json" >"$work/out" 2>&1
+    if [[ $? -ne 2 ]] || ! grep -q "not applicable, nothing was checked: .*ack_timeout 2 s, the target has 10 s; result_timeout 10 s, the target has 5 min" "$work/out"; then
+      echo "FAIL: a scenario for other timeouts is not exit 2 naming them" >&2
+      sed 's/^/  | /' "$work/out" >&2
+      failures=$((failures + 1))
+    fi
+  fi
+  kill $server 2>/dev/null
+  wait $server 2>/dev/null
+  if ((ran < min_ran)); then
+    echo "FAIL: only $ran library scenarios ran on $name ($skipped not applicable)" >&2
+    failures=$((failures + 1))
+  fi
+  echo "library on $name: $ran ran, $skipped not applicable"
+}
+library_on spec-defaults 10000 300000 10
+library_on short 2000 10000 30
 echo "$count scenarios over HTTP, $failures failure(s)"
 exit $((failures > 0))

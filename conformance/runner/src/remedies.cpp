@@ -21,6 +21,11 @@ std::string remedy_for(const std::string& reason) {
   if (has("replaces [P] rule")) {
     return "follow the rule as SPEC words it and remove it from the profile's overrides";
   }
+  if (has("settings: need")) {
+    return "start the target with the timeouts the scenario's settings: state (and put them "
+           "in the profile), or write the scenario's times relative to the target's timeouts "
+           "(docs/scenario-language.md, \"Time\")";
+  }
   if (has("timed for") || has("timeout")) {
     return "start the target with the timeouts the case is timed for, and put them in the "
            "profile";

@@ -206,7 +206,39 @@ std::string to_string(verdict v) {
   return "?";
 }
 
+namespace {
+
+//! "2 s", "1500 ms", "5 min": a timeout as a person reads it.
+std::string duration_text(time_ms ms) {
+  if (ms % 60'000 == 0 && ms >= 120'000) return std::to_string(ms / 60'000) + " min";
+  if (ms % 1000 == 0) return std::to_string(ms / 1000) + " s";
+  return std::to_string(ms) + " ms";
+}
+
+//! The timeouts a scenario's `settings:` states that the target does not have, as
+//! "result_timeout 10 s, the target has 300 s; ..."; "" when they agree or none is stated.
+std::string timeouts_unmet(const scenarios::scenario& plan, const target_profile& profile) {
+  std::string text;
+  const auto compare = [&](const char* name, const std::optional<time_ms>& stated,
+                           time_ms actual) {
+    if (!stated || *stated == actual) return;
+    text += (text.empty() ? "" : "; ") + std::string(name) + " " + duration_text(*stated) +
+            ", the target has " + duration_text(actual);
+  };
+  compare("ack_timeout", plan.stated_ack_timeout_ms, profile.ack_timeout_ms);
+  compare("result_timeout", plan.stated_result_timeout_ms, profile.result_timeout_ms);
+  compare("interrupt_timeout", plan.stated_interrupt_timeout_ms, profile.interrupt_timeout_ms);
+  return text;
+}
+
+}  // namespace
+
 std::string not_applicable_reason(const scenarios::scenario& plan, const target_profile& profile) {
+  // Why first: a scenario whose times are written for other timeouts would read the
+  // target's correct deadlines as violations (CALL-5, TASK-7).
+  if (const auto unmet = timeouts_unmet(plan, profile); !unmet.empty()) {
+    return "the scenario's settings: need " + unmet;
+  }
   for (const auto& need : plan.needs) {
     if (profile.meets(need)) continue;
     if (need == scenarios::exact_timing) {

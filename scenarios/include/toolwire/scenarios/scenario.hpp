@@ -115,6 +115,12 @@ struct scenario {
   time_ms ack_timeout_ms = 10'000;
   time_ms result_timeout_ms = 300'000;
   time_ms interrupt_timeout_ms = 600'000;
+  //! The timeouts the file's `settings:` states. Its times are written for them, so a
+  //! target with other timeouts cannot play it: the scenario is not applicable there,
+  //! never a violation. Unset: the file states none, and its times are relative to the
+  //! target's timeouts, as the catalog's are (docs/scenario-language.md, "Time").
+  std::optional<time_ms> stated_ack_timeout_ms, stated_result_timeout_ms,
+      stated_interrupt_timeout_ms;
   reference_server::fault_set faults;
 };
 
