@@ -182,25 +182,44 @@ scenarios::scenario read_scenario(const YAML::Node& root, std::string_view sourc
     plan.result_timeout_ms = target->result_timeout_ms;
     plan.interrupt_timeout_ms = target->interrupt_timeout_ms;
     context.target = *target;
-    // Why no pace for a file with settings: its times are written for the timeouts it
-    // states, and a target with other ones cannot play it (not applicable) anyway.
-    const bool states_timeouts = plan.stated_ack_timeout_ms || plan.stated_result_timeout_ms ||
-                                 plan.stated_interrupt_timeout_ms;
-    context.pace = states_timeouts ? 1.0 : pace_of(*target);
+    context.pace = pace_of(*target);
   } else {
     context.target.ack_timeout_ms = plan.ack_timeout_ms;
     context.target.result_timeout_ms = plan.result_timeout_ms;
     context.target.interrupt_timeout_ms = plan.interrupt_timeout_ms;
   }
   const time_scope scope(context);
-  if (const auto* v = top.find("clients")) read_ttls(*v, context);
-  if (const auto* v = top.find("duration")) plan.duration = as_time(*v);
-  if (const auto* v = top.find("clients")) plan.clients = read_clients(*v);
-  if (const auto* v = top.find("task_callers")) plan.task_callers = read_task_callers(*v);
-  if (const auto* v = top.find("model")) plan.model_script = read_model(*v, source);
-  const cast performers = cast_of(plan, top);
-  if (const auto* v = top.find("steps")) plan.steps = read_steps(*v, performers, source);
-  if (!context.precision_at.empty() &&
+  const auto read_timed_parts = [&] {
+    if (const auto* v = top.find("clients")) read_ttls(*v, context);
+    if (const auto* v = top.find("duration")) plan.duration = as_time(*v);
+    if (const auto* v = top.find("clients")) plan.clients = read_clients(*v);
+    if (const auto* v = top.find("task_callers")) plan.task_callers = read_task_callers(*v);
+    if (const auto* v = top.find("model")) plan.model_script = read_model(*v, source);
+    const cast performers = cast_of(plan, top);
+    if (const auto* v = top.find("steps")) plan.steps = read_steps(*v, performers, source);
+  };
+  read_timed_parts();
+  // A file bound to its settings: it states timeouts and no time of it names a deadline,
+  // a TTL or the tolerance, so its times are instants written for those timeouts (a check
+  // at 3999ms and one at 4s). Such a file is read as written, not paced; on a target with
+  // other timeouts it is not applicable (not_applicable_reason), and on a real clock too
+  // (exact timing), where the instants would read a correct target's jitter as violations.
+  // A file that writes its times from the deadlines runs anywhere, whatever it states.
+  const bool bound = (plan.stated_ack_timeout_ms || plan.stated_result_timeout_ms ||
+                      plan.stated_interrupt_timeout_ms) &&
+                     !context.named_a_deadline;
+  if (bound && context.pace != 1.0) {
+    context.pace = 1.0;
+    context.labels.clear();
+    context.precision_at.clear();
+    read_timed_parts();
+  }
+  if (!bound) {
+    plan.stated_ack_timeout_ms.reset();
+    plan.stated_result_timeout_ms.reset();
+    plan.stated_interrupt_timeout_ms.reset();
+  }
+  if ((!context.precision_at.empty() || bound) &&
       std::find(plan.needs.begin(), plan.needs.end(), exact_timing) == plan.needs.end()) {
     plan.needs.push_back(exact_timing);
   }

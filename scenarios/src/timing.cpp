@@ -149,6 +149,7 @@ time_ms resolve(std::string_view text, int line) {
                                     : (r.literal > 0 ? 1 : -1) *
                                           std::max<time_ms>(1, std::llabs(std::llround(scaled))));
   } else {
+    context.named_a_deadline = true;
     ms = r.anchor + r.literal + r.named;
     if (r.deadline && !r.tolerance && context.target.real_clock &&
         std::llabs(r.literal) < context.target.tolerance_ms && context.precision_at.empty()) {

@@ -25,6 +25,9 @@ struct time_context {
   //! clock's tolerance window (only judged on a real clock): the case then needs exact
   //! timing. The first such place, "line N: 'ack_timeout - 1ms'".
   std::string precision_at;
+  //! Set once an expression names a deadline, a TTL or the tolerance: the file writes its
+  //! times relative to the target, so its settings bind nothing.
+  bool named_a_deadline = false;
 };
 
 //! Makes `context` the one as_time uses on this thread until the scope ends.

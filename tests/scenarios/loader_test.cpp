@@ -134,7 +134,8 @@ scenario expected_scenario() {
   plan.purpose = "A tab's TTL lapses while a call is open; the turn still completes.";
   plan.spec_ids = {"LIFE-2", "LIFE-5", "CALL-5"};
   plan.breaks_with = {"vanished_calls_left_open"};
-  plan.needs = {"part_a", "virtual_clock"};
+  // exact_timing by itself: the file states timeouts and writes its times as instants.
+  plan.needs = {"part_a", "virtual_clock", "exact_timing"};
   plan.duration = 120'000;
   plan.ack_timeout_ms = 5'000;
   plan.result_timeout_ms = 20'000;
@@ -313,6 +314,34 @@ TEST_CASE("times name the target's timeouts, TTLs, labels and the tolerance",
     plan = load_text(text + "  - {after: ttl(tab) - 1ms}\n", "t.yaml", target);
     REQUIRE(plan);
     CHECK(plan->needs == std::vector<std::string>{toolwire::scenarios::exact_timing});
+  }
+}
+
+TEST_CASE("a file bound to its settings is read as written and says what it needs",
+          "[scenarios][loader][timing]") {
+  // Its times are instants for the timeouts it states: no time names a deadline.
+  const std::string bound =
+      "purpose: p\nspec: [C-1]\nsettings: {ack_timeout: 2s, result_timeout: 10s}\n"
+      "steps:\n  - {at: 2s}\n  - {at: 3999ms}\n  - {at: 4s}\n";
+  toolwire::scenarios::timing target;  // short timeouts: a pace of 1/15 for gaps
+  target.ack_timeout_ms = 1'000;
+  target.result_timeout_ms = 3'000;
+  target.interrupt_timeout_ms = 4'000;
+  const auto plan = load_text(bound, "bound.yaml", target);
+  REQUIRE(plan);
+  std::vector<std::int64_t> times;
+  for (const auto& step : plan->steps)
+    times.push_back(step.at);
+  CHECK(times == std::vector<std::int64_t>{2'000, 3'999, 4'000});  // not paced
+  CHECK(plan->stated_ack_timeout_ms == 2'000);
+  CHECK(plan->stated_result_timeout_ms == 10'000);
+  CHECK_FALSE(plan->stated_interrupt_timeout_ms);
+  CHECK(plan->needs == std::vector<std::string>{toolwire::scenarios::exact_timing});
+  SECTION("a file that writes a time from a deadline binds nothing") {
+    const auto relative = load_text(bound + "  - {at: ack_timeout + 2s}\n", "rel.yaml", target);
+    REQUIRE(relative);
+    CHECK_FALSE(relative->stated_ack_timeout_ms);
+    CHECK(relative->needs.empty());
   }
 }
 
