@@ -188,7 +188,9 @@ Examples:
 
 Exit codes: 0 every required case passed; 1 a failure, a stale baseline or fewer cases ran
 than --min-applicable; 2 bad usage, a bad profile, an unreachable target or a failed
-preflight, or nothing was checked.
+preflight, a target that stopped answering mid-run (its cases are errors, not failures),
+or nothing was checked; 130 / 143 interrupted by SIGINT / SIGTERM (complete reports of the
+cases that finished are written first).
 The default catalog is the installed one (<binary's dir>/../share/toolwire/catalog) when it
 exists, else the source tree's it was built from; --catalog overrides both.
 Read: docs/conformance.md, docs/target-profile.md, docs/ci.md)");

@@ -18,7 +18,7 @@ class check_command {
   bool selected() const { return app_->parsed(); }
   //! 0: every required case passed; 1: a failure (or a stale baseline, or fewer cases
   //! ran than --min-applicable); 2: bad usage, a bad profile, a target that fails the
-  //! preflight, or nothing was checked.
+  //! preflight or stops answering, or nothing was checked; 130 / 143: SIGINT / SIGTERM.
   int run() const;
 
  private:
