@@ -190,15 +190,22 @@ expect_text "FAIL (consistent) reg.tool-name-65-chars-rejected" "$work/out" "rep
 # connections cannot be bound by the stand-in (found as "Address already in use" in CI).
 read -r ephemeral_low _ </proc/sys/net/ipv4/ip_local_port_range
 stand_in_port=$((10000 + RANDOM % (ephemeral_low > 11000 ? ephemeral_low - 10000 : 1000)))
-"$toolwire" serve --port 0 --api-key right-key-6b0c --model-url "http://127.0.0.1:$stand_in_port/v1" \
-  --assistant-id 1 --clock virtual >"$work/serve.out" 2>&1 &
-server=$!
-trap 'kill $server 2>/dev/null; rm -rf "$work"' EXIT
-for _ in $(seq 100); do
-  grep -q "listening on" "$work/serve.out" && break
-  sleep 0.05
-done
-base=$(sed -n 's/^listening on //p' "$work/serve.out")
+servers=()
+trap 'kill "${servers[@]}" 2>/dev/null; rm -rf "$work"' EXIT
+# serve NAME CLOCK: starts `toolwire serve` with the right key and the stand-in port; sets
+# $server to its pid and $base to its URL once it listens.
+serve() {
+  "$toolwire" serve --port 0 --api-key right-key-6b0c --model-url "http://127.0.0.1:$stand_in_port/v1" \
+    --assistant-id 1 --clock "$2" >"$work/$1.out" 2>&1 &
+  server=$!
+  servers+=("$server")
+  for _ in $(seq 100); do
+    grep -q "listening on" "$work/$1.out" && break
+    sleep 0.05
+  done
+  base=$(sed -n 's/^listening on //p' "$work/$1.out")
+}
+serve serve virtual
 profile() {  # profile KEY PARTS
   cat <<JSON
 {"name": "served", "base_url": "$base", "api_key": "$1", "parts": $2, "assistant_id": 1,
@@ -268,71 +275,48 @@ kill $server 2>/dev/null
 
 # A target that dies mid-run (issue 21.5): its cases are errors, not SPEC failures; the
 # run stops with one sentence and exit 2, and the reports hold what ran.
-"$toolwire" serve --port 0 --api-key right-key-6b0c --model-url "http://127.0.0.1:$stand_in_port/v1" \
-  --assistant-id 1 --clock virtual >"$work/dying.out" 2>&1 &
-dying=$!
-trap 'kill $server $dying 2>/dev/null; rm -rf "$work"' EXIT
-for _ in $(seq 100); do
-  grep -q "listening on" "$work/dying.out" && break
-  sleep 0.05
-done
-base=$(sed -n 's/^listening on //p' "$work/dying.out")
+serve dying-server virtual
+dying=$server
 profile right-key-6b0c '["A"]' >"$work/dying.json"
-"$toolwire" check --target "$work/dying.json" --filter 'reg.*' --progress lines \
-  --json "$work/dying/report.json" --junit "$work/dying/junit.xml" \
-  --markdown "$work/dying/summary.md" >"$work/dying-check.out" 2>"$work/dying-check.err" &
-checking=$!
-# Why poll: the server is killed once a few cases have finished, whatever the machine's speed.
-for _ in $(seq 600); do
-  grep -q '^\[5/' "$work/dying-check.err" && break
-  sleep 0.05
-done
-kill -9 $dying
-wait $checking
-got=$?
-if [[ $got -ne 2 ]]; then
-  echo "FAIL: a target killed mid-run: exit $got, want 2" >&2
-  sed 's/^/  | /' "$work/dying-check.out" "$work/dying-check.err" >&2
-  failures=$((failures + 1))
-fi
+# interrupt NAME PROFILE FILTER AFTER KILL WANT WHAT: runs check in the background with its
+# reports in $work/NAME/, waits until AFTER cases have finished (why poll: whatever the
+# machine's speed), runs KILL (a command), and wants exit WANT.
+interrupt() {
+  local name=$1 profile=$2 filter=$3 after=$4 kill_command=$5 want=$6 what=$7
+  "$toolwire" check --target "$profile" --filter "$filter" --progress lines \
+    --json "$work/$name/report.json" --junit "$work/$name/junit.xml" \
+    --markdown "$work/$name/summary.md" >"$work/$name.out" 2>"$work/$name.err" &
+  checking=$!
+  for _ in $(seq 600); do
+    grep -q "^\[$after/" "$work/$name.err" && break
+    sleep 0.05
+  done
+  eval "$kill_command"
+  wait $checking
+  local got=$?
+  if [[ $got -ne $want ]]; then
+    echo "FAIL: $what: exit $got, want $want" >&2
+    sed 's/^/  | /' "$work/$name.out" "$work/$name.err" >&2
+    failures=$((failures + 1))
+  fi
+}
+interrupt dying "$work/dying.json" 'reg.*' 5 'kill -9 $dying' 2 "a target killed mid-run"
 expect_text "^the target stopped answering at case reg\..* (.*connect.*); 3 cases in a row could not reach it, so the run stopped; the reports hold the [0-9]* cases that ran$" \
-  "$work/dying-check.out" "the stop is one sentence with its cause"
+  "$work/dying.out" "the stop is one sentence with its cause"
 expect_text "<error message=\"the target did not answer: " "$work/dying/junit.xml" "JUnit <error>"
 expect_text "STOPPED" "$work/dying/summary.md" "summary.md says the run stopped"
 # At most the one case running when the server died can read it as something else.
-if (($(grep -c '^FAIL ' "$work/dying-check.out") > 1)); then
+if (($(grep -c '^FAIL ' "$work/dying.out") > 1)); then
   echo "FAIL: a dead target read as SPEC failures" >&2
-  grep '^FAIL ' "$work/dying-check.out" | sed 's/^/  | /' >&2
+  grep '^FAIL ' "$work/dying.out" | sed 's/^/  | /' >&2
   failures=$((failures + 1))
 fi
 
 # SIGTERM mid-run (issue 21.7), as CI's job timeout sends it: complete reports of what
 # finished, marked interrupted, and exit 143. A real-clock run first says how long it takes.
-"$toolwire" serve --port 0 --api-key right-key-6b0c --model-url "http://127.0.0.1:$stand_in_port/v1" \
-  --assistant-id 1 --clock real >"$work/real.out" 2>&1 &
-server=$!
-for _ in $(seq 100); do
-  grep -q "listening on" "$work/real.out" && break
-  sleep 0.05
-done
-base=$(sed -n 's/^listening on //p' "$work/real.out")
+serve real-server real
 profile right-key-6b0c '["A"]' | sed 's/"clock": "virtual"/"clock": "real"/' >"$work/real.json"
-"$toolwire" check --target "$work/real.json" --filter 'call.*' --progress lines \
-  --json "$work/term/report.json" --junit "$work/term/junit.xml" \
-  --markdown "$work/term/summary.md" >"$work/term.out" 2>"$work/term.err" &
-checking=$!
-for _ in $(seq 600); do
-  grep -q '^\[1/' "$work/term.err" && break
-  sleep 0.05
-done
-kill -TERM $checking
-wait $checking
-got=$?
-if [[ $got -ne 143 ]]; then
-  echo "FAIL: SIGTERM mid-run: exit $got, want 143" >&2
-  sed 's/^/  | /' "$work/term.out" "$work/term.err" >&2
-  failures=$((failures + 1))
-fi
+interrupt term "$work/real.json" 'call.*' 1 'kill -TERM $checking' 143 "SIGTERM mid-run"
 expect_text "cases on a real clock, 16 at once: about [0-9]* min (the longest, call\..*, takes about" \
   "$work/term.err" "a real-clock run says how long it takes"
 expect_text "interrupted by SIGTERM; the reports hold the [1-9][0-9]* of [0-9]* cases that had finished" \

@@ -290,52 +290,45 @@ TEST_CASE("each model variation changes the model's requests within MODEL-1..3",
   SECTION("an empty set leaves the backend as it is") {
     CHECK(variations::wrap_backend({}, std::move(recorder)).get() == seen);
   }
-  SECTION("model_history: a turn's requests carry the session's earlier turns") {
-    auto backend = variations::wrap_backend({variation::model_history}, std::move(recorder));
+  // Two turns of one session through `set`, the first answered with `first_reply`: the
+  // second turn's request body.
+  auto second_turn = [&](variations::variation_set set, reference_server::model_reply first_reply) {
+    auto backend = variations::wrap_backend(set, std::move(recorder));
     backend->start(turn_step(1, json::array({user("first")})),
                    [](reference_server::model_reply) {});
-    seen->pending[0](text_reply("one"));
+    seen->pending[0](std::move(first_reply));
     backend->start(turn_step(2, json::array({user("second")})),
                    [](reference_server::model_reply) {});
+    return seen->requests[1].body;
+  };
+  //! What a script whose second rule answers "B" answers to `body`: the current turn's.
+  auto answered = [](const json& body, const char* first_steps) {
+    auto script = reference_server::model_script::parse(
+        std::string(R"({"rules": [{"match": "first", "steps": )") + first_steps +
+            R"(}, {"match": "second", "steps": [{"content": "B"}]}]})",
+        "script.json");
+    REQUIRE(script);
+    const auto reply = script->answer(body);
+    return reply.answer && reply.answer->text == "B";
+  };
+  const reference_server::model_reply failed{std::nullopt, "the model failed"};
+  SECTION("model_history: a turn's requests carry the session's earlier turns") {
+    const json body = second_turn({variation::model_history}, text_reply("one"));
     const json expected =
         json::array({user("first"), {{"role", "assistant"}, {"content", "one"}}, user("second")});
-    CHECK(seen->requests[1].body["messages"] == expected);
+    CHECK(body["messages"] == expected);
     // A script reading it still answers the current turn's first step.
-    auto script = reference_server::model_script::parse(
-        R"({"rules": [{"match": "first", "steps": [{"content": "A"}]},
-                      {"match": "second", "steps": [{"content": "B"}]}]})",
-        "script.json");
-    REQUIRE(script);
-    const auto reply = script->answer(seen->requests[1].body);
-    REQUIRE(reply.answer);
-    CHECK(reply.answer->text == "B");
+    CHECK(answered(body, R"([{"content": "A"}])"));
   }
   SECTION("model_history_failed: a failed turn's user message stays, with no reply") {
-    auto backend = variations::wrap_backend({variation::model_history_failed}, std::move(recorder));
-    backend->start(turn_step(1, json::array({user("first")})),
-                   [](reference_server::model_reply) {});
-    seen->pending[0](reference_server::model_reply{std::nullopt, "the model failed"});
-    backend->start(turn_step(2, json::array({user("second")})),
-                   [](reference_server::model_reply) {});
-    CHECK(seen->requests[1].body["messages"] == json::array({user("first"), user("second")}));
+    const json body = second_turn({variation::model_history_failed}, failed);
+    CHECK(body["messages"] == json::array({user("first"), user("second")}));
     // The script answers the second turn, whose rule comes after the failed turn's.
-    auto script = reference_server::model_script::parse(
-        R"({"rules": [{"match": "first", "steps": []},
-                      {"match": "second", "steps": [{"content": "B"}]}]})",
-        "script.json");
-    REQUIRE(script);
-    const auto reply = script->answer(seen->requests[1].body);
-    REQUIRE(reply.answer);
-    CHECK(reply.answer->text == "B");
+    CHECK(answered(body, "[]"));
   }
   SECTION("model_history leaves a failed turn out") {
-    auto backend = variations::wrap_backend({variation::model_history}, std::move(recorder));
-    backend->start(turn_step(1, json::array({user("first")})),
-                   [](reference_server::model_reply) {});
-    seen->pending[0](reference_server::model_reply{std::nullopt, "the model failed"});
-    backend->start(turn_step(2, json::array({user("second")})),
-                   [](reference_server::model_reply) {});
-    CHECK(seen->requests[1].body["messages"] == json::array({user("second")}));
+    CHECK(second_turn({variation::model_history}, failed)["messages"] ==
+          json::array({user("second")}));
   }
   SECTION("model_reserialised: no null content, re-indented arguments") {
     auto backend = variations::wrap_backend({variation::model_reserialised}, std::move(recorder));
