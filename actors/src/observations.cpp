@@ -253,6 +253,7 @@ class observer {
           protocol::string_at(r.data, "path") == "/api/tasks") {
         task_created(r);
       }
+      if (r.kind == "response") learn_surfaced(r);
     }
   }
 
@@ -311,12 +312,32 @@ class observer {
           protocol::string_at(call, "name");
   }
 
-  //! TASK-8: a task's call to a tool it did not declare gets an error whose reason is free.
+  //! The names a task's polls showed as pending: a call surfaced there is the caller's to
+  //! answer, whatever tool it names.
+  void learn_surfaced(const trace_record& r) {
+    const std::string path = protocol::string_at(r.data, "path");
+    if (protocol::string_at(r.data, "method") != "GET" || !path.starts_with("/api/tasks/") ||
+        r.data.value("status", 0) != 200) {
+      return;
+    }
+    const json& pending =
+        protocol::member_at(protocol::member_at(r.data, "body"), "pending_tool_calls");
+    if (!pending.is_array()) return;
+    for (const auto& call : pending)
+      surfaced_[path.substr(std::string_view("/api/tasks/").size())].insert(
+          protocol::string_at(call, "name"));
+  }
+
+  //! TASK-8: a task's call to a tool it did not declare gets an error instead of being
+  //! surfaced, and that error's reason is free. A call a poll showed as pending is no such
+  //! call (a target that surfaced it broke TASK-8, and the caller's answer is compared).
   bool undeclared_task_call(const std::string& owner, const json& tool_call_id) const {
     const auto tools = task_tools_.find(owner);
     if (tools == task_tools_.end() || !tool_call_id.is_string()) return false;
     const auto name = call_names_.find({owner, tool_call_id.get<std::string>()});
-    return name != call_names_.end() && !tools->second.contains(name->second);
+    if (name == call_names_.end() || tools->second.contains(name->second)) return false;
+    const auto shown = surfaced_.find(owner);
+    return shown == surfaced_.end() || !shown->second.contains(name->second);
   }
 
   void response(const trace_record& r) {
@@ -397,6 +418,7 @@ class observer {
   id_names ids_;
   std::map<std::string, std::vector<std::set<std::string>>> creating_;  // actor -> tools
   std::map<std::string, std::set<std::string>> task_tools_;             // task uuid -> tools
+  std::map<std::string, std::set<std::string>> surfaced_;  // task uuid -> names shown pending
   std::map<std::uint64_t, std::string> step_owners_;                    // model step -> owner
   std::map<std::pair<std::string, std::string>, std::string> call_names_;
   std::map<std::string, int> count_;

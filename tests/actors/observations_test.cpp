@@ -253,6 +253,30 @@ TEST_CASE("TASK-8's error is free in every comparison; a declared tool's reason 
     INFO(divergence_text(d));
     CHECK_FALSE(d);
   }
+  SECTION("a call a poll showed as pending was surfaced: its answer is compared") {
+    const auto reference = library_run("task_undeclared_tool");
+    bool surfaced = false;
+    const auto other = rewritten(other_errors(reference, "client_error"), [&](trace_record& r) {
+      if (surfaced || r.kind != "response" || r.data.value("method", "") != "GET" ||
+          r.data.value("path", "").rfind("/api/tasks/", 0) != 0) {
+        return;
+      }
+      r.data["body"]["pending_tool_calls"] =
+          json::array({{{"id", "tc_9"}, {"name", "launch_rockets"}, {"arguments", {}}}});
+      surfaced = true;
+    });
+    REQUIRE(surfaced);
+    // The model step keeps the caller's reason: TASK-8's freedom is for calls not surfaced.
+    bool compared = false;
+    for (const auto& o : observe(other)) {
+      if (o.subject.rfind("model steps of", 0) == 0 &&
+          o.value.find("client_error") != std::string::npos) {
+        compared = true;
+      }
+    }
+    CHECK(compared);
+    CHECK(first_divergence(observe(reference), observe(other), 1));
+  }
   SECTION("a caller's error result for a declared tool: the reason is fixed (CALL-8)") {
     const auto reference = library_run("task_error_result_output");
     const auto d =
