@@ -375,6 +375,7 @@ int explore_command::run_jobs(scenarios::explore_options options,
     std::_Exit(0);
   }
   int worst = 0;
+  int broken = 0;  // jobs that died or failed to run: their share was not searched
   std::size_t running = children.size();
   int last_hundreds = 0;
   while (running > 0) {
@@ -383,6 +384,7 @@ int explore_command::run_jobs(scenarios::explore_options options,
     if (done > 0) {
       --running;
       const int code = WIFEXITED(status) ? WEXITSTATUS(status) : 2;
+      if (code != 0 && code != 1) ++broken;
       worst = code == 1 || worst == 1 ? 1 : std::max(worst, code);
       continue;
     }
@@ -407,8 +409,13 @@ int explore_command::run_jobs(scenarios::explore_options options,
     std::cerr << "toolwire explore: nothing was checked: no program ran\n";
     return 2;
   }
+  // Why apart: a job that died searched only part of its share, so "no divergence"
+  // would claim a search that did not happen.
+  const std::string found = worst == 1   ? "1 divergence"
+                            : broken > 0 ? std::to_string(broken) + " job(s) failed"
+                                         : "no divergence";
   std::cout << "explore: " << jobs_ << " jobs: " << programs << " programs, " << requests
-            << " requests, " << (worst == 1 ? "1 divergence" : "no divergence") << ", "
+            << " requests, " << found << ", "
             << seconds_text(seconds) << " (" << per_second(programs, seconds) << " programs/s)\n";
   if (worst == 0) std::cout << "explore: no divergence in " << programs << " programs\n";
   return worst;
