@@ -305,6 +305,7 @@ int check_command::run() const {
   summary.filter = filter_;
   summary.shard = shard_;
   summary.catalog_cases = catalog_cases;
+  summary.timing = chosen->timing;
   summary.selected_cases = cases.size();
   const auto started = std::chrono::steady_clock::now();
   const auto wall_started = std::chrono::system_clock::now();
@@ -376,6 +377,7 @@ int check_command::run() const {
     }
   };
 
+  if (!chosen->timing.empty() && !quiet_) std::cerr << "toolwire check: " << chosen->timing << "\n";
   if (const auto estimate = conformance::estimate_wall_time(cases, target, settings.jobs);
       estimate && !quiet_) {
     std::cerr << "toolwire check: " << cases.size() << " cases on a real clock, " << settings.jobs

@@ -28,6 +28,22 @@ std::string probe(const conformance::target_profile& profile) {
   return no_connection ? message : "";
 }
 
+//! On a real clock: the tolerance window the run checks deadlines in, and why that one.
+//! The profile's stated value stands; otherwise the target is measured and the window
+//! derived from its speed (a slow, correct target is not failed for being slow).
+protocol::outcome<std::string> real_clock_timing(conformance::target_profile& profile,
+                                                 bool measure_nothing) {
+  const std::string chosen = "timing tolerance " + std::to_string(profile.timing_tolerance_ms) + " ms";
+  if (profile.timing_tolerance_stated) return chosen + ", as the profile states";
+  if (measure_nothing) return chosen + ", the default (--no-preflight: the target was not measured)";
+  auto measured = conformance::measure_latency(profile);
+  if (!measured) return protocol::invalid_request("preflight: " + measured.error().message);
+  profile.timing_tolerance_ms = conformance::derived_tolerance_ms(*measured);
+  return "timing tolerance " + std::to_string(profile.timing_tolerance_ms) +
+         " ms, derived from the target's speed (" + conformance::describe(*measured) +
+         "; the profile's timing_tolerance_ms sets it instead)";
+}
+
 }  // namespace
 
 void target_flags::add_to(CLI::App& app, default_target fallback) {
@@ -141,6 +157,11 @@ protocol::outcome<chosen_target> target_flags::choose() const {
     if (auto failure = conformance::preflight(*profile); !failure.empty()) {
       return protocol::invalid_request("preflight: " + failure);
     }
+  }
+  if (!profile->virtual_clock) {
+    auto timing = real_clock_timing(*profile, no_preflight_);
+    if (!timing) return timing.error();
+    chosen.timing = std::move(*timing);
   }
   chosen.name = profile->name;
   target.profile = std::move(*profile);

@@ -61,7 +61,8 @@ class settlement_check {
 //! REG-6 and TOOLS-3/6: the live clients of each session, their names and tools.
 class live_clients_check {
  public:
-  explicit live_clients_check(const trace& run) {
+  explicit live_clients_check(const trace& run)
+      : stream_lag_ms_(run.header().value("stream_lag_ms", time_ms{0})) {
     // Tools at registration come from the 201 responses (the event carries only names).
     for (const auto& r : run.records()) {
       if (r.kind == "response" && r.data.value("status", 0) == 201 &&
@@ -103,6 +104,7 @@ class live_clients_check {
     const std::uint64_t seq = r.data.value("seq", std::uint64_t{0});
     auto& timeline = timelines_[session];
     timeline.offered[seq] = offered_by(clients);
+    if (stream_lag_ms_ > 0) arrivals_[session][seq] = r.at;
     if (type == event_type::turn_started || type == event_type::client_tool_completed ||
         type == event_type::client_tool_failed) {
       timeline.causes.insert(seq);
@@ -116,7 +118,31 @@ class live_clients_check {
   //! that one moment.
   void on_model_step(const trace_record& r, std::size_t index, std::vector<violation>& out) {
     if (protocol::string_at(r.data, "owner") != "turn") return;
-    const std::uint64_t after = r.data.value("after_seq", std::uint64_t{0});
+    // Why later: a stream that lags shows the events before a model request after it,
+    // so the step is judged once the events of its lag are known.
+    if (stream_lag_ms_ > 0) return deferred_.push_back({&r, index});
+    const auto after = r.data.value("after_seq", std::uint64_t{0});
+    check_model_step(r, index, after, after, out);
+  }
+
+  //! The model steps whose check waited for the stream's lag.
+  void at_end(std::vector<violation>& out) {
+    for (const auto& [r, index] : deferred_) {
+      const auto after = r->data.value("after_seq", std::uint64_t{0});
+      std::uint64_t last = after;
+      const auto& arrivals = arrivals_[protocol::string_at(r->data, "owner_id")];
+      for (auto it = arrivals.upper_bound(last); it != arrivals.end(); ++it) {
+        if (it->second <= r->at + stream_lag_ms_) last = it->first;
+      }
+      check_model_step(*r, index, after, last, out);
+    }
+  }
+
+ private:
+  //! A model step recorded after the events up to seq `after`; its window ends at seq
+  //! `until` (`after`, or on a lagging stream the last event that arrived within the lag).
+  void check_model_step(const trace_record& r, std::size_t index, std::uint64_t after,
+                        std::uint64_t until, std::vector<violation>& out) {
     auto& timeline = timelines_[protocol::string_at(r.data, "owner_id")];
     std::vector<std::string> offered = protocol::strings_in(protocol::member_at(r.data, "offered"));
     std::sort(offered.begin(), offered.end());
@@ -126,7 +152,7 @@ class live_clients_check {
     bool seen = false;
     bool held = false;
     for (auto it = timeline.offered.lower_bound(from);
-         it != timeline.offered.end() && it->first <= after; ++it) {
+         it != timeline.offered.end() && it->first <= until; ++it) {
       nearest = it->second;
       seen = true;
       if (it->second == offered) held = true;
@@ -140,7 +166,6 @@ class live_clients_check {
     }
   }
 
- private:
   struct client {
     std::string name;
     std::vector<std::string> tools;
@@ -167,6 +192,11 @@ class live_clients_check {
   std::map<std::string, std::map<std::string, client>> sessions_;
   std::map<std::string, timeline> timelines_;
   std::size_t order_ = 0;
+  //! On a real clock: how late the stream may show an event (the trace header's
+  //! stream_lag_ms, the run's grace); 0 in-process and on a virtual clock.
+  time_ms stream_lag_ms_ = 0;
+  std::vector<std::pair<const trace_record*, std::size_t>> deferred_;
+  std::map<std::string, std::map<std::uint64_t, time_ms>> arrivals_;  // session -> seq -> at
 };
 
 //! LIFE-5: calls open on a client that ends fail with client_left / client_expired.
@@ -306,6 +336,7 @@ std::vector<violation> check_invariants(const trace& run) {
     }
   }
   settlement.at_end(out);
+  live.at_end(out);
   departures.at_end(out, records.empty() ? 0 : records.size() - 1);
   return out;
 }

@@ -236,6 +236,10 @@ protocol::outcome<protocol::api_request> raw_request(const scenarios::scripted_s
 
 }  // namespace
 
+bool awaits_the_target(const protocol::api_error& error) {
+  return error.code == protocol::error_code::not_found;
+}
+
 bool performed_by_the_client_itself(std::string_view action) {
   return action == "register" || action == "reconnect" || action == "vanish";
 }
@@ -244,8 +248,8 @@ protocol::outcome<std::string> resolve_call(const script_state& state, const jso
   if (ref.is_number_integer()) {
     const auto n = ref.get<std::int64_t>();
     if (n < 1 || static_cast<std::size_t>(n) > state.dispatched.size()) {
-      return protocol::invalid_request("call " + std::to_string(n) + " has not been dispatched (" +
-                                       std::to_string(state.dispatched.size()) + " so far)");
+      return protocol::not_found("call " + std::to_string(n) + " has not been dispatched (" +
+                                 std::to_string(state.dispatched.size()) + " so far)");
     }
     return protocol::string_at(state.dispatched[static_cast<std::size_t>(n - 1)], "call_id");
   }
@@ -253,7 +257,7 @@ protocol::outcome<std::string> resolve_call(const script_state& state, const jso
   for (auto it = state.dispatched.rbegin(); it != state.dispatched.rend(); ++it) {
     if (protocol::string_at(*it, "tool") == tool) return protocol::string_at(*it, "call_id");
   }
-  return protocol::invalid_request("no call of tool '" + tool + "' has been dispatched");
+  return protocol::not_found("no call of tool '" + tool + "' has been dispatched");
 }
 
 protocol::outcome<std::string> fill_template(const script_state& state, std::string_view text) {

@@ -43,6 +43,8 @@ bool performed_by_the_client_itself(std::string_view action);
 
 //! The call_id a call reference means now: an integer n is the session's n-th dispatched
 //! call (1-based); a string is the latest dispatched call of that tool (as declared).
+//! A call not dispatched yet is a not_found error (awaits_the_target): the target may
+//! still owe it, and a later try may find it.
 protocol::outcome<std::string> resolve_call(const script_state& state, const json& ref);
 
 //! Fills `{sid}`, `{other_sid}`, `{token}`, `{cid:ACTOR}`, `{call:N}`, `{task:LABEL}` and
@@ -58,6 +60,10 @@ struct performer_view {
   std::string actor;                    // "director" or the client's actor name
   const scenarios::client_spec* client = nullptr;  // the performing client, if any
 };
+
+//! True for an error of request_for that says the target has not yet shown what the step
+//! needs (a dispatch): on a real clock the step waits for it, bounded.
+bool awaits_the_target(const protocol::api_error& error);
 
 //! The request `step` sends, or why it cannot be sent now (e.g. "no call 2 has been
 //! dispatched"). Not for the client's own actions (performed_by_the_client_itself) or advance.

@@ -217,6 +217,15 @@ protocol::outcome<run_result> simulate(const scenarios::scenario& plan,
   context.settings.limited_key = options.host ? options.host->limited_key() : simulator_limited_key;
   context.settings.message_tag = options.message_tag;
   if (options.host) context.settings.assistant_id = options.host->assistant_id();
+  if (options.host && options.host->real_time() && options.owed_wait_ms > 0) {
+    context.settings.owed_wait_ms = options.owed_wait_ms;
+    // The invariants read it: the stream may show an event up to this much late.
+    result.trace.set_header([&] {
+      json header = result.trace.header();
+      header["stream_lag_ms"] = options.owed_wait_ms;
+      return header;
+    }());
+  }
   for (const auto& key : {context.settings.api_key, context.settings.limited_key}) {
     if (!key.empty()) result.trace.add_secret(key);
   }
@@ -240,7 +249,9 @@ protocol::outcome<run_result> simulate(const scenarios::scenario& plan,
   const bool real = options.host != nullptr && options.host->real_time();
   const auto* model_job =
       dynamic_cast<caf::resumable*>(caf::actor_cast<caf::abstract_actor*>(model));
-  drive(sched, picker, real ? scenarios::end_of_steps(plan) : scenarios::end_of(plan) + settle,
+  // Real time runs on past its last step by the grace its expectations allow.
+  const time_ms real_end = scenarios::end_of_steps(plan) + context.settings.owed_wait_ms;
+  drive(sched, picker, real ? real_end : scenarios::end_of(plan) + settle,
         plan, options, model_job, result);
   result.simulated_ms = now_of(sched);
   tear_down(sched,

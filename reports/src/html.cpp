@@ -578,6 +578,7 @@ void write_summary(std::string& out, const json& report) {
   };
   const std::int64_t applied = cases - not_applicable;
   item("scope", text_at(report, "scope"));
+  item("real clock", text_at(report, "timing"));
   item("cases applied",
        std::to_string(applied)
            .append(" of ")

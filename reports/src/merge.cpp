@@ -138,6 +138,7 @@ protocol::outcome<saved_run> read_saved_run(const json& report) {
   s.selected_cases = number_at<std::size_t>(report, "selected_cases");
   s.stopped = text_at(report, "stopped");
   s.interrupted = text_at(report, "interrupted");
+  s.timing = text_at(report, "timing");
   return run;
 }
 

@@ -229,6 +229,7 @@ std::string junit_xml(const std::vector<case_result>& results, const run_summary
   write_property(out, "seed", std::to_string(summary.seed));
   write_property(out, "target", summary.target);
   write_property(out, "scope", scope_text(summary, results.size()));
+  if (!summary.timing.empty()) write_property(out, "timing", summary.timing);
   if (!summary.filter.empty()) write_property(out, "filter", summary.filter);
   if (!summary.shard.empty()) write_property(out, "shard", summary.shard);
   const auto status = status_of(results, summary);
@@ -291,6 +292,7 @@ protocol::json json_report(const std::vector<case_result>& results, const run_su
           {"scope", scope_text(summary, results.size())},
           {"stopped", summary.stopped},
           {"interrupted", summary.interrupted},
+          {"timing", summary.timing},
           // Why kept as given: tools join it with each case's "file" to read the case again.
           {"catalog", summary.catalog_dir},
           {"exit_code", status.exit_code},
@@ -371,6 +373,7 @@ std::string markdown_summary(const std::vector<case_result>& results, const run_
   out << "## toolwire check: " << headline << " against " << summary.target << "\n\n";
   if (!status.message.empty()) out << "**" << status.message << "**\n\n";
   out << "Scope: " << scope_text(summary, results.size()) << ".\n\n";
+  if (!summary.timing.empty()) out << "Real clock: " << summary.timing << ".\n\n";
   out << t.pass << " of " << ran << " applicable cases passed; " << t.not_applicable << " of "
       << results.size() << " were not applicable.\n\n";
   out << "| cases |" << tally_header << "|---:|---:|---:|---:|---:|---:|---:|\n"

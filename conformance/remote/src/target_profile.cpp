@@ -248,7 +248,10 @@ check read_all(const profile_reader& r, target_profile& p) {
       [&] { return r.millis("interrupt_timeout_ms", p.interrupt_timeout_ms); },
       [&] { return r.millis("settle_ms", p.settle_ms, true); },
       [&] { return r.millis("request_timeout_ms", p.request_timeout_ms); },
-      [&] { return r.millis("timing_tolerance_ms", p.timing_tolerance_ms); },
+      [&] {
+        p.timing_tolerance_stated = r.has("timing_tolerance_ms");
+        return r.millis("timing_tolerance_ms", p.timing_tolerance_ms);
+      },
       [&] { return r.overrides(p.overrides); },
   };
   for (const auto& run : checks) {

@@ -4,12 +4,21 @@
 
 #include <unistd.h>
 
+#include <algorithm>
+#include <array>
 #include <atomic>
+#include <optional>
 #include <thread>
+
+#include <boost/asio/connect.hpp>
+#include <boost/asio/io_context.hpp>
+#include <boost/asio/ip/tcp.hpp>
+#include <boost/asio/write.hpp>
 
 #include "toolwire/conformance/http_client.hpp"
 #include "toolwire/conformance/model_stand_in.hpp"
 #include "toolwire/conformance/outside_data.hpp"
+#include "toolwire/protocol/safe_json.hpp"
 
 namespace toolwire::conformance {
 
@@ -83,7 +92,7 @@ class model_probe {
     // Why poll: std::atomic::wait has no timeout; the poll is short and only here.
     while (!reached_->load()) {
       if (std::chrono::steady_clock::now() >= until) return false;
-      std::this_thread::sleep_for(milliseconds(5));
+      std::this_thread::sleep_for(milliseconds(1));
     }
     return true;
   }
@@ -168,6 +177,211 @@ std::string preflight(const target_profile& profile) {
   }
   if (profile.virtual_clock && !profile.part_a) return check_clock(client, profile);
   return "";
+}
+
+namespace {
+
+using steady = std::chrono::steady_clock;
+
+time_ms millis_between(steady::time_point from, steady::time_point to) {
+  return std::max<time_ms>(
+      0, std::chrono::duration_cast<milliseconds>(to - from).count());
+}
+
+//! One session's event stream, read on an io_context of its own that runs only inside
+//! `found_by`: enough to tell when a text first arrived, every wait bounded.
+class stream_watch {
+ public:
+  //! Connects and sends the stream's request; false when that does not happen by `until`.
+  bool open(const host_port& server, const std::string& path, const std::string& key,
+            steady::time_point until) {
+    namespace net = boost::asio;
+    bool sent = false;
+    boost::system::error_code ec;
+    const auto endpoints = net::ip::tcp::resolver(ioc_).resolve(
+        server.host, std::to_string(server.port), ec);
+    if (ec) return false;
+    request_ = "GET " + path + " HTTP/1.1\r\nHost: " + server.to_string() +
+               "\r\nAuthorization: Bearer " + key + "\r\nAccept: text/event-stream\r\n\r\n";
+    net::async_connect(socket_, endpoints, [this, &sent](boost::system::error_code e, auto) {
+      if (e) return;
+      net::async_write(socket_, net::buffer(request_),
+                       [this, &sent](boost::system::error_code w, std::size_t) {
+                         sent = !w;
+                         if (sent) read();
+                       });
+    });
+    while (!sent && steady::now() < until) {
+      if (ioc_.run_one_until(until) == 0 && ioc_.stopped()) break;  // it failed: no work left
+    }
+    return sent;
+  }
+
+  //! When `text` first arrived on the stream (or now, if it already had), waiting for it
+  //! until `until`.
+  std::optional<steady::time_point> found_by(const std::string& text, steady::time_point until) {
+    wanted_ = text;
+    found_at_.reset();
+    check();
+    while (!found_at_ && steady::now() < until) {
+      if (ioc_.run_one_until(until) == 0 && ioc_.stopped()) break;  // the stream ended
+    }
+    return found_at_;
+  }
+
+  ~stream_watch() {
+    boost::system::error_code ignored;
+    socket_.close(ignored);
+    ioc_.restart();
+    ioc_.poll();  // the read ends with operation_aborted; nothing outlives this object
+  }
+
+ private:
+  void read() {
+    socket_.async_read_some(boost::asio::buffer(buffer_),
+                            [this](boost::system::error_code ec, std::size_t n) {
+                              if (ec) return;
+                              // Bounded: only the tail a text can straddle is kept.
+                              seen_.append(buffer_.data(), n);
+                              check();
+                              if (seen_.size() > 4096) seen_.erase(0, seen_.size() - 512);
+                              read();
+                            });
+  }
+  void check() {
+    if (!found_at_ && !wanted_.empty() && seen_.find(wanted_) != std::string::npos) {
+      found_at_ = steady::now();
+    }
+  }
+
+  boost::asio::io_context ioc_;
+  boost::asio::ip::tcp::socket socket_{ioc_};
+  std::string request_;
+  std::array<char, 4096> buffer_{};
+  std::string seen_;
+  std::string wanted_;
+  std::optional<steady::time_point> found_at_;
+};
+
+//! The slowest of `n` sends of `request` (p99 of 20 is the maximum), or an error.
+protocol::outcome<time_ms> slowest_of(http_client& client, const protocol::api_request& request,
+                                      int wanted, int n) {
+  time_ms slowest = 0;
+  for (int i = 0; i < n; ++i) {
+    const auto start = steady::now();
+    const auto answer = client.send(request);
+    if (answer.status != wanted) {
+      return protocol::invalid_request(request.method + " " + request.path + " answered " +
+                                       describe_answer(answer) + " while measuring the target");
+    }
+    slowest = std::max(slowest, millis_between(start, steady::now()));
+  }
+  return slowest;
+}
+
+constexpr int round_trips = 20;
+
+protocol::outcome<target_latency> measure_part_a(http_client& client, const target_profile& profile,
+                                                 const std::shared_ptr<model_stand_in>& stand_in) {
+  const milliseconds bound(profile.request_timeout_ms);
+  const auto session = client.send({"POST", "/v1/sessions", {}, profile.api_key, {}, "{}"});
+  if (session.status != 201) {
+    return protocol::invalid_request(answered("POST /v1/sessions", session, 201, "SES-1"));
+  }
+  const std::string sid = protocol::string_at(session.body, "id");
+  const std::string token = protocol::string_at(session.body, "token");
+  target_latency measured;
+  stream_watch events;
+  const std::string base = "/v1/sessions/" + sid;
+  // Why wait for the stream's header: a stream opens at the events after its request was
+  // handled, so a registration must come after that to be seen.
+  if (!events.open(profile.base, base + "/events", profile.api_key, steady::now() + bound) ||
+      !events.found_by("\r\n\r\n", steady::now() + bound)) {
+    return protocol::invalid_request("GET /v1/sessions/{sid}/events could not be opened within " +
+                                     std::to_string(profile.request_timeout_ms) + " ms");
+  }
+  const json client_body = {{"name", "tw_preflight"},
+                            {"lifetime", {{"type", "never"}}},
+                            {"tools", json::array()}};
+  const auto registered =
+      client.send({"POST", base + "/clients", {}, token, {}, client_body.dump()});
+  const auto answered_at = steady::now();
+  if (registered.status != 201) {
+    return protocol::invalid_request(
+        answered("POST /v1/sessions/{sid}/clients", registered, 201, "REG-1"));
+  }
+  const std::string cid = protocol::string_at(registered.body, "client_id");
+  const auto event_at = events.found_by(cid, answered_at + bound);
+  if (!event_at) {
+    return protocol::invalid_request("no client_registered event reached the stream within " +
+                                     std::to_string(profile.request_timeout_ms) +
+                                     " ms of a registration (SES-3, REG-9)");
+  }
+  measured.event_delay_ms = millis_between(answered_at, *event_at);
+  auto pings = slowest_of(client, {"POST", base + "/clients/" + cid + "/ping", {}, token, {}, ""},
+                          200, round_trips);
+  if (!pings) return pings.error();
+  measured.round_trip_p99_ms = *pings;
+  model_probe probe(stand_in, preflight_tag("measure"));
+  const auto message = client.send(
+      {"POST", base + "/messages", {}, token, {}, json{{"content", probe.tag() + "hello"}}.dump()});
+  const auto accepted_at = steady::now();
+  if (message.status != 202) {
+    return protocol::invalid_request(
+        answered("POST /v1/sessions/{sid}/messages", message, 202, "SES-2"));
+  }
+  if (!probe.reached(bound)) return protocol::invalid_request(not_calling(profile, "a message"));
+  measured.model_delay_ms = millis_between(accepted_at, steady::now());
+  // Tidy: the client leaves (the session itself has no DELETE in SPEC).
+  client.send({"DELETE", base + "/clients/" + cid, {}, token, {}, ""});
+  return measured;
+}
+
+protocol::outcome<target_latency> measure_part_b(http_client& client, const target_profile& profile,
+                                                 const std::shared_ptr<model_stand_in>& stand_in) {
+  model_probe probe(stand_in, preflight_tag("measure-task"));
+  const json body = {{"assistant_id", profile.assistant_id},
+                     {"input", {{{"type", "text"}, {"text", probe.tag() + "hello"}}}},
+                     {"client_tools", json::array()}};
+  const auto task = client.send({"POST", "/api/tasks", {}, profile.api_key, {}, body.dump()});
+  const auto created_at = steady::now();
+  if (task.status != 201) {
+    return protocol::invalid_request(answered("POST /api/tasks", task, 201, "TASK-1"));
+  }
+  if (!probe.reached(milliseconds(profile.request_timeout_ms))) {
+    return protocol::invalid_request(not_calling(profile, "a task"));
+  }
+  target_latency measured;
+  measured.model_delay_ms = millis_between(created_at, steady::now());
+  auto polls = slowest_of(client,
+                          {"GET", "/api/tasks/" + protocol::string_at(task.body, "uuid"), {},
+                           profile.api_key, {}, ""},
+                          200, round_trips);
+  if (!polls) return polls.error();
+  measured.round_trip_p99_ms = *polls;
+  return measured;
+}
+
+}  // namespace
+
+time_ms derived_tolerance_ms(const target_latency& measured, time_ms floor_ms) {
+  const time_ms chain =
+      measured.round_trip_p99_ms + measured.event_delay_ms + measured.model_delay_ms;
+  return floor_ms + (2 * chain + 9) / 10 * 10;
+}
+
+protocol::outcome<target_latency> measure_latency(const target_profile& profile) {
+  http_client client(profile.base, milliseconds(profile.request_timeout_ms));
+  auto stand_in = model_stand_in::at(profile.model_stand_in);
+  if (!stand_in) return stand_in.error();
+  return profile.part_a ? measure_part_a(client, profile, *stand_in)
+                        : measure_part_b(client, profile, *stand_in);
+}
+
+std::string describe(const target_latency& measured) {
+  return "round trip p99 " + std::to_string(measured.round_trip_p99_ms) + " ms, event " +
+         std::to_string(measured.event_delay_ms) + " ms, model request " +
+         std::to_string(measured.model_delay_ms) + " ms";
 }
 
 }  // namespace toolwire::conformance

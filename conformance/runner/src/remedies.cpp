@@ -21,6 +21,10 @@ std::string remedy_for(const std::string& reason) {
   if (has("replaces [P] rule")) {
     return "follow the rule as SPEC words it and remove it from the profile's overrides";
   }
+  if (has("tolerance window of")) {
+    return "make the target answer faster (the window is derived from its measured speed), "
+           "or state a smaller timing_tolerance_ms in the profile";
+  }
   if (has("settings: need")) {
     return "start the target with the timeouts the scenario's settings: state (and put them "
            "in the profile), or write the scenario's times relative to the target's timeouts "

@@ -68,6 +68,7 @@ protocol::outcome<actors::run_result> scenario_target::run(const scenarios::scen
   if (!host) return host.error();
   options.host = host->get();
   options.message_tag = tag;
+  if (real_clock()) options.owed_wait_ms = tolerance_ms();
   return actors::simulate(plan, options);
 }
 

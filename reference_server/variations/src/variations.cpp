@@ -13,7 +13,7 @@ namespace {
 
 using enum variation;
 
-constexpr std::array<variation_info, 20> table = {{
+constexpr std::array<variation_info, 24> table = {{
     {extra_fields, "extra_fields", "C-6",
      "Every object of every response body and event, array items included, carries a field "
      "SPEC does not list; task output tool calls carry an `id`."},
@@ -65,12 +65,30 @@ constexpr std::array<variation_info, 20> table = {{
     {pending_calls_reversed, "pending_calls_reversed", "TASK-3",
      "An interrupted task lists its pending_tool_calls in the reverse of the model's order "
      "(SPEC does not order them)."},
+    {slow_responses, "slow_responses", "C-1",
+     "Each request waits 5-50 ms (seeded jitter) before the server handles it, as on a "
+     "busy server."},
+    {slow_events, "slow_events", "SES-3",
+     "New events reach the event streams 5-50 ms (seeded jitter) after they happen."},
+    {late_timers, "late_timers", "CALL-3,CALL-5,TASK-7,REG-6",
+     "On a real clock, deadline timers fire up to 100 ms after the deadline (seeded jitter); "
+     "a profile then states timing_tolerance_ms of at least 100."},
+    {slow_model_calls, "slow_model_calls", "MODEL-1",
+     "Each model request leaves 5-50 ms (seeded jitter) after the message, result or task "
+     "that caused it."},
 }};
 
 bool at_the_model(variation v) {
   return v == model_history || v == model_history_failed || v == model_reserialised ||
          v == model_system_prompt || v == model_request_extras || v == model_text_parts ||
          v == other_texts;
+}
+
+std::uint64_t mixed(std::uint64_t x) {  // splitmix64's finaliser
+  x += 0x9e3779b97f4a7c15ULL;
+  x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ULL;
+  x = (x ^ (x >> 27)) * 0x94d049bb133111ebULL;
+  return x ^ (x >> 31);
 }
 
 bool on_the_wire(variation v) {
@@ -92,6 +110,12 @@ std::optional<variation> parse_variation(std::string_view name) {
     if (info.name == name) return info.id;
   }
   return std::nullopt;
+}
+
+std::chrono::milliseconds slow_delay(variation slow, std::uint64_t n) {
+  const std::uint64_t draw = mixed(n * 4 + static_cast<std::uint64_t>(slow));
+  if (slow == late_timers) return std::chrono::milliseconds(draw % 101);
+  return std::chrono::milliseconds(5 + draw % 46);
 }
 
 void apply(const variation_set& set, web::server_config& config) {

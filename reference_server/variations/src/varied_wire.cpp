@@ -271,4 +271,22 @@ std::string varied_wire::preamble() {
   return ": session events follow\nretry: 3000\n\n";
 }
 
+std::chrono::milliseconds varied_wire::delay(web::slowness where) {
+  const variation slow = [where] {
+    switch (where) {
+      case web::slowness::response:
+        return variation::slow_responses;
+      case web::slowness::events:
+        return variation::slow_events;
+      case web::slowness::timer:
+        return variation::late_timers;
+      case web::slowness::model_call:
+        break;
+    }
+    return variation::slow_model_calls;
+  }();
+  if (!has(slow)) return std::chrono::milliseconds(0);
+  return slow_delay(slow, delays_asked_[where]++);
+}
+
 }  // namespace toolwire::reference_server::variations::detail

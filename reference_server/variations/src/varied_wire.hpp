@@ -34,6 +34,7 @@ class varied_wire final : public web::wire_policy {
   event_window events(const core& log, const std::string& session_id, std::uint64_t after) override;
   std::string frame(const session_event& event) override;
   std::string preamble() override;
+  std::chrono::milliseconds delay(web::slowness where) override;
 
  private:
   bool has(variation v) const { return set_.contains(v); }
@@ -41,6 +42,7 @@ class varied_wire final : public web::wire_policy {
   variation_set set_;
   id_map ids_;
   std::uint64_t responses_ = 0;  // numbers the X-Request-Id of extra_headers
+  std::map<web::slowness, std::uint64_t> delays_asked_;  // draws the slow variations' jitter
 };
 
 }  // namespace toolwire::reference_server::variations::detail

@@ -46,7 +46,8 @@ http_session::http_session(tcp::socket socket, request_handler& handler,
     : stream_(std::move(socket)),
       handler_(handler),
       idle_timeout_(idle_timeout),
-      write_timeout_(write_timeout) {}
+      write_timeout_(write_timeout),
+      handling_timer_(stream_.get_executor()) {}
 
 void http_session::run() {
   do_read();
@@ -62,6 +63,7 @@ void http_session::refuse_busy() {
 void http_session::close() {
   if (handed_over_ || closed_) return;
   closed_ = true;
+  handling_timer_.cancel();
   beast::error_code ignored;
   stream_.socket().shutdown(tcp::socket::shutdown_both, ignored);
   stream_.close();
@@ -108,7 +110,13 @@ void http_session::do_read_body() {
 
 void http_session::on_read(beast::error_code ec, std::size_t /*bytes*/) {
   if (ec) return on_read_error(ec);
-  answer();
+  const auto delay = handler_.handling_delay();
+  if (delay.count() <= 0) return answer();
+  handling_timer_.expires_after(delay);
+  handling_timer_.async_wait([self = shared_from_this()](beast::error_code waited) {
+    if (waited || self->closed_) return;
+    self->answer();
+  });
 }
 
 void http_session::on_read_error(beast::error_code ec) {

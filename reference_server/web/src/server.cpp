@@ -83,7 +83,13 @@ void server::stop() {
   if (listener_) listener_->stop();
   hub_->close_all();
   deadline_timer_.cancel();
+  for (auto& timer : model_call_timers_)
+    timer.cancel();
   backend_->close();
+}
+
+std::chrono::milliseconds server::handling_delay() {
+  return stopping_ ? std::chrono::milliseconds(0) : wire_->delay(slowness::response);
 }
 
 protocol::api_response server::handle(const protocol::api_request& request) {
@@ -134,8 +140,20 @@ void server::drain() {
 }
 
 void server::start_model_step(const reference_server::model_step_request& step) {
-  backend_->start(step, [this, step_id = step.step_id](reference_server::model_reply reply) {
-    on_model_reply(step_id, reply);
+  const auto start = [this, step] {
+    backend_->start(step, [this, step_id = step.step_id](reference_server::model_reply reply) {
+      on_model_reply(step_id, reply);
+    });
+  };
+  const auto delay = wire_->delay(slowness::model_call);
+  if (delay.count() <= 0) return start();
+  auto& timer = model_call_timers_.emplace_back(ioc_);
+  timer.expires_after(delay);
+  timer.async_wait([this, start, waiting = std::prev(model_call_timers_.end())](
+                       boost::system::error_code ec) {
+    // Why erase here: the handler is already off the timer, so the timer may go.
+    model_call_timers_.erase(waiting);
+    if (!ec && !stopping_) start();
   });
 }
 
@@ -167,7 +185,8 @@ void server::arm_deadline() {
   // Why a steady timer for a wall-clock deadline: an early wake-up is harmless
   // (on_timeout fires nothing that is not due) and the timer is re-armed after it.
   const protocol::time_ms delay = std::max<protocol::time_ms>(0, *next - clock_->now());
-  deadline_timer_.expires_after(std::chrono::milliseconds(delay));
+  // A slow wire's lateness: the deadline passes, and its timer fires that much later.
+  deadline_timer_.expires_after(std::chrono::milliseconds(delay) + wire_->delay(slowness::timer));
   deadline_timer_.async_wait([this](boost::system::error_code ec) { on_deadline(ec); });
 }
 

@@ -63,7 +63,8 @@ sse_session::sse_session(beast::tcp_stream stream, const reference_server::core&
       last_sent_(directive.after_seq),
       keepalive_(keepalive),
       write_timeout_(write_timeout),
-      keepalive_timer_(stream_.get_executor()) {}
+      keepalive_timer_(stream_.get_executor()),
+      events_timer_(stream_.get_executor()) {}
 
 void sse_session::start() {
   do_watch();
@@ -71,13 +72,22 @@ void sse_session::start() {
 }
 
 void sse_session::notify() {
-  pump();
+  if (holding_back_ || closed_) return;  // the running delay's end writes these too
+  const auto delay = wire_.delay(slowness::events);
+  if (delay.count() <= 0) return pump();
+  holding_back_ = true;
+  events_timer_.expires_after(delay);
+  events_timer_.async_wait([self = shared_from_this()](beast::error_code ec) {
+    self->holding_back_ = false;
+    if (!ec) self->pump();
+  });
 }
 
 void sse_session::close() {
   if (closed_) return;
   closed_ = true;
   keepalive_timer_.cancel();
+  events_timer_.cancel();
   beast::error_code ignored;
   stream_.socket().shutdown(tcp::socket::shutdown_both, ignored);
   stream_.close();
@@ -101,7 +111,7 @@ void sse_session::pump() {
 }
 
 void sse_session::pump_unguarded() {
-  if (closed_ || writing_) return;
+  if (closed_ || writing_ || holding_back_) return;
   std::string out;
   if (!header_sent_) out = std::string(response_header) + wire_.preamble();
   append_events(out);

@@ -25,6 +25,10 @@ struct run_settings {
   std::string limited_key;  // an API key without session.manage, when the target has one
   std::int64_t assistant_id = 1;
   std::string message_tag;  // prepended to user messages (MODEL-3)
+  //! Real time only: how long a step that needs what the target still owes (a dispatch
+  //! its stream has not shown yet) waits for it before it is a step error. 0: no wait (a
+  //! virtual clock stands still while the target works, so what is owed is there).
+  time_ms owed_wait_ms = 0;
 };
 
 struct run_context {

@@ -92,6 +92,8 @@ struct run_options {
   //! a target's model requests over only when the actors are idle, so every actor acting
   //! at an instant goes before the model's answer; explore's oracle runs this order too.
   bool model_when_idle = false;
+  //! With a real-time host: run_settings::owed_wait_ms (the target's tolerance window).
+  time_ms owed_wait_ms = 0;
 };
 
 struct run_result {

@@ -38,6 +38,9 @@ struct run_summary {
   std::size_t selected_cases = 0;
   //! The run stopped because the target stopped answering (run_settings::stopped_because).
   std::string stopped;
+  //! A real-clock target's tolerance window and where it came from (the preflight's
+  //! measurement or the profile); "" on a virtual clock.
+  std::string timing;
   //! The run was interrupted by a signal: "SIGINT" or "SIGTERM"; "" it ran to its end.
   std::string interrupted;
 

@@ -44,6 +44,9 @@ struct target_profile {
   //! A real clock's deadlines are checked this far either side: "still open at D - tol",
   //! "failed by D + tol" (the `tol` of case times). A virtual clock's tol is 1 ms.
   time_ms timing_tolerance_ms = 200;
+  //! The profile (or --timing-tolerance-ms) sets timing_tolerance_ms: the preflight's
+  //! measurement of the target does not change it.
+  bool timing_tolerance_stated = false;
   json overrides = json::object();  // [P] rules the target replaces, free-form
 
   //! Whether the target meets a scenario requirement: "part_a", "part_b",

@@ -6,6 +6,7 @@
 #include <string>
 
 #include "toolwire/conformance/target_profile.hpp"
+#include "toolwire/protocol/error.hpp"
 
 namespace toolwire::conformance {
 
@@ -19,5 +20,30 @@ namespace toolwire::conformance {
 //! Returns "" when all pass, else one sentence naming the cause, e.g.
 //! `POST /v1/sessions answered 404: is base_url right?`. Never quotes a key.
 std::string preflight(const target_profile& profile);
+
+//! How fast a real-clock target answers, as the preflight measures it. Why: a correct
+//! but slow target acts later than the suite's clock says; the tolerance window of its
+//! deadlines must cover that, and a constant does not fit every target.
+struct target_latency {
+  time_ms round_trip_p99_ms = 0;  // the slowest of 20 cheap requests (pings; task polls, Part B only)
+  time_ms event_delay_ms = 0;     // from a registration's 201 to its client_registered (Part A)
+  time_ms model_delay_ms = 0;     // from a message's 202 (a task's 201) to its model request
+};
+
+//! The tolerance window a target measured so needs: `floor_ms` (the default 200 ms, which
+//! covers a deadline timer's own lateness, which no preflight can measure without waiting
+//! for one) plus twice the chain of cause and effect it measured (a request, the model
+//! request it causes, the event that tells of it), rounded up to 10 ms. Why the chain: a
+//! deadline starts at a cause the target handled late and shows in an event it sent late;
+//! why twice: p99 of 20 is a small sample.
+time_ms derived_tolerance_ms(const target_latency& measured, time_ms floor_ms = 200);
+
+//! Measures `profile`'s target (a session, a client and its pings, a message; a task with
+//! Part B only), every wait bounded by request_timeout_ms. An error names what did not
+//! answer, as preflight does.
+protocol::outcome<target_latency> measure_latency(const target_profile& profile);
+
+//! "round trip p99 12 ms, event 3 ms, model request 5 ms".
+std::string describe(const target_latency& measured);
 
 }  // namespace toolwire::conformance

@@ -3,6 +3,8 @@
 // implementation (the mirror of the faults, which prove it fails a wrong one).
 #pragma once
 
+#include <chrono>
+#include <cstdint>
 #include <memory>
 #include <optional>
 #include <set>
@@ -35,7 +37,17 @@ enum class variation {
   model_text_parts,        // MODEL-3
   tool_lists_reversed,     // SES-4, TOOLS-1
   pending_calls_reversed,  // TASK-3
+  slow_responses,          // C-1: SPEC bounds no response time
+  slow_events,             // SES-3: nor when an event reaches the stream
+  late_timers,             // CALL-3, CALL-5, TASK-7, REG-6: within the profile's tolerance
+  slow_model_calls,        // MODEL-1: nor when a model request leaves
 };
+
+//! A slow variation's delay at `where` for the `n`-th time it is asked: seeded jitter of
+//! 5..50 ms (slow_responses, slow_events, slow_model_calls) or 0..100 ms (late_timers), the
+//! same sequence in every run. Why not std::uniform_int_distribution: its mapping differs
+//! across standard libraries.
+std::chrono::milliseconds slow_delay(variation slow, std::uint64_t n);
 
 struct variation_info {
   variation id;

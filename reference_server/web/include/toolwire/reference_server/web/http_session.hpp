@@ -8,6 +8,7 @@
 #include <string_view>
 
 #include <boost/asio/ip/tcp.hpp>
+#include <boost/asio/steady_timer.hpp>
 #include <boost/beast/core/flat_buffer.hpp>
 #include <boost/beast/core/tcp_stream.hpp>
 #include <boost/beast/http/message_generator.hpp>
@@ -71,6 +72,7 @@ class http_session : public std::enable_shared_from_this<http_session> {
   std::chrono::milliseconds idle_timeout_;
   std::chrono::milliseconds write_timeout_;
   std::chrono::steady_clock::time_point read_deadline_;
+  boost::asio::steady_timer handling_timer_;  // a slow server's wait before `answer`
   boost::beast::flat_buffer buffer_;
   std::optional<boost::beast::http::request_parser<boost::beast::http::string_body>> parser_;
   std::string linger_buffer_;

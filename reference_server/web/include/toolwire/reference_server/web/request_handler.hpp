@@ -1,6 +1,7 @@
 // What a connection needs from the server: answers, streams and a log line.
 #pragma once
 
+#include <chrono>
 #include <string_view>
 
 #include <boost/beast/core/tcp_stream.hpp>
@@ -15,6 +16,9 @@ namespace toolwire::reference_server::web {
 class request_handler {
  public:
   virtual ~request_handler() = default;
+
+  //! How long the next request waits before `handle` (a slow server's queue); 0: none.
+  virtual std::chrono::milliseconds handling_delay() = 0;
 
   //! Answers one request; every protocol decision happens behind this call.
   virtual protocol::api_response handle(const protocol::api_request& request) = 0;

@@ -4,6 +4,7 @@
 #include <chrono>
 #include <cstdint>
 #include <functional>
+#include <list>
 #include <memory>
 #include <optional>
 #include <string>
@@ -72,6 +73,7 @@ class server final : private request_handler {
   const reference_server::core& core() const { return core_; }
 
  private:
+  std::chrono::milliseconds handling_delay() override;
   protocol::api_response handle(const protocol::api_request& request) override;
   void open_stream(boost::beast::tcp_stream stream,
                    const protocol::stream_directive& directive) override;
@@ -96,6 +98,8 @@ class server final : private request_handler {
   std::shared_ptr<listener> listener_;
   boost::asio::steady_timer deadline_timer_;
   std::optional<protocol::time_ms> armed_deadline_;
+  //! A slow wire's model steps, waiting to start (wire_policy::delay(slowness::model_call)).
+  std::list<boost::asio::steady_timer> model_call_timers_;
   bool stopping_ = false;
 };
 

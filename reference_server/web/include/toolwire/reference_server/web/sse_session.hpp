@@ -39,7 +39,8 @@ class sse_session : public std::enable_shared_from_this<sse_session> {
   //! Writes the response header and every retained event after the directive's seq.
   void start();
 
-  //! New events may be retained: writes them now, or after the write in flight.
+  //! New events may be retained: writes them now, or after the write in flight; with a
+  //! slow wire (wire_policy::delay(slowness::events)), after that delay.
   void notify();
 
   //! Closes the stream (server shutdown, or the peer left). Idempotent.
@@ -68,11 +69,13 @@ class sse_session : public std::enable_shared_from_this<sse_session> {
   std::chrono::milliseconds keepalive_;
   std::chrono::milliseconds write_timeout_;
   boost::asio::steady_timer keepalive_timer_;
+  boost::asio::steady_timer events_timer_;  // holds new events back on a slow wire
   std::string in_flight_;
   std::array<char, 512> watch_buffer_{};
   bool header_sent_ = false;
   bool writing_ = false;
   bool keepalive_due_ = false;
+  bool holding_back_ = false;  // events_timer_ is running: nothing is written until it ends
   bool closed_ = false;
 };
 

@@ -1,6 +1,7 @@
 // How the front end presents the core on the wire where SPEC leaves the choice free.
 #pragma once
 
+#include <chrono>
 #include <cstdint>
 #include <string>
 
@@ -10,8 +11,17 @@
 
 namespace toolwire::reference_server::web {
 
+//! Where a server can be slow without breaking SPEC, which bounds only deadlines.
+enum class slowness {
+  response,    // a request waits this long before the server handles it
+  events,      // new events wait this long before a stream writes them
+  timer,       // a deadline's timer fires this long after the deadline (real clock only)
+  model_call,  // a model step's request leaves this long after its cause
+};
+
 //! The front end's seams for what SPEC leaves to an implementation: the form of ids, extra
-//! fields, free texts, headers and framing, the order of events SPEC leaves unordered. The
+//! fields, free texts, headers and framing, the order of events SPEC leaves unordered, and
+//! how slow it is where SPEC sets no bound (`delay`). The
 //! server calls it around the router and the event streams; the core never sees it. This
 //! base class is the reference's own presentation: it changes nothing, and every method
 //! may be overridden alone (reference_server/variations/ holds the other presentations).
@@ -38,6 +48,10 @@ class wire_policy {
 
   //! What a stream writes right after its response header; nothing by default.
   virtual std::string preamble();
+
+  //! How long the server takes at `where`, asked once per request, batch of events,
+  //! armed deadline or model step; zero by default.
+  virtual std::chrono::milliseconds delay(slowness where);
 };
 
 }  // namespace toolwire::reference_server::web
