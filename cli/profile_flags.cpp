@@ -45,7 +45,8 @@ constexpr std::array<millis_flag, 4> millis_flags = {{
     {"interrupt_timeout_ms", "--interrupt-timeout-ms",
      "the target's interrupt timeout (default 600000)"},
     {"timing_tolerance_ms", "--timing-tolerance-ms",
-     "with --clock real: how far either side of a deadline it is checked (default 200)"},
+     "with --clock real: how far either side of a deadline it is checked (default: derived "
+     "from the target's speed, which the preflight measures)"},
 }};
 
 //! The profile reader's "the target flags: field 'x': ..." as "--x: ...".

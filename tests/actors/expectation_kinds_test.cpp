@@ -75,3 +75,42 @@ TEST_CASE("a kind the vocabulary lacks is reported by its name", "[vocabulary]")
   CHECK_FALSE(report.results[0].passed);
   CHECK(report.results[0].observed == "unknown expectation kind 'nope'");
 }
+
+namespace {
+
+//! A one-step plan expecting `kind` with `args` at 10 ms, on a trace whose marker allows
+//! `grace_ms` (a real-clock run's) and whose session event `type` came at `event_at`.
+bool passes_with_event_at(const std::string& kind, const json& args, toolwire::actors::time_ms event_at,
+                          toolwire::actors::time_ms grace_ms) {
+  toolwire::scenarios::scenario plan;
+  toolwire::scenarios::scripted_step step;
+  step.at = 10;
+  step.expect.push_back({kind, args, {"SES-4"}, "grace.yaml:1"});
+  plan.steps.push_back(step);
+  toolwire::actors::trace run;
+  json marker = {{"step", 0}, {"session", "s"}, {"args", json::array({args})}};
+  if (grace_ms > 0) marker["grace_ms"] = grace_ms;
+  run.add(10, "director", "expect", marker);
+  const json event = {{"session", "s"}, {"seq", 1}, {"type", "turn_started"},
+                      {"data", {{"turn_id", "t1"}}}};
+  run.add(event_at, "target", "event", event);
+  return toolwire::actors::check_expectations(plan, run).passed();
+}
+
+}  // namespace
+
+TEST_CASE("on a real clock what a step expects may show up to the grace later; what must "
+          "not have happened is checked at the step",
+          "[expectations][real-clock]") {
+  const json started = {{"type", "turn_started"}};
+  // An event owed by the target, shown 100 ms late by a slow stream.
+  CHECK_FALSE(passes_with_event_at("event", started, 110, 0));
+  CHECK(passes_with_event_at("event", started, 110, 200));
+  // Later than the grace is still missing.
+  CHECK_FALSE(passes_with_event_at("event", started, 300, 200));
+  // A count is not owed later: later causes would add to it.
+  CHECK_FALSE(passes_with_event_at("event", {{"type", "turn_started"}, {"count", 1}}, 110, 200));
+  // no_event at the step: an event 100 ms after it does not break it, with grace or not.
+  CHECK(passes_with_event_at("no_event", started, 110, 200));
+  CHECK_FALSE(passes_with_event_at("no_event", started, 5, 200));
+}

@@ -10,8 +10,8 @@
 
 namespace toolwire::conformance_test {
 
-//! The bundled server on a real clock at 300/900/1200 ms with a 150 ms tolerance, as a
-//! real-clock target should be started; `variations` as `serve --variation` takes them.
+//! The bundled server on a real clock at 300/900/1200 ms with a 150 ms tolerance (450 ms
+//! with a slow variation), as a real-clock target should be started; `variations` as `serve --variation` takes them.
 conformance::target_choice bundled_real_clock(
     reference_server::variations::variation_set variations = {});
 

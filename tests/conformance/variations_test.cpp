@@ -7,6 +7,7 @@
 
 #include <algorithm>
 #include <regex>
+#include <set>
 
 #include "conformance/real_clock_runs.hpp"
 #include "toolwire/conformance/catalog.hpp"
@@ -241,6 +242,34 @@ TEST_CASE("departure_reordered: LIFE-5's events in the other order, seqs in plac
   CHECK(resumed[0].type == varied[n - 2].type);
   CHECK(resumed[0].data == varied[n - 2].data);
   CHECK(resumed[1].type == "client_unregistered");
+}
+
+TEST_CASE("The slow variations delay only their own seam, by seeded jitter in their range",
+          "[variations]") {
+  using web::slowness;
+  const std::pair<variation, slowness> seams[] = {
+      {variation::slow_responses, slowness::response},
+      {variation::slow_events, slowness::events},
+      {variation::late_timers, slowness::timer},
+      {variation::slow_model_calls, slowness::model_call},
+  };
+  for (const auto& [slow, seam] : seams) {
+    INFO(variations::describe(slow).name);
+    auto wire = wire_of({slow});
+    auto again = wire_of({slow});
+    std::set<std::int64_t> seen;
+    for (int i = 0; i < 200; ++i) {
+      const auto ms = wire->delay(seam).count();
+      CHECK(ms == again->delay(seam).count());  // the same sequence in every run
+      CHECK(ms >= (slow == variation::late_timers ? 0 : 5));
+      CHECK(ms <= (slow == variation::late_timers ? 100 : 50));
+      seen.insert(ms);
+    }
+    CHECK(seen.size() > 20);  // jitter, not one fixed delay
+    for (const auto& [other, other_seam] : seams) {
+      if (other != slow) CHECK(wire->delay(other_seam).count() == 0);
+    }
+  }
 }
 
 TEST_CASE("tool_lists_reversed: client_tools_updated names the tools in reverse order",

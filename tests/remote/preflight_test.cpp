@@ -40,6 +40,57 @@ TEST_CASE("Preflight of a target that is checkable", "[remote][preflight]") {
   CHECK(conformance::preflight(target.profile()).empty());
 }
 
+namespace {
+
+//! A correct server that takes its time: each request waits `response_ms`, each batch of
+//! events `events_ms`.
+class slow_wire final : public reference_server::web::wire_policy {
+ public:
+  slow_wire(int response_ms, int events_ms) : response_(response_ms), events_(events_ms) {}
+  std::chrono::milliseconds delay(reference_server::web::slowness where) override {
+    using reference_server::web::slowness;
+    return where == slowness::response ? response_
+           : where == slowness::events ? events_
+                                       : std::chrono::milliseconds(0);
+  }
+
+ private:
+  std::chrono::milliseconds response_, events_;
+};
+
+}  // namespace
+
+TEST_CASE("The preflight's measurement widens the tolerance window for a slow target",
+          "[remote][preflight]") {
+  reference_target fast;
+  auto quick = conformance::measure_latency(fast.profile());
+  REQUIRE(quick);
+  // Loopback answers in well under 30 ms even on a loaded machine: the window stays near
+  // the 200 ms default.
+  CHECK(quick->round_trip_p99_ms < 30);
+  CHECK(conformance::derived_tolerance_ms(*quick) < 300);
+
+  fixture_options options;
+  options.wire = std::make_shared<slow_wire>(40, 30);
+  reference_target slow(options);
+  auto measured = conformance::measure_latency(slow.profile());
+  REQUIRE(measured);
+  INFO(conformance::describe(*measured));
+  CHECK(measured->round_trip_p99_ms >= 40);
+  CHECK(measured->event_delay_ms >= 20);  // the stream's 30 ms, less what the 201 took
+  CHECK(conformance::derived_tolerance_ms(*measured) >=
+        200 + 2 * (measured->round_trip_p99_ms + measured->event_delay_ms));
+  CHECK(conformance::derived_tolerance_ms(*measured) % 10 == 0);
+}
+
+TEST_CASE("The tolerance window is 200 ms plus twice the measured chain, rounded up to 10 ms",
+          "[remote][preflight]") {
+  CHECK(conformance::derived_tolerance_ms({0, 0, 0}) == 200);
+  CHECK(conformance::derived_tolerance_ms({1, 0, 0}) == 210);
+  CHECK(conformance::derived_tolerance_ms({49, 40, 26}) == 430);
+  CHECK(conformance::derived_tolerance_ms({49, 40, 26}, 300) == 530);
+}
+
 TEST_CASE("Preflight of a target that answers 404 to everything", "[remote][preflight]") {
   raw_target target(answer_404);
   auto stand_in = conformance::model_stand_in::at({"127.0.0.1", 0});

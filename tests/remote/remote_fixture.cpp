@@ -76,6 +76,7 @@ reference_target::reference_target(fixture_options options)
   config.clock = web::clock_kind::virtual_time;
   config.log_requests = false;
   config.log = [](std::string_view) {};
+  config.wire = options.wire;
   auto url =
       web::parse_http_url("http://127.0.0.1:" + std::to_string(stand_in_->address().port) + "/v1");
   if (!url) throw std::runtime_error(url.error().message);

@@ -33,6 +33,9 @@ struct fixture_options {
   int model_lag_ms = 0;
   //! Wall milliseconds the server waits before it applies each model answer it got.
   int answer_lag_ms = 0;
+  //! How the server presents itself and how slow it is (web::wire_policy); the
+  //! reference's own when null.
+  std::shared_ptr<reference_server::web::wire_policy> wire;
 };
 
 //! Starts a stand-in on a free port, then the server (virtual clock) calling it; both
