@@ -33,9 +33,11 @@ std::string probe(const conformance::target_profile& profile) {
 //! derived from its speed (a slow, correct target is not failed for being slow).
 protocol::outcome<std::string> real_clock_timing(conformance::target_profile& profile,
                                                  bool measure_nothing) {
-  const std::string chosen = "timing tolerance " + std::to_string(profile.timing_tolerance_ms) + " ms";
+  const std::string chosen =
+      "timing tolerance " + std::to_string(profile.timing_tolerance_ms) + " ms";
   if (profile.timing_tolerance_stated) return chosen + ", as the profile states";
-  if (measure_nothing) return chosen + ", the default (--no-preflight: the target was not measured)";
+  if (measure_nothing)
+    return chosen + ", the default (--no-preflight: the target was not measured)";
   auto measured = conformance::measure_latency(profile);
   if (!measured) return protocol::invalid_request("preflight: " + measured.error().message);
   profile.timing_tolerance_ms = conformance::derived_tolerance_ms(*measured);
@@ -66,8 +68,9 @@ void target_flags::add_to(CLI::App& app, default_target fallback) {
                  "allows (repeatable; toolwire serve --list-variations)");
   app.add_option("--settle-ms", settle_ms_,
                  "over HTTP: how long the target must be quiet before its arrivals are "
-                 "handed over (the profile's settle_ms; 15 for the bundled server; carried "
-                 "by every reproduce command)")
+                 "handed over (the profile's settle_ms; 15 for the bundled server, 60 with "
+                 "--variation slow_events or slow_model_calls; carried by every reproduce "
+                 "command)")
       ->check(CLI::Range(0, 600000));
   app.add_option("--request-timeout-ms", request_timeout_ms_,
                  "with --target: override the profile's request_timeout_ms (carried by "

@@ -200,9 +200,9 @@ void start_participants(self_pointer self) {
   }
   schedule_next(self);
   // On a real clock the run lasts the grace longer: what the last steps expect may be owed.
-  self->delayed_send(self,
-                     std::chrono::milliseconds(scenarios::end_of(*st.plan) + st.script.owed_wait_ms),
-                     end_atom::value);
+  self->delayed_send(
+      self, std::chrono::milliseconds(scenarios::end_of(*st.plan) + st.script.owed_wait_ms),
+      end_atom::value);
 }
 
 //! The director watches the session's stream too: scripted steps name calls by their

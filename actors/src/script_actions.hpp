@@ -57,7 +57,7 @@ json fill_templates(const script_state& state, json value);
 
 //! Who performs the step, as far as building its request goes.
 struct performer_view {
-  std::string actor;                    // "director" or the client's actor name
+  std::string actor;                               // "director" or the client's actor name
   const scenarios::client_spec* client = nullptr;  // the performing client, if any
 };
 

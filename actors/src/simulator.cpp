@@ -251,8 +251,8 @@ protocol::outcome<run_result> simulate(const scenarios::scenario& plan,
       dynamic_cast<caf::resumable*>(caf::actor_cast<caf::abstract_actor*>(model));
   // Real time runs on past its last step by the grace its expectations allow.
   const time_ms real_end = scenarios::end_of_steps(plan) + context.settings.owed_wait_ms;
-  drive(sched, picker, real ? real_end : scenarios::end_of(plan) + settle,
-        plan, options, model_job, result);
+  drive(sched, picker, real ? real_end : scenarios::end_of(plan) + settle, plan, options, model_job,
+        result);
   result.simulated_ms = now_of(sched);
   tear_down(sched,
             {caf::actor_cast<caf::actor>(target), model, caf::actor_cast<caf::actor>(director)});

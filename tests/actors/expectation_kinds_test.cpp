@@ -12,14 +12,20 @@ using json = nlohmann::json;
 
 namespace {
 
-//! A one-step plan expecting `kind` with `args`, checked on a trace that holds only the step's
-//! marker: what the checker makes of a run in which nothing happened.
-toolwire::actors::expectation_report checked_alone(const std::string& kind, const json& args) {
+//! A one-step plan expecting `kind` with `args` at 10 ms.
+toolwire::scenarios::scenario one_step_plan(const std::string& kind, const json& args) {
   toolwire::scenarios::scenario plan;
   toolwire::scenarios::scripted_step step;
   step.at = 10;
   step.expect.push_back({kind, args, {"SES-4"}, "kinds.yaml:1"});
   plan.steps.push_back(step);
+  return plan;
+}
+
+//! one_step_plan's step checked on a trace that holds only the step's marker: what the
+//! checker makes of a run in which nothing happened.
+toolwire::actors::expectation_report checked_alone(const std::string& kind, const json& args) {
+  const auto plan = one_step_plan(kind, args);
   toolwire::actors::trace run;
   run.add(10, "director", "expect", {{"step", 0}, {"session", "s"}, {"args", json::array({args})}});
   return toolwire::actors::check_expectations(plan, run);
@@ -78,30 +84,27 @@ TEST_CASE("a kind the vocabulary lacks is reported by its name", "[vocabulary]")
 
 namespace {
 
-//! A one-step plan expecting `kind` with `args` at 10 ms, on a trace whose marker allows
+//! one_step_plan's step, on a trace whose marker allows
 //! `grace_ms` (a real-clock run's) and whose session event `type` came at `event_at`.
-bool passes_with_event_at(const std::string& kind, const json& args, toolwire::actors::time_ms event_at,
-                          toolwire::actors::time_ms grace_ms) {
-  toolwire::scenarios::scenario plan;
-  toolwire::scenarios::scripted_step step;
-  step.at = 10;
-  step.expect.push_back({kind, args, {"SES-4"}, "grace.yaml:1"});
-  plan.steps.push_back(step);
+bool passes_with_event_at(const std::string& kind, const json& args,
+                          toolwire::actors::time_ms event_at, toolwire::actors::time_ms grace_ms) {
+  const auto plan = one_step_plan(kind, args);
   toolwire::actors::trace run;
   json marker = {{"step", 0}, {"session", "s"}, {"args", json::array({args})}};
   if (grace_ms > 0) marker["grace_ms"] = grace_ms;
   run.add(10, "director", "expect", marker);
-  const json event = {{"session", "s"}, {"seq", 1}, {"type", "turn_started"},
-                      {"data", {{"turn_id", "t1"}}}};
+  const json event = {
+      {"session", "s"}, {"seq", 1}, {"type", "turn_started"}, {"data", {{"turn_id", "t1"}}}};
   run.add(event_at, "target", "event", event);
   return toolwire::actors::check_expectations(plan, run).passed();
 }
 
 }  // namespace
 
-TEST_CASE("on a real clock what a step expects may show up to the grace later; what must "
-          "not have happened is checked at the step",
-          "[expectations][real-clock]") {
+TEST_CASE(
+    "on a real clock what a step expects may show up to the grace later; what must "
+    "not have happened is checked at the step",
+    "[expectations][real-clock]") {
   const json started = {{"type", "turn_started"}};
   // An event owed by the target, shown 100 ms late by a slow stream.
   CHECK_FALSE(passes_with_event_at("event", started, 110, 0));

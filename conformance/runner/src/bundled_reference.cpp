@@ -88,7 +88,14 @@ protocol::outcome<target_profile> bundled_reference::profile_for(const timeouts&
   profile.ack_timeout_ms = t.ack;
   profile.result_timeout_ms = t.result;
   profile.interrupt_timeout_ms = t.interrupt;
-  if (settle_ms_) profile.settle_ms = *settle_ms_;
+  if (settle_ms_) {
+    profile.settle_ms = *settle_ms_;
+  } else if (variations_.contains(reference_server::variations::variation::slow_events) ||
+             variations_.contains(reference_server::variations::variation::slow_model_calls)) {
+    // Events or model requests that lag up to 50 ms need a quiet time above that, as a
+    // slow target's profile would state.
+    profile.settle_ms = 60;
+  }
   return profile;
 }
 

@@ -184,8 +184,7 @@ namespace {
 using steady = std::chrono::steady_clock;
 
 time_ms millis_between(steady::time_point from, steady::time_point to) {
-  return std::max<time_ms>(
-      0, std::chrono::duration_cast<milliseconds>(to - from).count());
+  return std::max<time_ms>(0, std::chrono::duration_cast<milliseconds>(to - from).count());
 }
 
 //! One session's event stream, read on an io_context of its own that runs only inside
@@ -198,8 +197,8 @@ class stream_watch {
     namespace net = boost::asio;
     bool sent = false;
     boost::system::error_code ec;
-    const auto endpoints = net::ip::tcp::resolver(ioc_).resolve(
-        server.host, std::to_string(server.port), ec);
+    const auto endpoints =
+        net::ip::tcp::resolver(ioc_).resolve(server.host, std::to_string(server.port), ec);
     if (ec) return false;
     request_ = "GET " + path + " HTTP/1.1\r\nHost: " + server.to_string() +
                "\r\nAuthorization: Bearer " + key + "\r\nAccept: text/event-stream\r\n\r\n";
@@ -300,9 +299,8 @@ protocol::outcome<target_latency> measure_part_a(http_client& client, const targ
     return protocol::invalid_request("GET /v1/sessions/{sid}/events could not be opened within " +
                                      std::to_string(profile.request_timeout_ms) + " ms");
   }
-  const json client_body = {{"name", "tw_preflight"},
-                            {"lifetime", {{"type", "never"}}},
-                            {"tools", json::array()}};
+  const json client_body = {
+      {"name", "tw_preflight"}, {"lifetime", {{"type", "never"}}}, {"tools", json::array()}};
   const auto registered =
       client.send({"POST", base + "/clients", {}, token, {}, client_body.dump()});
   const auto answered_at = steady::now();
@@ -353,10 +351,10 @@ protocol::outcome<target_latency> measure_part_b(http_client& client, const targ
   }
   target_latency measured;
   measured.model_delay_ms = millis_between(created_at, steady::now());
-  auto polls = slowest_of(client,
-                          {"GET", "/api/tasks/" + protocol::string_at(task.body, "uuid"), {},
-                           profile.api_key, {}, ""},
-                          200, round_trips);
+  auto polls = slowest_of(
+      client,
+      {"GET", "/api/tasks/" + protocol::string_at(task.body, "uuid"), {}, profile.api_key, {}, ""},
+      200, round_trips);
   if (!polls) return polls.error();
   measured.round_trip_p99_ms = *polls;
   return measured;

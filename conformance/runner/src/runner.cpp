@@ -234,8 +234,7 @@ std::string duration_text(time_ms ms) {
 //! "result_timeout 10 s, the target has 300 s; ..."; "" when they agree or none is stated.
 std::string timeouts_unmet(const scenarios::scenario& plan, const target_profile& profile) {
   std::string text;
-  const auto compare = [&](const char* name, const std::optional<time_ms>& stated,
-                           time_ms actual) {
+  const auto compare = [&](const char* name, const std::optional<time_ms>& stated, time_ms actual) {
     if (!stated || *stated == actual) return;
     text += (text.empty() ? "" : "; ") + std::string(name) + " " + duration_text(*stated) +
             ", the target has " + duration_text(actual);

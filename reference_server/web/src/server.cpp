@@ -149,12 +149,12 @@ void server::start_model_step(const reference_server::model_step_request& step) 
   if (delay.count() <= 0) return start();
   auto& timer = model_call_timers_.emplace_back(ioc_);
   timer.expires_after(delay);
-  timer.async_wait([this, start, waiting = std::prev(model_call_timers_.end())](
-                       boost::system::error_code ec) {
-    // Why erase here: the handler is already off the timer, so the timer may go.
-    model_call_timers_.erase(waiting);
-    if (!ec && !stopping_) start();
-  });
+  timer.async_wait(
+      [this, start, waiting = std::prev(model_call_timers_.end())](boost::system::error_code ec) {
+        // Why erase here: the handler is already off the timer, so the timer may go.
+        model_call_timers_.erase(waiting);
+        if (!ec && !stopping_) start();
+      });
 }
 
 void server::on_model_reply(std::uint64_t step_id, const reference_server::model_reply& reply) {

@@ -32,8 +32,8 @@ struct run_settings {
 };
 
 struct run_context {
-  actors::trace* trace = nullptr;        // null: record nothing (benchmarks)
-  time_ms epoch_ms = 1'700'000'000'000;  // target time when the run starts (CLOCK-3)
+  actors::trace* trace = nullptr;             // null: record nothing (benchmarks)
+  time_ms epoch_ms = 1'700'000'000'000;       // target time when the run starts (CLOCK-3)
   const scenarios::scenario* plan = nullptr;  // what is running
   run_settings settings;
 

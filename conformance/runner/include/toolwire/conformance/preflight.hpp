@@ -25,9 +25,10 @@ std::string preflight(const target_profile& profile);
 //! but slow target acts later than the suite's clock says; the tolerance window of its
 //! deadlines must cover that, and a constant does not fit every target.
 struct target_latency {
-  time_ms round_trip_p99_ms = 0;  // the slowest of 20 cheap requests (pings; task polls, Part B only)
-  time_ms event_delay_ms = 0;     // from a registration's 201 to its client_registered (Part A)
-  time_ms model_delay_ms = 0;     // from a message's 202 (a task's 201) to its model request
+  time_ms round_trip_p99_ms =
+      0;                       // the slowest of 20 cheap requests (pings; task polls, Part B only)
+  time_ms event_delay_ms = 0;  // from a registration's 201 to its client_registered (Part A)
+  time_ms model_delay_ms = 0;  // from a message's 202 (a task's 201) to its model request
 };
 
 //! The tolerance window a target measured so needs: `floor_ms` (the default 200 ms, which
