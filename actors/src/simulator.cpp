@@ -73,8 +73,10 @@ time_ms next_due(caf::scheduler::test_coordinator& sched) {
 //! target is quiet (and owes nothing, as over a virtual clock), what arrived is handed
 //! over first; else the next timer fires at its due time (so a step is recorded at its
 //! time even when the harness was late); else the harness waits for that timer, cut
-//! short by any arrival: every wait is for something.
-void drive_real_time(caf::scheduler::test_coordinator& sched, target_host& host, time_ms limit) {
+//! short by any arrival: every wait is for something. True once the run is over: the wall
+//! clock passed `limit` with nothing arrived and no timer due by then. Until then the run
+//! waits even without a timer of its own: what its last steps expect may still be owed.
+bool drive_real_time(caf::scheduler::test_coordinator& sched, target_host& host, time_ms limit) {
   using std::chrono::milliseconds;
   host.await_quiet();
   const time_ms now = now_of(sched);
@@ -87,18 +89,20 @@ void drive_real_time(caf::scheduler::test_coordinator& sched, target_host& host,
     const time_ms at = std::max(now, std::min({*arrived, due - 1, limit}));
     if (at > now) sched.clock().advance_time(milliseconds(at - now));
     host.deliver_arrived_by(*arrived);
-    return;
+    return false;
   }
-  if (due > limit) return;
   if (due <= now) {
     sched.clock().trigger_timeout();
-    return;
+    return false;
   }
-  if (host.wall_elapsed() >= due) {
+  const time_ms until = std::min(due, limit);
+  if (host.wall_elapsed() >= until) {
+    if (due > limit) return true;
     sched.clock().advance_time(milliseconds(due - now));
-    return;
+    return false;
   }
-  host.wait_until(due);
+  host.wait_until(until);
+  return false;
 }
 
 //! On a virtual clock, what a remote target does at an instant does not depend on how long
@@ -164,9 +168,7 @@ void drive(caf::scheduler::test_coordinator& sched, seeded_picker& picker, time_
     }
     const bool real = options.host != nullptr && options.host->real_time();
     if (real) {
-      drive_real_time(sched, *options.host, limit);
-      if (sched.jobs.empty() && !sched.clock().has_pending_timeout()) return;
-      if (sched.jobs.empty() && next_due(sched) > limit) return;
+      if (drive_real_time(sched, *options.host, limit)) return;
       continue;
     }
     if (options.host != nullptr && options.host->deliver_arrivals()) continue;

@@ -245,3 +245,71 @@ TEST_CASE("A task applies its model answer before the clock moves (virtual clock
                                           "task/interrupt-timeout-per-round"),
                                  0, 300);
 }
+
+namespace {
+
+//! A server whose events reach the stream a fixed time late (and all else on time).
+class late_events final : public reference_server::web::wire_policy {
+ public:
+  explicit late_events(int ms) : lag_(ms) {}
+  std::chrono::milliseconds delay(reference_server::web::slowness where) override {
+    return where == reference_server::web::slowness::events ? lag_ : std::chrono::milliseconds(0);
+  }
+
+ private:
+  std::chrono::milliseconds lag_;
+};
+
+}  // namespace
+
+TEST_CASE(
+    "On a real clock, what the last step expects is awaited within the window, however "
+    "long the scenario's duration",
+    "[remote][e2e][real-clock]") {
+  // The expiry event reaches the stream after the last step (its lag is above the window,
+  // below twice it), and nothing the harness sent implies it: the run must wait the window
+  // for it past the last step, not end there because the scenario's duration is far off.
+  fixture_options options;
+  options.real_clock = true;
+  options.timing_tolerance_ms = 300;
+  options.wire = std::make_shared<late_events>(450);
+  reference_target server(options);
+  scenarios::timing timing;
+  timing.real_clock = true;
+  timing.tolerance_ms = options.timing_tolerance_ms;
+  auto plan = scenarios::load_text(R"(name: late_event_after_last_step
+purpose: an expiry whose event reaches the stream after the last step
+spec: [LIFE-2]
+duration: 1h
+clients:
+  tab: {name: web, lifetime: {ttl: 1}, tools: [read_form]}
+steps:
+  - at: 1s
+    label: registered
+    actor: tab
+    register: {}
+    expect: {status: 201, spec: [REG-1]}
+  - at: registered + ttl + tol
+    spec: [LIFE-2]
+    expect:
+      - event: {type: client_unregistered, client_id: "{cid:tab}", reason: expired}
+)",
+                                   "late_event_after_last_step.yaml", timing);
+  if (!plan) FAIL(plan.error().message);
+  auto host = conformance::remote_host::start(server.profile(), "[tw:late] ");
+  REQUIRE(host.ok());
+  actors::run_options run;
+  run.seed = 7;
+  run.host = host->get();
+  run.message_tag = "[tw:late] ";
+  run.owed_wait_ms = options.timing_tolerance_ms;
+  const auto result = actors::simulate(*plan, run);
+  REQUIRE(result);
+  CHECK(events(result->trace, "client_unregistered").size() == 1);
+  const auto report = actors::check_expectations(*plan, result->trace);
+  std::string observed;
+  for (const auto& r : report.results)
+    observed += r.observed + "\n";
+  INFO(observed);
+  CHECK(report.passed());
+}

@@ -73,7 +73,7 @@ reference_target::reference_target(fixture_options options)
   config.core.result_timeout_ms = options.result_timeout_ms;
   config.core.interrupt_timeout_ms = options.interrupt_timeout_ms;
   config.core.secret_seed = 42;
-  config.clock = web::clock_kind::virtual_time;
+  config.clock = options.real_clock ? web::clock_kind::real : web::clock_kind::virtual_time;
   config.log_requests = false;
   config.log = [](std::string_view) {};
   config.wire = options.wire;
@@ -98,17 +98,18 @@ reference_target::~reference_target() {
 }
 
 conformance::target_profile reference_target::profile() const {
-  const json text = {{"name", "reference"},
-                     {"base_url", "http://127.0.0.1:" + std::to_string(endpoint_.port())},
-                     {"api_key", admin_key},
-                     {"limited_api_key", limited_key},
-                     {"parts", {"A", "B"}},
-                     {"model_stand_in", stand_in_->address().to_string()},
-                     {"assistant_id", 1},
-                     {"clock", "virtual"},
-                     {"ack_timeout_ms", options_.ack_timeout_ms},
-                     {"result_timeout_ms", options_.result_timeout_ms},
-                     {"interrupt_timeout_ms", options_.interrupt_timeout_ms}};
+  json text = {{"name", "reference"},
+               {"base_url", "http://127.0.0.1:" + std::to_string(endpoint_.port())},
+               {"api_key", admin_key},
+               {"limited_api_key", limited_key},
+               {"parts", {"A", "B"}},
+               {"model_stand_in", stand_in_->address().to_string()},
+               {"assistant_id", 1},
+               {"clock", options_.real_clock ? "real" : "virtual"},
+               {"ack_timeout_ms", options_.ack_timeout_ms},
+               {"result_timeout_ms", options_.result_timeout_ms},
+               {"interrupt_timeout_ms", options_.interrupt_timeout_ms}};
+  if (options_.real_clock) text["timing_tolerance_ms"] = options_.timing_tolerance_ms;
   auto profile = conformance::parse_profile(text.dump(), "reference.json");
   if (!profile) throw std::runtime_error(profile.error().message);
   return *profile;

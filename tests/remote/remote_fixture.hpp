@@ -36,9 +36,14 @@ struct fixture_options {
   //! How the server presents itself and how slow it is (web::wire_policy); the
   //! reference's own when null.
   std::shared_ptr<reference_server::web::wire_policy> wire;
+  //! The server keeps wall time (no SPEC 7 test clock), and the profile says so with this
+  //! tolerance window; else the server's clock is virtual.
+  bool real_clock = false;
+  time_ms timing_tolerance_ms = 200;
 };
 
-//! Starts a stand-in on a free port, then the server (virtual clock) calling it; both
+//! Starts a stand-in on a free port, then the server calling it (virtual clock unless
+//! `real_clock`); both
 //! stop when the fixture goes.
 class reference_target {
  public:
