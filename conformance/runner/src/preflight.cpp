@@ -110,6 +110,74 @@ std::string not_calling(const target_profile& profile, const std::string& after)
          ": was it started with its model at http://" + at + "/v1?";
 }
 
+using steady = std::chrono::steady_clock;
+
+time_ms millis_between(steady::time_point from, steady::time_point to) {
+  return std::max<time_ms>(0, std::chrono::duration_cast<milliseconds>(to - from).count());
+}
+
+//! A new session's body (its id and token), or what the target answered instead.
+protocol::outcome<json> new_session(http_client& client, const target_profile& profile) {
+  const auto session = client.send({"POST", "/v1/sessions", {}, profile.api_key, {}, "{}"});
+  if (session.status != 201) {
+    return protocol::invalid_request(answered("POST /v1/sessions", session, 201, "SES-1"));
+  }
+  if (!session.body.is_object() || !session.body.value("id", json()).is_string()) {
+    return protocol::invalid_request(
+        "POST /v1/sessions answered 201 without a string \"id\" (SES-1)");
+  }
+  return session.body;
+}
+
+//! Posts a message in session `sid` with `key` and waits for the model request it causes:
+//! how long after the 202 that request came.
+protocol::outcome<time_ms> message_reaches_model(http_client& client, const target_profile& profile,
+                                                 const std::shared_ptr<model_stand_in>& stand_in,
+                                                 const std::string& sid, const std::string& key,
+                                                 std::string_view what) {
+  model_probe probe(stand_in, preflight_tag(what));
+  const auto message = client.send({"POST",
+                                    "/v1/sessions/" + sid + "/messages",
+                                    {},
+                                    key,
+                                    {},
+                                    json{{"content", probe.tag() + "hello"}}.dump()});
+  const auto accepted_at = steady::now();
+  if (message.status != 202) {
+    return protocol::invalid_request(
+        answered("POST /v1/sessions/{sid}/messages", message, 202, "SES-2"));
+  }
+  if (!probe.reached(milliseconds(profile.request_timeout_ms))) {
+    return protocol::invalid_request(not_calling(profile, "a message"));
+  }
+  return millis_between(accepted_at, steady::now());
+}
+
+struct started_task {
+  json body;               // the 201's
+  time_ms model_delay_ms;  // from the 201 to the task's model request
+};
+
+//! Creates a task and waits for the model request it causes.
+protocol::outcome<started_task> task_reaches_model(http_client& client,
+                                                   const target_profile& profile,
+                                                   const std::shared_ptr<model_stand_in>& stand_in,
+                                                   std::string_view what) {
+  model_probe probe(stand_in, preflight_tag(what));
+  const json body = {{"assistant_id", profile.assistant_id},
+                     {"input", {{{"type", "text"}, {"text", probe.tag() + "hello"}}}},
+                     {"client_tools", json::array()}};
+  const auto task = client.send({"POST", "/api/tasks", {}, profile.api_key, {}, body.dump()});
+  const auto created_at = steady::now();
+  if (task.status != 201) {
+    return protocol::invalid_request(answered("POST /api/tasks", task, 201, "TASK-1"));
+  }
+  if (!probe.reached(milliseconds(profile.request_timeout_ms))) {
+    return protocol::invalid_request(not_calling(profile, "a task"));
+  }
+  return started_task{task.body, millis_between(created_at, steady::now())};
+}
+
 std::string check_clock(http_client& client, const target_profile& profile) {
   const auto clock = client.send({"GET", "/v1/_test/clock", {}, profile.api_key, {}, ""});
   if (clock.status == 200 && clock.body.is_object() &&
@@ -127,39 +195,21 @@ std::string check_clock(http_client& client, const target_profile& profile) {
 
 std::string check_part_a(http_client& client, const target_profile& profile,
                          const std::shared_ptr<model_stand_in>& stand_in) {
-  const auto session = client.send({"POST", "/v1/sessions", {}, profile.api_key, {}, "{}"});
-  if (session.status != 201) return answered("POST /v1/sessions", session, 201, "SES-1");
-  if (!session.body.is_object() || !session.body.value("id", json()).is_string()) {
-    return "POST /v1/sessions answered 201 without a string \"id\" (SES-1)";
-  }
+  const auto session = new_session(client, profile);
+  if (!session) return session.error().message;
   // The clock next: a message's model call is the slowest check, and the last.
   if (profile.virtual_clock) {
     if (auto failure = check_clock(client, profile); !failure.empty()) return failure;
   }
-  const std::string path = "/v1/sessions/" + session.body["id"].get<std::string>() + "/messages";
-  model_probe probe(stand_in, preflight_tag("turn"));
-  const auto message = client.send(
-      {"POST", path, {}, profile.api_key, {}, json{{"content", probe.tag() + "hello"}}.dump()});
-  if (message.status != 202) {
-    return answered("POST /v1/sessions/{sid}/messages", message, 202, "SES-2");
-  }
-  if (!probe.reached(milliseconds(profile.request_timeout_ms))) {
-    return not_calling(profile, "a message");
-  }
-  return "";
+  const auto reached = message_reaches_model(
+      client, profile, stand_in, protocol::string_at(*session, "id"), profile.api_key, "turn");
+  return reached ? "" : reached.error().message;
 }
 
 std::string check_part_b(http_client& client, const target_profile& profile,
                          const std::shared_ptr<model_stand_in>& stand_in) {
-  model_probe probe(stand_in, preflight_tag("task"));
-  const json body = {{"assistant_id", profile.assistant_id},
-                     {"input", {{{"type", "text"}, {"text", probe.tag() + "hello"}}}},
-                     {"client_tools", json::array()}};
-  const auto task = client.send({"POST", "/api/tasks", {}, profile.api_key, {}, body.dump()});
-  if (task.status != 201) return answered("POST /api/tasks", task, 201, "TASK-1");
-  if (!probe.reached(milliseconds(profile.request_timeout_ms)))
-    return not_calling(profile, "a task");
-  return "";
+  const auto task = task_reaches_model(client, profile, stand_in, "task");
+  return task ? "" : task.error().message;
 }
 
 }  // namespace
@@ -180,12 +230,6 @@ std::string preflight(const target_profile& profile) {
 }
 
 namespace {
-
-using steady = std::chrono::steady_clock;
-
-time_ms millis_between(steady::time_point from, steady::time_point to) {
-  return std::max<time_ms>(0, std::chrono::duration_cast<milliseconds>(to - from).count());
-}
 
 //! One session's event stream, read on an io_context of its own that runs only inside
 //! `found_by`: enough to tell when a text first arrived, every wait bounded.
@@ -283,12 +327,10 @@ constexpr int round_trips = 20;
 protocol::outcome<target_latency> measure_part_a(http_client& client, const target_profile& profile,
                                                  const std::shared_ptr<model_stand_in>& stand_in) {
   const milliseconds bound(profile.request_timeout_ms);
-  const auto session = client.send({"POST", "/v1/sessions", {}, profile.api_key, {}, "{}"});
-  if (session.status != 201) {
-    return protocol::invalid_request(answered("POST /v1/sessions", session, 201, "SES-1"));
-  }
-  const std::string sid = protocol::string_at(session.body, "id");
-  const std::string token = protocol::string_at(session.body, "token");
+  const auto session = new_session(client, profile);
+  if (!session) return session.error();
+  const std::string sid = protocol::string_at(*session, "id");
+  const std::string token = protocol::string_at(*session, "token");
   target_latency measured;
   stream_watch events;
   const std::string base = "/v1/sessions/" + sid;
@@ -320,16 +362,9 @@ protocol::outcome<target_latency> measure_part_a(http_client& client, const targ
                           200, round_trips);
   if (!pings) return pings.error();
   measured.round_trip_p99_ms = *pings;
-  model_probe probe(stand_in, preflight_tag("measure"));
-  const auto message = client.send(
-      {"POST", base + "/messages", {}, token, {}, json{{"content", probe.tag() + "hello"}}.dump()});
-  const auto accepted_at = steady::now();
-  if (message.status != 202) {
-    return protocol::invalid_request(
-        answered("POST /v1/sessions/{sid}/messages", message, 202, "SES-2"));
-  }
-  if (!probe.reached(bound)) return protocol::invalid_request(not_calling(profile, "a message"));
-  measured.model_delay_ms = millis_between(accepted_at, steady::now());
+  const auto model_delay = message_reaches_model(client, profile, stand_in, sid, token, "measure");
+  if (!model_delay) return model_delay.error();
+  measured.model_delay_ms = *model_delay;
   // Tidy: the client leaves (the session itself has no DELETE in SPEC).
   client.send({"DELETE", base + "/clients/" + cid, {}, token, {}, ""});
   return measured;
@@ -337,23 +372,13 @@ protocol::outcome<target_latency> measure_part_a(http_client& client, const targ
 
 protocol::outcome<target_latency> measure_part_b(http_client& client, const target_profile& profile,
                                                  const std::shared_ptr<model_stand_in>& stand_in) {
-  model_probe probe(stand_in, preflight_tag("measure-task"));
-  const json body = {{"assistant_id", profile.assistant_id},
-                     {"input", {{{"type", "text"}, {"text", probe.tag() + "hello"}}}},
-                     {"client_tools", json::array()}};
-  const auto task = client.send({"POST", "/api/tasks", {}, profile.api_key, {}, body.dump()});
-  const auto created_at = steady::now();
-  if (task.status != 201) {
-    return protocol::invalid_request(answered("POST /api/tasks", task, 201, "TASK-1"));
-  }
-  if (!probe.reached(milliseconds(profile.request_timeout_ms))) {
-    return protocol::invalid_request(not_calling(profile, "a task"));
-  }
+  const auto task = task_reaches_model(client, profile, stand_in, "measure-task");
+  if (!task) return task.error();
   target_latency measured;
-  measured.model_delay_ms = millis_between(created_at, steady::now());
+  measured.model_delay_ms = task->model_delay_ms;
   auto polls = slowest_of(
       client,
-      {"GET", "/api/tasks/" + protocol::string_at(task.body, "uuid"), {}, profile.api_key, {}, ""},
+      {"GET", "/api/tasks/" + protocol::string_at(task->body, "uuid"), {}, profile.api_key, {}, ""},
       200, round_trips);
   if (!polls) return polls.error();
   measured.round_trip_p99_ms = *polls;
