@@ -8,7 +8,7 @@ namespace toolwire::reference_server {
 
 namespace {
 
-constexpr std::array<fault_info, 129> catalogue{{
+constexpr std::array<fault_info, 130> catalogue{{
     {fault::no_collision_counter, "no_collision_counter", "REG-5",
      "A second client with a live name gets the same name, no counter appended."},
     {fault::registered_event_wrong_name, "registered_event_wrong_name", "REG-9",
@@ -35,6 +35,8 @@ constexpr std::array<fault_info, 129> catalogue{{
      "Tools withdrawn by a PUT keep being offered to the model."},
     {fault::unavailable_tool_dispatched, "unavailable_tool_dispatched", "TOOLS-5",
      "A model call to a tool withdrawn since the step began is dispatched anyway."},
+    {fault::newly_live_tool_refused, "newly_live_tool_refused", "TOOLS-5",
+     "A model call to a tool that became live during the step is refused as tool_unavailable."},
     {fault::dispatch_namespaced_tool, "dispatch_namespaced_tool", "CALL-1",
      "client_tool_dispatched carries the model's namespaced tool name, not the declared one."},
     {fault::ack_does_not_extend_deadline, "ack_does_not_extend_deadline", "CALL-3",

@@ -86,6 +86,7 @@ class faulty_policy final : public rule_policy {
   std::vector<const client_record*> offering_clients(const session_record& session) const override;
   std::vector<const tool_spec*> tools_offered_by(const client_record& client) const override;
   const std::string& model_side_name(const client_record& client) const override;
+  bool dispatches_live_tool(const turn_record& turn, const std::string& model_name) const override;
   void call_to_unoffered_tool(state& s, session_record& session, std::size_t slot,
                               client_record* client, const std::string& tool_name, json arguments,
                               time_ms now) const override;

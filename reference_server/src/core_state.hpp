@@ -70,6 +70,9 @@ struct turn_record {
   std::uint64_t waiting_step = 0;
   std::vector<step_slot> slots;  // the current step's calls, in the model's order
   std::size_t steps = 0;
+  //! The model-side names the current step was offered (TOOLS-6's snapshot). Under
+  //! TOOLS-5 they do not decide a dispatch (liveness at the answer does); a policy may.
+  std::set<std::string> offered_at_step;
 };
 
 struct session_record {

@@ -147,6 +147,9 @@ class rule_policy {
   virtual std::vector<const tool_spec*> tools_offered_by(const client_record& client) const;
   //! CALL-2: the client part of a model-side tool name: the client's assigned name.
   virtual const std::string& model_side_name(const client_record& client) const;
+  //! TOOLS-5: whether a call naming a tool that is live now is dispatched: yes, also when
+  //! the tool became live during the step (registered or PUT after the step's request).
+  virtual bool dispatches_live_tool(const turn_record& turn, const std::string& model_name) const;
   //! TOOLS-5: a model call of a tool not offered now is settled at once; `client` is the
   //! live client the name designates, if any.
   virtual void call_to_unoffered_tool(state& s, session_record& session, std::size_t slot,

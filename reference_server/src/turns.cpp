@@ -65,8 +65,12 @@ void issue_step(state& s, session_record& session, time_ms now) {
   ++turn.steps;
   turn.slots.clear();
   // TOOLS-6: the step's tool list is one snapshot, taken here, all at once.
+  json offered = offered_tools(s, session);
+  turn.offered_at_step.clear();
+  for (const auto& tool : offered)
+    turn.offered_at_step.insert(tool["function"]["name"].get<std::string>());
   turn.waiting_step = request_model_step(s, {model_step_request::owner_kind::turn, session.id},
-                                         turn.messages, offered_tools(s, session));
+                                         turn.messages, std::move(offered));
 }
 
 void continue_turn(state& s, session_record& session, time_ms now) {
@@ -106,7 +110,7 @@ void start_call(state& s, session_record& session, std::size_t slot,
     return;
   }
   resolved_tool target = resolve(s, session, call.name);
-  if (target.tool == nullptr) {
+  if (target.tool == nullptr || !s.policy->dispatches_live_tool(*session.turn, call.name)) {
     s.policy->call_to_unoffered_tool(s, session, slot, target.client, target.tool_name,
                                      std::move(arguments), now);
     return;
@@ -157,6 +161,10 @@ std::vector<const tool_spec*> rule_policy::tools_offered_by(const client_record&
 
 const std::string& rule_policy::model_side_name(const client_record& client) const {
   return client.name;
+}
+
+bool rule_policy::dispatches_live_tool(const turn_record&, const std::string&) const {
+  return true;
 }
 
 void rule_policy::call_to_unoffered_tool(state& s, session_record& session, std::size_t slot,

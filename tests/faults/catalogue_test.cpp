@@ -43,6 +43,7 @@ const std::map<fault, std::string> fault_tests = {
     {fault::invalid_put_clears_tools, "fault invalid_put_clears_tools breaks C-3"},
     {fault::withdrawn_tool_offered, "fault withdrawn_tool_offered breaks TOOLS-3"},
     {fault::unavailable_tool_dispatched, "fault unavailable_tool_dispatched breaks TOOLS-5"},
+    {fault::newly_live_tool_refused, "fault newly_live_tool_refused breaks TOOLS-5"},
     {fault::dispatch_namespaced_tool, "fault dispatch_namespaced_tool breaks CALL-1"},
     {fault::ack_does_not_extend_deadline, "fault ack_does_not_extend_deadline breaks CALL-3"},
     {fault::double_result_accepted, "fault double_result_accepted breaks CALL-6"},

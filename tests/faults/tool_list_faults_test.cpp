@@ -115,6 +115,31 @@ TEST_CASE("fault unavailable_tool_dispatched breaks TOOLS-5", "[faults][TOOLS-5]
   CHECK(seen.faulty == json{{"dispatched", 1}, {"failures", json::array()}, {"next_step", false}});
 }
 
+TEST_CASE("fault newly_live_tool_refused breaks TOOLS-5", "[faults][TOOLS-5]") {
+  // TOOLS-5: "What decides is whether the named tool is live when the model's answer
+  // arrives: a tool that became live during the step (registered or PUT after the step's
+  // request) is dispatched, although that step did not offer it."
+  const auto seen = run_clean_and_faulty(fault::newly_live_tool_refused, [](core_harness& h) {
+    const auto sid = h.create_session();
+    const std::string cid =
+        h.register_client(sid, "web", core_harness::never(), tools_named({"a"}))["client_id"];
+    start_turn(h, sid);
+    const auto step = h.next_model_step();
+    REQUIRE(core_harness::offered_names(step) == std::vector<std::string>{"web__a"});
+    // The PUT lands while the model is thinking: `b` becomes live after the step's request.
+    REQUIRE(put_tools(h, sid, cid, tools_named({"a", "b"})).status == 200);
+    h.answer_calls(step.step_id, {{"web__b", json::object()}});
+    json observed = {{"dispatched", count_events(h, sid, "client_tool_dispatched")},
+                     {"failures", failure_reasons(h, sid)}};
+    if (const auto dispatched = h.find_event(sid, "client_tool_dispatched")) {
+      observed["tool"] = dispatched->data["tool"];
+    }
+    return observed;
+  });
+  CHECK(seen.clean == json{{"dispatched", 1}, {"failures", json::array()}, {"tool", "b"}});
+  CHECK(seen.faulty == json{{"dispatched", 0}, {"failures", {"tool_unavailable"}}});
+}
+
 TEST_CASE("fault put_tools_unvalidated breaks TOOLS-2", "[faults][TOOLS-2]") {
   // TOOLS-2: "Same validation as REG-1..3; an invalid list changes nothing."
   const auto seen = run_clean_and_faulty(fault::put_tools_unvalidated, [](core_harness& h) {

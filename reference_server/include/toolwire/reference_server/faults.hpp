@@ -23,6 +23,7 @@ enum class fault {
   invalid_put_clears_tools,        // C-3 / TOOLS-2
   withdrawn_tool_offered,          // TOOLS-3
   unavailable_tool_dispatched,     // TOOLS-5
+  newly_live_tool_refused,         // TOOLS-5
   dispatch_namespaced_tool,        // CALL-1
   ack_does_not_extend_deadline,    // CALL-3
   double_result_accepted,          // CALL-6
