@@ -6,6 +6,7 @@
 #include "suggest.hpp"
 #include "toolwire/conformance/http_client.hpp"
 #include "toolwire/conformance/preflight.hpp"
+#include "toolwire/protocol/routes.hpp"
 
 namespace toolwire::cli {
 
@@ -19,7 +20,7 @@ std::string probe(const conformance::target_profile& profile) {
                                   std::chrono::milliseconds(profile.request_timeout_ms));
   protocol::api_request request;
   request.method = "GET";
-  request.path = "/v1/_test/clock";
+  request.path = protocol::route_path(protocol::route_id::get_clock);
   const auto response = client.send(request);
   if (!conformance::is_transport_failure(response)) return "";
   const std::string message = response.body["error"].value("message", "");

@@ -7,6 +7,7 @@
 #include <set>
 
 #include "toolwire/protocol/events.hpp"
+#include "toolwire/protocol/routes.hpp"
 #include "toolwire/protocol/safe_json.hpp"
 
 namespace toolwire::actors {
@@ -267,10 +268,9 @@ class sequence_check {
   //! A stream (re)opened by `actor` starts its own order: a replay from Last-Event-ID
   //! legitimately repeats seqs the old stream delivered.
   void on_request(const trace_record& r) {
-    const std::string path = protocol::string_at(r.data, "path");
-    if (protocol::string_at(r.data, "method") == "GET" && path.ends_with("/events")) {
-      delivered_.erase(r.actor);
-    }
+    const auto route = protocol::match_route(protocol::string_at(r.data, "method"),
+                                             protocol::string_at(r.data, "path"));
+    if (route && route->route->id == protocol::route_id::open_events) delivered_.erase(r.actor);
   }
 
  private:
@@ -284,21 +284,22 @@ class task_status_check {
   //! GET /api/tasks/{uuid} and the tool-results answer both report the status.
   void on_response(const trace_record& r, std::size_t index, std::vector<violation>& out) {
     if (r.data.value("status", 0) != 200 || !r.data.contains("body")) return;
-    std::string path = r.data.value("path", "");
-    if (path.rfind("/api/tasks/", 0) != 0) return;
-    const std::string suffix = "/tool-results";
-    if (path.ends_with(suffix)) path.resize(path.size() - suffix.size());
+    const auto route = protocol::match_route(protocol::string_at(r.data, "method"),
+                                             protocol::string_at(r.data, "path"));
+    if (!route || (route->route->id != protocol::route_id::get_task &&
+                   route->route->id != protocol::route_id::post_tool_results)) {
+      return;
+    }
+    const std::string& uuid = route->ids[0];
     const std::string status = protocol::string_at(r.data["body"], "status");
     if (status.empty()) return;
-    auto [it, first] = last_.emplace(path, status);
+    auto [it, first] = last_.emplace(uuid, status);
     if (!first) {
       const std::string& before = it->second;
       const bool final_left = (before == "completed" || before == "failed") && status != before;
       const bool back_to_pending = before != "pending" && status == "pending";
       if (final_left || back_to_pending) {
-        out.push_back({"TASK-5",
-                       "task " + path.substr(11) + " went from " + before + " to " + status,
-                       index});
+        out.push_back({"TASK-5", "task " + uuid + " went from " + before + " to " + status, index});
       }
     }
     it->second = status;

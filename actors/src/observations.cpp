@@ -7,6 +7,7 @@
 
 #include "toolwire/actors/freedom.hpp"
 #include "toolwire/protocol/events.hpp"
+#include "toolwire/protocol/routes.hpp"
 #include "toolwire/protocol/safe_json.hpp"
 
 namespace toolwire::actors {
@@ -14,6 +15,23 @@ namespace toolwire::actors {
 namespace {
 
 using protocol::event_type;
+
+//! The route a recorded request or response is, with the ids of its path.
+std::optional<protocol::route_match> route_of(const trace_record& r) {
+  return protocol::match_route(protocol::string_at(r.data, "method"),
+                               protocol::string_at(r.data, "path"));
+}
+
+bool is_route(const trace_record& r, protocol::route_id id) {
+  const auto found = route_of(r);
+  return found && found->route->id == id;
+}
+
+//! The rules a route's answer proves (protocol/routes.hpp); C-3 for a path that is none.
+std::vector<std::string> route_rules(const std::optional<protocol::route_match>& route) {
+  if (!route) return {"C-3"};
+  return {route->route->rules.begin(), route->route->rules.end()};
+}
 
 //! Ids as what they stand for. Why names, not ids: ids are opaque (SES-1, REG-9, CALL-1,
 //! TASK-1), so two implementations mint different ones for the same thing.
@@ -57,15 +75,14 @@ class id_names {
   }
 
   void learn(const trace_record& r) {
-    const std::string method = protocol::string_at(r.data, "method");
-    const std::string path = protocol::string_at(r.data, "path");
     const json& body = protocol::member_at(r.data, "body");
-    if (r.kind == "response" && method == "POST") {
-      if (path == "/v1/sessions" && r.data.value("status", 0) == 201) {
+    if (r.kind == "response" && protocol::string_at(r.data, "method") == "POST") {
+      if (is_route(r, protocol::route_id::create_session) && r.data.value("status", 0) == 201) {
         name(protocol::string_at(body, "id"), "S" + std::to_string(++sessions_));
-      } else if (path.ends_with("/clients") && r.data.value("status", 0) == 201) {
+      } else if (is_route(r, protocol::route_id::register_client) &&
+                 r.data.value("status", 0) == 201) {
         name(protocol::string_at(body, "client_id"), r.actor);
-      } else if (path == "/api/tasks" && r.data.value("status", 0) == 201) {
+      } else if (is_route(r, protocol::route_id::create_task) && r.data.value("status", 0) == 201) {
         const auto step = r.data.find("step");
         name(protocol::string_at(body, "uuid"),
              step != r.data.end() && step->is_number_unsigned()
@@ -108,32 +125,6 @@ class id_names {
 };
 
 //! The rules that decide a response to this route.
-std::vector<std::string> route_rules(const std::string& method, const std::string& path) {
-  struct row {
-    const char* method;
-    const char* suffix;
-    std::vector<std::string> ids;
-  };
-  static const std::vector<row> rows = {
-      {"POST", "/ack", {"CALL-3", "CALL-6", "CALL-7"}},
-      {"POST", "/result", {"CALL-4", "CALL-6", "CALL-7"}},
-      {"POST", "/ping", {"LIFE-2", "LIFE-3"}},
-      {"PUT", "/tools", {"TOOLS-1", "TOOLS-2"}},
-      {"DELETE", "", {"LIFE-1", "LIFE-4"}},
-      {"POST", "/clients", {"REG-1", "REG-5", "REG-8"}},
-      {"POST", "/messages", {"SES-2"}},
-      {"GET", "/events", {"SES-3", "AUTH-5"}},
-      {"POST", "/v1/sessions", {"SES-1", "AUTH-4"}},
-      {"POST", "/tool-results", {"TASK-4", "TASK-5"}},
-      {"POST", "/api/tasks", {"TASK-1"}},
-      {"GET", "", {"TASK-2", "TASK-3", "TASK-6", "TASK-7"}},
-  };
-  for (const auto& r : rows) {
-    if (method == r.method && path.ends_with(r.suffix)) return r.ids;
-  }
-  return {"C-3"};
-}
-
 std::vector<std::string> event_rules(event_type type) {
   switch (type) {
     case event_type::client_registered:
@@ -249,8 +240,7 @@ class observer {
     for (const auto& r : run.records()) {
       if (r.kind == "request") learn_task_tools(r);
       const bool answered = r.kind == "response" || r.kind == "request_error";
-      if (answered && protocol::string_at(r.data, "method") == "POST" &&
-          protocol::string_at(r.data, "path") == "/api/tasks") {
+      if (answered && is_route(r, protocol::route_id::create_task)) {
         task_created(r);
       }
       if (r.kind == "response") learn_surfaced(r);
@@ -278,10 +268,7 @@ class observer {
   //! TASK-8 needs a task's own tools: a creation's request names them, its response the
   //! task (an actor's creations are answered in the order it sent them).
   void learn_task_tools(const trace_record& r) {
-    if (protocol::string_at(r.data, "method") != "POST" ||
-        protocol::string_at(r.data, "path") != "/api/tasks") {
-      return;
-    }
+    if (!is_route(r, protocol::route_id::create_task)) return;
     std::set<std::string> names;
     const json& tools = protocol::member_at(protocol::member_at(r.data, "body"), "client_tools");
     if (tools.is_array()) {
@@ -315,8 +302,8 @@ class observer {
   //! The names a task's polls showed as pending: a call surfaced there is the caller's to
   //! answer, whatever tool it names.
   void learn_surfaced(const trace_record& r) {
-    const std::string path = protocol::string_at(r.data, "path");
-    if (protocol::string_at(r.data, "method") != "GET" || !path.starts_with("/api/tasks/") ||
+    const auto poll = route_of(r);
+    if (!poll || poll->route->id != protocol::route_id::get_task ||
         r.data.value("status", 0) != 200) {
       return;
     }
@@ -324,8 +311,7 @@ class observer {
         protocol::member_at(protocol::member_at(r.data, "body"), "pending_tool_calls");
     if (!pending.is_array()) return;
     for (const auto& call : pending)
-      surfaced_[path.substr(std::string_view("/api/tasks/").size())].insert(
-          protocol::string_at(call, "name"));
+      surfaced_[poll->ids[0]].insert(protocol::string_at(call, "name"));
   }
 
   //! TASK-8: a task's call to a tool it did not declare gets an error instead of being
@@ -343,6 +329,8 @@ class observer {
   void response(const trace_record& r) {
     const std::string method = protocol::string_at(r.data, "method");
     const std::string path = ids_.path_template(protocol::string_at(r.data, "path"));
+    const auto route = route_of(r);
+    const auto is = [&](protocol::route_id id) { return route && route->route->id == id; };
     json value = json::object();
     if (r.kind == "request_error") {
       value["error"] = "no response";
@@ -350,7 +338,7 @@ class observer {
       value["status"] = r.data.value("status", 0);
       const json& error = protocol::member_at(protocol::member_at(r.data, "body"), "error");
       if (error.is_object()) value["error"] = protocol::string_at(error, "type");
-      if (method == "GET" && path.starts_with("/api/tasks/") && value["status"] == 200) {
+      if (is(protocol::route_id::get_task) && value["status"] == 200) {
         value["task"] = task_view(r.data["body"]);
       }
     }
@@ -358,18 +346,18 @@ class observer {
     const auto step = r.data.find("step");
     if (step != r.data.end() && step->is_number_unsigned()) {
       add(r.at, "step " + std::to_string(step->get<std::size_t>() + 1) + " (" + what + ")",
-          compact(value), route_rules(method, path), false);
+          compact(value), route_rules(route), false);
       return;
     }
     // Pings and polls repeat on their own schedule, which a real clock shifts by one
     // at either end: what is compared is the sequence of different answers each got.
     const std::string text = compact(value);
-    if (method == "GET" || path.ends_with("/ping")) {
+    if (method == "GET" || is(protocol::route_id::ping)) {
       auto& last = last_answer_[what];
       if (last == text) return;
       last = text;
     }
-    add(r.at, what, text, route_rules(method, path), false);
+    add(r.at, what, text, route_rules(route), false);
   }
 
   void event(const trace_record& r) {
@@ -419,7 +407,7 @@ class observer {
   std::map<std::string, std::vector<std::set<std::string>>> creating_;  // actor -> tools
   std::map<std::string, std::set<std::string>> task_tools_;             // task uuid -> tools
   std::map<std::string, std::set<std::string>> surfaced_;  // task uuid -> names shown pending
-  std::map<std::uint64_t, std::string> step_owners_;                    // model step -> owner
+  std::map<std::uint64_t, std::string> step_owners_;       // model step -> owner
   std::map<std::pair<std::string, std::string>, std::string> call_names_;
   std::map<std::string, int> count_;
   std::map<std::string, std::string> last_answer_;

@@ -13,6 +13,13 @@ protocol::api_request make_request(std::string method, std::string path, const j
   return request;
 }
 
+protocol::api_request make_request(protocol::route_id id,
+                                   std::initializer_list<std::string_view> ids, const json& body,
+                                   std::optional<std::string> credential) {
+  return make_request(std::string(protocol::route_of(id).method), protocol::route_path(id, ids),
+                      body, std::move(credential));
+}
+
 json describe(const protocol::api_request& request) {
   json described = {{"method", request.method}, {"path", request.path}};
   if (!request.body.empty()) {

@@ -125,17 +125,13 @@ std::optional<std::string> credential(const script_state& state, const std::stri
   return std::nullopt;  // "none"
 }
 
-std::string client_path(const script_state& state, const std::string& actor) {
-  return "/v1/sessions/" + state.session_id + "/clients/" + client_id_of(state, actor);
-}
-
 protocol::outcome<protocol::api_request> call_request(const scenarios::scripted_step& step,
                                                       const performer_view& by,
                                                       const script_state& state,
-                                                      const std::string& verb, const json& body) {
+                                                      protocol::route_id route, const json& body) {
   auto call = resolve_call(state, step.args.value("call", json()));
   if (!call) return call.error();
-  return make_request("POST", client_path(state, by.actor) + "/calls/" + *call + "/" + verb, body,
+  return make_request(route, {state.session_id, client_id_of(state, by.actor), *call}, body,
                       by.client ? state.token : state.api_key);
 }
 
@@ -206,8 +202,9 @@ protocol::outcome<protocol::api_request> raw_request(const scenarios::scripted_s
   json body = step.args.value("body", json());
   // A message posted this way still carries the run's tag, so a shared model stand-in
   // can route the turn it starts (MODEL-3).
-  if (path->ends_with("/messages") && body.is_object() && body.contains("content") &&
-      body["content"].is_string()) {
+  const auto route = protocol::match_route("POST", *path);
+  if (route && route->route->id == protocol::route_id::post_message && body.is_object() &&
+      body.contains("content") && body["content"].is_string()) {
     body["content"] = state.message_tag + body["content"].get<std::string>();
   }
   auto request = make_request(step.args.value("method", "GET"), *path, body,
@@ -317,35 +314,39 @@ protocol::outcome<protocol::api_request> request_for(const scenarios::scripted_s
                                                      const performer_view& by,
                                                      const script_state& state) {
   const std::string& action = step.action;
+  using protocol::route_id;
   const auto own_credential = by.client ? state.token : state.api_key;
+  const std::string client_id = client_id_of(state, by.actor);
   if (action == "ping")
-    return make_request("POST", client_path(state, by.actor) + "/ping", json(), own_credential);
-  if (action == "delete")
-    return make_request("DELETE", client_path(state, by.actor), json(), own_credential);
+    return make_request(route_id::ping, {state.session_id, client_id}, json(), own_credential);
+  if (action == "delete") {
+    return make_request(route_id::delete_client, {state.session_id, client_id}, json(),
+                        own_credential);
+  }
   if (action == "put_tools") {
     const json body = step.args.contains("body")
                           ? step.args["body"]
                           : json{{"tools", step.args.value("tools", json::array())}};
-    return make_request("PUT", client_path(state, by.actor) + "/tools", body, own_credential);
+    return make_request(route_id::put_tools, {state.session_id, client_id}, body, own_credential);
   }
-  if (action == "ack") return call_request(step, by, state, "ack", json());
+  if (action == "ack") return call_request(step, by, state, route_id::ack, json());
   if (action == "result" || action == "error_result") {
-    return call_request(step, by, state, "result", result_body(step));
+    return call_request(step, by, state, route_id::post_result, result_body(step));
   }
   if (action == "post_message") {
-    return make_request("POST", "/v1/sessions/" + state.session_id + "/messages",
+    return make_request(route_id::post_message, {state.session_id},
                         {{"content", state.message_tag + step.args.value("content", "")}},
                         own_credential);
   }
   if (action == "create_task")
-    return make_request("POST", "/api/tasks", task_body(step, state), state.api_key);
+    return make_request(route_id::create_task, {}, task_body(step, state), state.api_key);
   if (action == "poll" || action == "tool_results") {
     auto uuid = task_uuid(state, step.args.value("task", ""));
     if (!uuid) return uuid.error();
-    if (action == "poll") return make_request("GET", "/api/tasks/" + *uuid, json(), state.api_key);
+    if (action == "poll") return make_request(route_id::get_task, {*uuid}, json(), state.api_key);
     auto body = tool_results_body(step, state);
     if (!body) return body.error();
-    return make_request("POST", "/api/tasks/" + *uuid + "/tool-results", *body, state.api_key);
+    return make_request(route_id::post_tool_results, {*uuid}, *body, state.api_key);
   }
   if (action == "request") return raw_request(step, by, state);
   return protocol::invalid_request("action '" + action + "' is not a request");

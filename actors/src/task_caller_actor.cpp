@@ -22,12 +22,11 @@ struct task_caller_state {
 
 using self_pointer = caf::stateful_actor<task_caller_state>*;
 
-void request(self_pointer self, std::string method, std::string path, const json& body,
-             std::function<void(const protocol::api_response&)> then) {
+void request(self_pointer self, protocol::route_id id, std::initializer_list<std::string_view> ids,
+             const json& body, std::function<void(const protocol::api_response&)> then) {
   auto& st = self->state;
   detail::send_request(self, st.target, st.context, st.spec.actor,
-                       detail::make_request(std::move(method), std::move(path), body, st.api_key),
-                       std::move(then));
+                       detail::make_request(id, ids, body, st.api_key), std::move(then));
 }
 
 void schedule_poll(self_pointer self) {
@@ -54,7 +53,7 @@ void answer(self_pointer self, const json& pending) {
   auto& st = self->state;
   for (const auto& call : pending)
     st.answered.insert(protocol::string_at(call, "id"));
-  request(self, "POST", "/api/tasks/" + st.uuid + "/tool-results",
+  request(self, protocol::route_id::post_tool_results, {st.uuid},
           {{"tool_results", results_for(st, pending)}},
           [self](const protocol::api_response&) { schedule_poll(self); });
 }
@@ -87,7 +86,7 @@ void create(self_pointer self) {
                      {"description", tool.description},
                      {"input_schema", tool.parameters}});
   }
-  request(self, "POST", "/api/tasks",
+  request(self, protocol::route_id::create_task, {},
           {{"assistant_id", st.context->settings.assistant_id},
            {"input", json::array({{{"type", "text"},
                                    {"text", st.context->settings.message_tag + st.spec.input}}})},
@@ -117,7 +116,7 @@ caf::behavior task_caller(self_pointer self, scenarios::task_caller_spec spec, t
         if (st.done) return;
         if (what == "start") return create(self);
         if (what == "poll") {
-          return request(self, "GET", "/api/tasks/" + st.uuid, json(),
+          return request(self, protocol::route_id::get_task, {st.uuid}, json(),
                          [self](const protocol::api_response& r) { on_status(self, r); });
         }
         if (what.rfind("answer:", 0) == 0) answer(self, json::parse(what.substr(7)));

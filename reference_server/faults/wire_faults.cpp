@@ -8,8 +8,8 @@
 #include <tuple>
 #include <vector>
 
-#include "path_match.hpp"
 #include "toolwire/protocol/events.hpp"
+#include "toolwire/protocol/routes.hpp"
 #include "toolwire/protocol/safe_json.hpp"
 #include "toolwire/protocol/validation.hpp"
 
@@ -21,12 +21,19 @@ using protocol::json;
 
 namespace {
 
-std::optional<std::vector<std::string>> route(const api_request& request, std::string_view method,
-                                              std::string_view pattern) {
-  if (request.method != method) return std::nullopt;
-  std::vector<std::string> captures;
-  if (!match(split_path(pattern), split_path(request.path), captures)) return std::nullopt;
-  return captures;
+using protocol::route_id;
+
+//! The ids in the request's path when it is the route `id` (protocol/routes.hpp).
+std::optional<std::vector<std::string>> route(const api_request& request, route_id id) {
+  auto found = protocol::match_route(request.method, request.path);
+  if (!found || found->route->id != id) return std::nullopt;
+  return std::move(found->ids);
+}
+
+//! The row of the request's route, or null.
+const protocol::route_info* route_of(const api_request& request) {
+  const auto found = protocol::match_route(request.method, request.path);
+  return found ? found->route : nullptr;
 }
 
 api_response error(int status, std::string_view type, std::string message) {
@@ -62,45 +69,33 @@ bool was_dispatched(const core& target, const std::string& sid, const std::strin
   return false;
 }
 
-bool is_clock_or_task_route(const api_request& request) {
-  return request.path.rfind("/api/tasks", 0) == 0 || request.path.rfind("/v1/_test/clock", 0) == 0;
+//! The workspace routes: Part B and the clock, which take any API key (AUTH-2).
+bool is_workspace_route(const api_request& request) {
+  const auto* info = route_of(request);
+  return info != nullptr && info->access == protocol::route_access::any_api_key;
+}
+
+bool is_clock_route(const api_request& request) {
+  const auto* info = route_of(request);
+  return info != nullptr &&
+         (info->id == route_id::get_clock || info->id == route_id::advance_clock);
 }
 
 //! The routes whose handler reads the body as JSON (not ping, ack or the clock advance,
 //! which read none or their own, nor a session creation without a body).
 bool reads_json_body(const api_request& request) {
-  static const std::pair<std::string_view, std::string_view> readers[] = {
-      {"POST", "/v1/sessions/{}/clients"},
-      {"PUT", "/v1/sessions/{}/clients/{}/tools"},
-      {"POST", "/v1/sessions/{}/clients/{}/calls/{}/result"},
-      {"POST", "/v1/sessions/{}/messages"},
-      {"POST", "/api/tasks"},
-      {"POST", "/api/tasks/{}/tool-results"},
-  };
-  if (route(request, "POST", "/v1/sessions")) return !request.body.empty();
-  return std::any_of(std::begin(readers), std::end(readers),
-                     [&](const auto& r) { return route(request, r.first, r.second).has_value(); });
+  const auto* info = route_of(request);
+  if (info == nullptr) return false;
+  if (info->body == protocol::route_body::json_if_any) return !request.body.empty();
+  return info->body == protocol::route_body::json;
 }
 
 //! The session of a client route (`/v1/sessions/{sid}/clients...`), if `request` is one.
 std::optional<std::string> client_route_session(const api_request& request) {
-  static const std::pair<std::string_view, std::string_view> client_routes[] = {
-      {"POST", "/v1/sessions/{}/clients"},
-      {"DELETE", "/v1/sessions/{}/clients/{}"},
-      {"POST", "/v1/sessions/{}/clients/{}/ping"},
-      {"PUT", "/v1/sessions/{}/clients/{}/tools"},
-      {"POST", "/v1/sessions/{}/clients/{}/calls/{}/ack"},
-      {"POST", "/v1/sessions/{}/clients/{}/calls/{}/result"},
-  };
-  for (const auto& [method, pattern] : client_routes) {
-    if (auto at = route(request, method, pattern)) return (*at)[0];
-  }
-  return std::nullopt;
-}
-
-bool is_session_route(const api_request& request) {
-  const auto parts = split_path(request.path);
-  return parts.size() >= 3 && parts[0] == "v1" && parts[1] == "sessions";
+  auto found = protocol::match_route(request.method, request.path);
+  const auto& clients = protocol::route_of(route_id::register_client).pattern;
+  if (!found || !found->route->pattern.starts_with(clients)) return std::nullopt;
+  return found->ids[0];
 }
 
 }  // namespace
@@ -111,7 +106,7 @@ std::optional<api_response> wire_faults::before(api_request& request) {
   if (auto refused = refuse_body(request)) return refused;
   rewrite_clock_request(request);
   // Fault task_duplicate_tools_collapsed (TASK-1): the first declaration of a name wins.
-  if (has(fault::task_duplicate_tools_collapsed) && route(request, "POST", "/api/tasks")) {
+  if (has(fault::task_duplicate_tools_collapsed) && route(request, route_id::create_task)) {
     auto body = object_body(request);
     if (body && body->contains("client_tools") && (*body)["client_tools"].is_array()) {
       json kept = json::array();
@@ -127,7 +122,7 @@ std::optional<api_response> wire_faults::before(api_request& request) {
   }
   // Fault result_requires_ack (CALL-3): a result needs an ack first.
   if (has(fault::result_requires_ack)) {
-    if (auto at = route(request, "POST", "/v1/sessions/{}/clients/{}/calls/{}/result")) {
+    if (auto at = route(request, route_id::post_result)) {
       const auto& [sid, cid, call] = std::tie((*at)[0], (*at)[1], (*at)[2]);
       if (passes_session_auth(target_, request, sid) && was_dispatched(target_, sid, call) &&
           !acked_.contains({sid, call})) {
@@ -137,7 +132,7 @@ std::optional<api_response> wire_faults::before(api_request& request) {
   }
   // Fault last_event_id_beyond_latest_rejected (SES-3): ids only up to the latest seq.
   if (has(fault::last_event_id_beyond_latest_rejected) && request.last_event_id) {
-    if (auto at = route(request, "GET", "/v1/sessions/{}/events")) {
+    if (auto at = route(request, route_id::open_events)) {
       const auto latest = target_.stream_start((*at)[0], std::nullopt);
       const auto asked = protocol::parse_last_event_id(*request.last_event_id);
       if (passes_session_auth(target_, request, (*at)[0]) && latest && asked && *asked > *latest) {
@@ -154,15 +149,15 @@ std::optional<api_response> wire_faults::refuse_credential(const api_request& re
   // Faults session_token_rejected_on_messages, _on_delete (AUTH-1): the token is checked
   // against a list of routes that forgot these two.
   if (token && has(fault::session_token_rejected_on_messages) &&
-      route(request, "POST", "/v1/sessions/{}/messages")) {
+      route(request, route_id::post_message)) {
     return error(403, "forbidden", "messages need the API key");
   }
   if (token && has(fault::session_token_rejected_on_delete) &&
-      route(request, "DELETE", "/v1/sessions/{}/clients/{}")) {
+      route(request, route_id::delete_client)) {
     return error(403, "forbidden", "removing a client needs the API key");
   }
   // Fault limited_key_refused_on_workspace_routes (AUTH-2): session.manage asked everywhere.
-  if (has(fault::limited_key_refused_on_workspace_routes) && is_clock_or_task_route(request) &&
+  if (has(fault::limited_key_refused_on_workspace_routes) && is_workspace_route(request) &&
       who.type == principal::kind::api_key && !who.can_manage_sessions) {
     return error(403, "forbidden", "this key lacks session.manage");
   }
@@ -177,7 +172,7 @@ std::optional<api_response> wire_faults::reread_request(api_request& request) {
   }
   // Fault access_token_accepted_everywhere (C-5): every session route takes the token from
   // the query, as the events route does.
-  if (has(fault::access_token_accepted_everywhere) && is_session_route(request) &&
+  if (has(fault::access_token_accepted_everywhere) && protocol::under_a_session(request.path) &&
       !request.credential) {
     if (auto token = request.query.find("access_token"); token != request.query.end()) {
       request.credential = token->second;
@@ -193,13 +188,13 @@ std::optional<api_response> wire_faults::reread_request(api_request& request) {
     }
   }
   // Fault unknown_fields_rejected (C-6): creation takes no fields, so any is unknown.
-  if (has(fault::unknown_fields_rejected) && route(request, "POST", "/v1/sessions") &&
+  if (has(fault::unknown_fields_rejected) && route(request, route_id::create_session) &&
       target_.authorize_create_session(request.credential)) {
     const auto body = object_body(request);
     if (body && !body->empty())
       return error(400, "invalid_request", body->begin().key() + ": unknown field");
   }
-  if (!route(request, "GET", "/v1/sessions/{}/events")) return std::nullopt;
+  if (!route(request, route_id::open_events)) return std::nullopt;
   // Fault access_token_query_ignored (AUTH-5): only the header counts, also here.
   if (has(fault::access_token_query_ignored)) request.query.erase("access_token");
   if (request.last_event_id) {
@@ -223,7 +218,7 @@ std::optional<api_response> wire_faults::refuse_body(api_request& request) {
   if (body && !body->is_object() && has(fault::non_object_body_is_422)) {
     return error(422, "unprocessable_entity", "the body must be an object");
   }
-  if (!body || !body->is_object() || !route(request, "POST", "/v1/sessions/{}/clients")) {
+  if (!body || !body->is_object() || !route(request, route_id::register_client)) {
     return std::nullopt;
   }
   // Fault client_name_length_exclusive (REG-4): 1 < length < 64 for client names.
@@ -245,7 +240,7 @@ std::optional<api_response> wire_faults::refuse_body(api_request& request) {
 }
 
 void wire_faults::rewrite_clock_request(api_request& request) {
-  if (!route(request, "POST", "/v1/_test/clock/advance")) return;
+  if (!route(request, route_id::advance_clock)) return;
   const auto body = object_body(request);
   if (!body) return;
   const json ms = body->value("ms", json());
@@ -271,17 +266,17 @@ void wire_faults::rewrite_clock_request(api_request& request) {
 void wire_faults::after(const api_request& request, api_response& response) {
   const bool ok = response.status >= 200 && response.status < 300;
   if (ok && has(fault::result_requires_ack)) {
-    if (auto at = route(request, "POST", "/v1/sessions/{}/clients/{}/calls/{}/ack")) {
+    if (auto at = route(request, route_id::ack)) {
       acked_.insert({(*at)[0], (*at)[2]});
     }
   }
   // Fault put_tools_extends_ttl (LIFE-6): the handler of PUT also "touches" the client.
   if (ok && has(fault::put_tools_extends_ttl)) {
-    if (auto at = route(request, "PUT", "/v1/sessions/{}/clients/{}/tools")) {
+    if (auto at = route(request, route_id::put_tools)) {
       (void)target_.ping((*at)[0], (*at)[1], clock_.now());
     }
   }
-  if (ok && request.path.rfind("/v1/_test/clock", 0) == 0 && response.body.is_object() &&
+  if (ok && is_clock_route(request) && response.body.is_object() &&
       response.body.contains("now_ms") && response.body["now_ms"].is_number_integer()) {
     auto& now_ms = response.body["now_ms"];
     if (has(fault::advance_fires_timers_late)) {
@@ -293,7 +288,7 @@ void wire_faults::after(const api_request& request, api_response& response) {
   // Fault result_after_timeout_accepted (CALL-6): a late result is answered 200, although
   // the failure stands.
   if (response.status == 409 && has(fault::result_after_timeout_accepted)) {
-    if (auto at = route(request, "POST", "/v1/sessions/{}/clients/{}/calls/{}/result")) {
+    if (auto at = route(request, route_id::post_result)) {
       for (const auto& event : target_.events_after((*at)[0], 0).events) {
         const std::string reason = protocol::string_at(event.data, "reason");
         if (protocol::parse_event_type(event.type) == protocol::event_type::client_tool_failed &&
@@ -316,7 +311,7 @@ void wire_faults::change_state_of_rejected(const api_request& request,
   if (!body) return;
   // Fault rejected_message_starts_turn (C-3): the turn starts before the content is checked.
   if (has(fault::rejected_message_starts_turn)) {
-    if (auto at = route(request, "POST", "/v1/sessions/{}/messages")) {
+    if (auto at = route(request, route_id::post_message)) {
       (void)target_.post_message((*at)[0], json{{"content", body->dump()}}, clock_.now());
     }
   }
@@ -324,7 +319,7 @@ void wire_faults::change_state_of_rejected(const api_request& request,
   // tools and lifetime are checked.
   if (has(fault::rejected_registration_registers_client) && body->contains("name") &&
       (*body)["name"].is_string()) {
-    if (auto at = route(request, "POST", "/v1/sessions/{}/clients")) {
+    if (auto at = route(request, route_id::register_client)) {
       const json bare{
           {"name", (*body)["name"]}, {"lifetime", {{"type", "never"}}}, {"tools", json::array()}};
       (void)target_.register_client((*at)[0], bare, clock_.now());
@@ -352,13 +347,13 @@ void wire_faults::retype_errors(const api_request& request, api_response& respon
     response.body = json{{"error", protocol::string_at(response.body["error"], "message")}};
   }
   // Faults session_created_with_200, second_session_answered_200 (SES-1).
-  if (response.status == 201 && route(request, "POST", "/v1/sessions")) {
+  if (response.status == 201 && route(request, route_id::create_session)) {
     const bool second = ++sessions_created_ > 1 && has(fault::second_session_answered_200);
     if (second || has(fault::session_created_with_200)) response.status = 200;
   }
   // Fault api_key_registration_201_without_name (REG-9).
   if (response.status == 201 && has(fault::api_key_registration_201_without_name) &&
-      response.body.is_object() && route(request, "POST", "/v1/sessions/{}/clients") &&
+      response.body.is_object() && route(request, route_id::register_client) &&
       target_.identify(request.credential).type == principal::kind::api_key) {
     response.body.erase("name");
   }

@@ -5,7 +5,7 @@
 #include <string_view>
 #include <vector>
 
-#include "path_match.hpp"
+#include "toolwire/protocol/routes.hpp"
 #include "toolwire/protocol/validation.hpp"
 #include "toolwire/reference_server/core.hpp"
 #include "toolwire/reference_server/virtual_clock.hpp"
@@ -18,9 +18,6 @@ using protocol::api_response;
 using protocol::json;
 
 namespace {
-
-using detail::match;
-using detail::split_path;
 
 api_response error_response(const protocol::api_error& error) {
   return {protocol::http_status(error.code), protocol::to_json(error), std::nullopt, {}};
@@ -216,50 +213,49 @@ api_response advance_clock(const context& ctx) {
   });
 }
 
-struct route {
-  std::string_view method;
-  std::vector<std::string> pattern;
-  api_response (*handler)(const context&);
-};
-
-const std::vector<route>& routes() {
-  static const std::vector<route> table = [] {
-    const std::pair<std::pair<std::string_view, std::string_view>, api_response (*)(const context&)>
-        spec[] = {
-            {{"POST", "/v1/sessions"}, create_session},
-            {{"POST", "/v1/sessions/{}/clients"}, register_client},
-            {{"DELETE", "/v1/sessions/{}/clients/{}"}, delete_client},
-            {{"POST", "/v1/sessions/{}/clients/{}/ping"}, ping},
-            {{"PUT", "/v1/sessions/{}/clients/{}/tools"}, put_tools},
-            {{"POST", "/v1/sessions/{}/clients/{}/calls/{}/ack"}, ack},
-            {{"POST", "/v1/sessions/{}/clients/{}/calls/{}/result"}, post_result},
-            {{"POST", "/v1/sessions/{}/messages"}, post_message},
-            {{"GET", "/v1/sessions/{}/events"}, open_events},
-            {{"POST", "/api/tasks"}, create_task},
-            {{"GET", "/api/tasks/{}"}, get_task},
-            {{"POST", "/api/tasks/{}/tool-results"}, post_tool_results},
-            {{"GET", "/v1/_test/clock"}, get_clock},
-            {{"POST", "/v1/_test/clock/advance"}, advance_clock},
-        };
-    std::vector<route> built;
-    for (const auto& [key, handler] : spec) {
-      built.push_back({key.first, split_path(key.second), handler});
-    }
-    return built;
-  }();
-  return table;
+//! The handler of each route of the table (protocol/routes.hpp).
+api_response (*handler_of(protocol::route_id id))(const context&) {
+  using protocol::route_id;
+  switch (id) {
+    case route_id::create_session:
+      return create_session;
+    case route_id::register_client:
+      return register_client;
+    case route_id::delete_client:
+      return delete_client;
+    case route_id::ping:
+      return ping;
+    case route_id::put_tools:
+      return put_tools;
+    case route_id::ack:
+      return ack;
+    case route_id::post_result:
+      return post_result;
+    case route_id::post_message:
+      return post_message;
+    case route_id::open_events:
+      return open_events;
+    case route_id::create_task:
+      return create_task;
+    case route_id::get_task:
+      return get_task;
+    case route_id::post_tool_results:
+      return post_tool_results;
+    case route_id::get_clock:
+      return get_clock;
+    case route_id::advance_clock:
+      return advance_clock;
+  }
+  return nullptr;
 }
 
 api_response handle_by_rules(core& target, clock_source& clock, const api_request& request) {
-  const auto parts = split_path(request.path);
-  std::vector<std::string> captures;
+  if (const auto found = protocol::match_route(request.method, request.path)) {
+    return handler_of(found->route->id)(context{target, clock, request, found->ids, clock.now()});
+  }
   std::string allowed;
-  for (const auto& r : routes()) {
-    if (!match(r.pattern, parts, captures)) continue;
-    if (r.method == request.method) {
-      return r.handler(context{target, clock, request, captures, clock.now()});
-    }
-    allowed += (allowed.empty() ? "" : ", ") + std::string(r.method);
+  for (const auto method : protocol::methods_at(request.path)) {
+    allowed += (allowed.empty() ? "" : ", ") + std::string(method);
   }
   if (!allowed.empty()) {
     auto response = error_response(

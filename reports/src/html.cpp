@@ -18,6 +18,7 @@
 #include "page.hpp"
 #include "toolwire/conformance/outside_data.hpp"
 #include "toolwire/protocol/events.hpp"
+#include "toolwire/protocol/routes.hpp"
 #include "toolwire/protocol/spec_rules.hpp"
 #include "toolwire/reports/reports.hpp"
 
@@ -211,9 +212,8 @@ std::optional<std::pair<std::size_t, std::size_t>> arrow_of(const json& record, 
 //! "…/clients/cli_1/ping" for "/v1/sessions/ses_1/clients/cli_1/ping": the session is the
 //! same in every request of a case, and the lanes are narrow.
 std::string short_path(const std::string& path) {
-  const std::string sessions = "/v1/sessions/";
-  if (!path.starts_with(sessions)) return path;
-  const auto slash = path.find('/', sessions.size());
+  if (!protocol::under_a_session(path)) return path;
+  const auto slash = path.find('/', path.find('/', std::string_view("/v1/").size()) + 1);
   return slash == std::string::npos ? path : "\u2026" + path.substr(slash);
 }
 

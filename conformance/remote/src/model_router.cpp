@@ -70,16 +70,21 @@ model_router::model_router(transport& link, arrivals& inbox, const recorder& tra
 
 std::optional<std::string> model_router::learn(const protocol::api_request& request,
                                                const protocol::api_response& response) {
-  if (request.method != "POST") return std::nullopt;
-  if (request.path == "/v1/sessions" && response.status == 201) {
+  const auto found = protocol::match_route(request.method, request.path);
+  if (!found) return std::nullopt;
+  if (found->route->id == protocol::route_id::create_session && response.status == 201) {
     return learn_session(response.body);
   }
+  if (found->route->id != protocol::route_id::create_task &&
+      found->route->id != protocol::route_id::post_message) {
+    return std::nullopt;
+  }
   const json body = json::parse(request.body, nullptr, /*allow_exceptions=*/false);
-  if (request.path == "/api/tasks" && response.status == 201) {
+  if (found->route->id == protocol::route_id::create_task && response.status == 201) {
     learn_task(body, response.body);
     return std::nullopt;
   }
-  const auto sid = session_route(request, "POST", "/messages");
+  const auto sid = session_of(request, protocol::route_id::post_message);
   if (sid && response.status == 202 && body.is_object() && body.contains("content") &&
       body["content"].is_string()) {
     owners_[body["content"].get<std::string>()] = {false, *sid};
@@ -215,7 +220,7 @@ void model_router::await_answer_applied(const std::string& task_id) {
   const auto& profile = link_.profile();
   protocol::api_request poll;
   poll.method = "GET";
-  poll.path = "/api/tasks/" + task_id;
+  poll.path = protocol::route_path(protocol::route_id::get_task, {task_id});
   poll.credential = profile.api_key;
   const auto give_up = std::chrono::steady_clock::now() + milliseconds(profile.request_timeout_ms);
   while (!asked_again(task_id) && std::chrono::steady_clock::now() < give_up &&

@@ -7,21 +7,6 @@
 
 namespace toolwire::conformance {
 
-namespace {
-
-//! A request whose success starts model work at the target: a message starts a turn
-//! (SES-2), a task starts processing (TASK-1). Either way a model request is owed.
-bool starts_model_work(const protocol::api_request& request,
-                       const protocol::api_response& response) {
-  if (request.method != "POST") return false;
-  return (request.path.ends_with("/messages") && response.status == 202) ||
-         (request.path == "/api/tasks" && response.status == 201) ||
-         (request.path.starts_with("/api/tasks/") && request.path.ends_with("/tool-results") &&
-          response.status == 200);  // TASK-4: accepted results send the task back to the model
-}
-
-}  // namespace
-
 remote_host::state::state(target_profile profile) : link(std::move(profile), inbox, trace) {}
 
 remote_host::state::~state() {
@@ -60,7 +45,7 @@ protocol::api_response remote_host::state::request_unguarded(const caf::actor& s
   // Why the seq before sending: the implied event may arrive before the answer does.
   const auto implied = detail::implied_event_of(request);
   const std::uint64_t seq_before = implied ? inbox->latest_seq_of(implied->session) : 0;
-  if (auto sid = detail::session_route(request, "GET", "/events")) {
+  if (auto sid = detail::session_of(request, protocol::route_id::open_events)) {
     streams.close(sender, *sid);  // a stream opened again replaces the old one
     response = streams.open(request, *sid, sender, /*monitor=*/false);
   } else {
@@ -68,7 +53,9 @@ protocol::api_response remote_host::state::request_unguarded(const caf::actor& s
     response = link.send(request);
   }
   inbox->note_activity();
-  if (starts_model_work(request, response)) inbox->await_models(models_before + 1);
+  if (detail::starts_model_work(request, response.status)) {
+    inbox->await_models(models_before + 1);
+  }
   if (implied && response.status == implied->on_status)
     inbox->await_event_after(implied->session, seq_before);
   if (is_transport_failure(response)) return response;

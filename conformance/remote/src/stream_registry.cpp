@@ -7,6 +7,7 @@
 #include "recorder.hpp"
 #include "toolwire/actors/messages.hpp"
 #include "toolwire/conformance/http_client.hpp"
+#include "toolwire/protocol/routes.hpp"
 #include "transport.hpp"
 
 namespace toolwire::conformance::detail {
@@ -29,12 +30,13 @@ protocol::api_response stream_registry::open(const protocol::api_request& reques
 void stream_registry::monitor(const std::string& session_id) {
   if (!trace_.recording()) return;
   // Last-Event-ID 0: every retained event, so none from before the stream opened is missed.
-  const protocol::api_request request{"GET",
-                                      "/v1/sessions/" + session_id + "/events",
-                                      {},
-                                      link_.profile().api_key,
-                                      std::string("0"),
-                                      ""};
+  const protocol::api_request request{
+      "GET",
+      protocol::route_path(protocol::route_id::open_events, {session_id}),
+      {},
+      link_.profile().api_key,
+      std::string("0"),
+      ""};
   const auto opened = open(request, session_id, caf::actor{}, /*monitor=*/true);
   if (opened.status != 200) {
     trace_.record("transport_error",

@@ -1,60 +1,35 @@
-// The target's routes, read from the suite's requests.
+// The target's routes, read from the suite's requests through the route table.
 #include "target_routes.hpp"
-
-#include <vector>
 
 namespace toolwire::conformance::detail {
 
-std::optional<std::string> session_route(const protocol::api_request& request,
-                                         std::string_view method, std::string_view suffix) {
-  constexpr std::string_view prefix = "/v1/sessions/";
-  const std::string& path = request.path;
-  if (request.method != method || path.size() <= prefix.size() + suffix.size() ||
-      !path.starts_with(prefix) || !path.ends_with(suffix)) {
-    return std::nullopt;
-  }
-  std::string sid = path.substr(prefix.size(), path.size() - prefix.size() - suffix.size());
-  if (sid.find('/') != std::string::npos) return std::nullopt;
-  return sid;
+using protocol::route_id;
+
+std::optional<std::string> session_of(const protocol::api_request& request, route_id id) {
+  auto found = protocol::match_route(request.method, request.path);
+  if (!found || found->route->id != id || found->ids.empty()) return std::nullopt;
+  return std::move(found->ids[0]);
 }
-
-namespace {
-
-//! The path's segments after `/v1/sessions/`: {sid, "clients", cid, ...}; empty if the
-//! path is not below it.
-std::vector<std::string_view> session_path(std::string_view path) {
-  constexpr std::string_view prefix = "/v1/sessions/";
-  std::vector<std::string_view> segments;
-  if (!path.starts_with(prefix)) return segments;
-  path.remove_prefix(prefix.size());
-  for (std::size_t slash; (slash = path.find('/')) != std::string_view::npos;) {
-    segments.push_back(path.substr(0, slash));
-    path.remove_prefix(slash + 1);
-  }
-  segments.push_back(path);
-  return segments;
-}
-
-}  // namespace
 
 std::optional<implied_event> implied_event_of(const protocol::api_request& request) {
-  const auto at = session_path(request.path);
-  if (at.size() < 2 || at[0].empty() || at[1] != "clients") return std::nullopt;
-  const std::string session(at[0]);
-  if (request.method == "POST" && at.size() == 2) return implied_event{session, 201};
-  if (request.method == "DELETE" && at.size() == 3) return implied_event{session, 204};
-  if (request.method == "POST" && at.size() == 6 && at[3] == "calls" && at[5] == "result")
-    return implied_event{session, 200};
-  return std::nullopt;
+  auto found = protocol::match_route(request.method, request.path);
+  if (!found || found->route->implies_event_on == 0) return std::nullopt;
+  return implied_event{std::move(found->ids[0]), found->route->implies_event_on};
+}
+
+bool starts_model_work(const protocol::api_request& request, int status) {
+  const auto found = protocol::match_route(request.method, request.path);
+  return found && found->route->starts_model_work_on != 0 &&
+         found->route->starts_model_work_on == status;
 }
 
 std::optional<std::string> task_route(const protocol::api_request& request) {
-  constexpr std::string_view prefix = "/api/tasks/";
-  if (!request.path.starts_with(prefix)) return std::nullopt;
-  std::string id = request.path.substr(prefix.size());
-  id = id.substr(0, id.find('/'));
-  if (id.empty()) return std::nullopt;
-  return id;
+  auto found = protocol::match_route(request.method, request.path);
+  if (!found ||
+      (found->route->id != route_id::get_task && found->route->id != route_id::post_tool_results)) {
+    return std::nullopt;
+  }
+  return std::move(found->ids[0]);
 }
 
 }  // namespace toolwire::conformance::detail

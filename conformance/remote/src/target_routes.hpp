@@ -1,18 +1,18 @@
 // The target's routes that the suite reads its own requests by (which session or task a
-// request is about), to know what a request means for the run's bookkeeping.
+// request is about), to know what a request means for the run's bookkeeping. The routes
+// themselves are protocol/routes.hpp's.
 #pragma once
 
 #include <optional>
 #include <string>
-#include <string_view>
 
 #include "toolwire/protocol/api.hpp"
+#include "toolwire/protocol/routes.hpp"
 
 namespace toolwire::conformance::detail {
 
-//! `{sid}` of `METHOD /v1/sessions/{sid}<suffix>`, if the request is that route.
-std::optional<std::string> session_route(const protocol::api_request& request,
-                                         std::string_view method, std::string_view suffix);
+//! `{sid}` of the request when it is the route `id`, one of a session's.
+std::optional<std::string> session_of(const protocol::api_request& request, protocol::route_id id);
 
 //! An event that a successful answer to a request implies: of `session`, when the answer
 //! has status `on_status`.
@@ -21,13 +21,16 @@ struct implied_event {
   int on_status = 0;
 };
 
-//! What a successful answer to `request` implies, if anything: a registration's 201
-//! (client_registered, REG-9), a client's DELETE 204 (client_unregistered, LIFE-4), a
-//! result's 200 (client_tool_completed, CALL-4). Not a PUT of tools: SPEC names
-//! client_tools_updated (SES-4) but ties it to no answer.
+//! What a successful answer to `request` implies, if anything (route_info's
+//! implies_event_on): a registration's 201 (client_registered, REG-9), a client's DELETE
+//! 204 (client_unregistered, LIFE-4), a result's 200 (client_tool_completed, CALL-4).
 std::optional<implied_event> implied_event_of(const protocol::api_request& request);
 
-//! `{uuid}` of `/api/tasks/{uuid}` and the routes below it, if the request is one.
+//! Whether the answer to `request` means the target owes a model request (route_info's
+//! starts_model_work_on).
+bool starts_model_work(const protocol::api_request& request, int status);
+
+//! `{uuid}` of a task's routes (`/api/tasks/{uuid}` and below), if the request is one.
 std::optional<std::string> task_route(const protocol::api_request& request);
 
 }  // namespace toolwire::conformance::detail

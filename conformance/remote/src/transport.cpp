@@ -6,6 +6,7 @@
 #include <boost/asio/post.hpp>
 
 #include "recorder.hpp"
+#include "toolwire/protocol/routes.hpp"
 
 namespace toolwire::conformance::detail {
 
@@ -89,8 +90,12 @@ std::optional<protocol::time_ms> transport::target_now() {
   if (!profile_.virtual_clock) {
     return duration_cast<milliseconds>(system_clock::now().time_since_epoch()).count();
   }
-  const auto response =
-      client_.send({"GET", "/v1/_test/clock", {}, profile_.api_key, std::nullopt, ""});
+  const auto response = client_.send({"GET",
+                                      protocol::route_path(protocol::route_id::get_clock),
+                                      {},
+                                      profile_.api_key,
+                                      std::nullopt,
+                                      ""});
   inbox_->note_activity();
   if (response.status == 200 && response.body.is_object() &&
       response.body.value("now_ms", json()).is_number_integer()) {
@@ -103,7 +108,7 @@ std::optional<protocol::time_ms> transport::target_now() {
 
 void transport::advance_clock(protocol::time_ms ms) {
   const auto response = client_.send({"POST",
-                                      "/v1/_test/clock/advance",
+                                      protocol::route_path(protocol::route_id::advance_clock),
                                       {},
                                       profile_.api_key,
                                       std::nullopt,

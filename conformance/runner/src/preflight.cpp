@@ -18,17 +18,31 @@
 #include "toolwire/conformance/http_client.hpp"
 #include "toolwire/conformance/model_stand_in.hpp"
 #include "toolwire/conformance/outside_data.hpp"
+#include "toolwire/protocol/routes.hpp"
 #include "toolwire/protocol/safe_json.hpp"
 
 namespace toolwire::conformance {
 
 namespace {
 
+using protocol::route_id;
 using std::chrono::milliseconds;
 
+//! The request of route `id` (protocol/routes.hpp), its path's ids filled in order.
+protocol::api_request to(route_id id, std::initializer_list<std::string_view> ids,
+                         const std::string& credential, std::string body = "") {
+  return {std::string(protocol::route_of(id).method),
+          protocol::route_path(id, ids),
+          {},
+          credential,
+          {},
+          std::move(body)};
+}
+
 //! "METHOD PATH answered STATUS: <the likely cause>".
-std::string answered(const std::string& route, const protocol::api_response& response, int wanted,
+std::string answered(route_id id, const protocol::api_response& response, int wanted,
                      const std::string& rule) {
+  const std::string route = protocol::route_shown(id);
   if (is_transport_failure(response)) {
     const std::string what = describe_answer(response);
     const bool absent = what.starts_with("cannot connect") || what.starts_with("cannot resolve") ||
@@ -44,7 +58,8 @@ std::string answered(const std::string& route, const protocol::api_response& res
     case 403:
       return head + ": does api_key have scope session.manage?";
     case 404:
-      if (route.find("/api/tasks") != std::string::npos) {
+      if (id == route_id::create_task || id == route_id::get_task ||
+          id == route_id::post_tool_results) {
         return head + ": is assistant_id right, and does the target implement Part B?";
       }
       return head + ": is base_url right?";
@@ -118,13 +133,13 @@ time_ms millis_between(steady::time_point from, steady::time_point to) {
 
 //! A new session's body (its id and token), or what the target answered instead.
 protocol::outcome<json> new_session(http_client& client, const target_profile& profile) {
-  const auto session = client.send({"POST", "/v1/sessions", {}, profile.api_key, {}, "{}"});
+  const auto session = client.send(to(route_id::create_session, {}, profile.api_key, "{}"));
   if (session.status != 201) {
-    return protocol::invalid_request(answered("POST /v1/sessions", session, 201, "SES-1"));
+    return protocol::invalid_request(answered(route_id::create_session, session, 201, "SES-1"));
   }
   if (!session.body.is_object() || !session.body.value("id", json()).is_string()) {
-    return protocol::invalid_request(
-        "POST /v1/sessions answered 201 without a string \"id\" (SES-1)");
+    return protocol::invalid_request(protocol::route_shown(route_id::create_session) +
+                                     " answered 201 without a string \"id\" (SES-1)");
   }
   return session.body;
 }
@@ -136,16 +151,11 @@ protocol::outcome<time_ms> message_reaches_model(http_client& client, const targ
                                                  const std::string& sid, const std::string& key,
                                                  std::string_view what) {
   model_probe probe(stand_in, preflight_tag(what));
-  const auto message = client.send({"POST",
-                                    "/v1/sessions/" + sid + "/messages",
-                                    {},
-                                    key,
-                                    {},
-                                    json{{"content", probe.tag() + "hello"}}.dump()});
+  const auto message = client.send(
+      to(route_id::post_message, {sid}, key, json{{"content", probe.tag() + "hello"}}.dump()));
   const auto accepted_at = steady::now();
   if (message.status != 202) {
-    return protocol::invalid_request(
-        answered("POST /v1/sessions/{sid}/messages", message, 202, "SES-2"));
+    return protocol::invalid_request(answered(route_id::post_message, message, 202, "SES-2"));
   }
   if (!probe.reached(milliseconds(profile.request_timeout_ms))) {
     return protocol::invalid_request(not_calling(profile, "a message"));
@@ -167,10 +177,10 @@ protocol::outcome<started_task> task_reaches_model(http_client& client,
   const json body = {{"assistant_id", profile.assistant_id},
                      {"input", {{{"type", "text"}, {"text", probe.tag() + "hello"}}}},
                      {"client_tools", json::array()}};
-  const auto task = client.send({"POST", "/api/tasks", {}, profile.api_key, {}, body.dump()});
+  const auto task = client.send(to(route_id::create_task, {}, profile.api_key, body.dump()));
   const auto created_at = steady::now();
   if (task.status != 201) {
-    return protocol::invalid_request(answered("POST /api/tasks", task, 201, "TASK-1"));
+    return protocol::invalid_request(answered(route_id::create_task, task, 201, "TASK-1"));
   }
   if (!probe.reached(milliseconds(profile.request_timeout_ms))) {
     return protocol::invalid_request(not_calling(profile, "a task"));
@@ -179,18 +189,20 @@ protocol::outcome<started_task> task_reaches_model(http_client& client,
 }
 
 std::string check_clock(http_client& client, const target_profile& profile) {
-  const auto clock = client.send({"GET", "/v1/_test/clock", {}, profile.api_key, {}, ""});
+  const auto clock = client.send(to(route_id::get_clock, {}, profile.api_key));
   if (clock.status == 200 && clock.body.is_object() &&
       clock.body.value("now_ms", json()).is_number_integer()) {
     return "";
   }
   if (clock.status == 404) {
-    return "GET /v1/_test/clock answered 404, but the profile says \"clock\": \"virtual\": "
+    return protocol::route_shown(route_id::get_clock) +
+           " answered 404, but the profile says \"clock\": \"virtual\": "
            "serve the test clock (SPEC 7) or set \"clock\": \"real\"";
   }
   if (clock.status == 200)
-    return "GET /v1/_test/clock answered 200 without an integer now_ms (CLOCK-1)";
-  return answered("GET /v1/_test/clock", clock, 200, "CLOCK-1");
+    return protocol::route_shown(route_id::get_clock) +
+           " answered 200 without an integer now_ms (CLOCK-1)";
+  return answered(route_id::get_clock, clock, 200, "CLOCK-1");
 }
 
 std::string check_part_a(http_client& client, const target_profile& profile,
@@ -333,22 +345,22 @@ protocol::outcome<target_latency> measure_part_a(http_client& client, const targ
   const std::string token = protocol::string_at(*session, "token");
   target_latency measured;
   stream_watch events;
-  const std::string base = "/v1/sessions/" + sid;
   // Why wait for the stream's header: a stream opens at the events after its request was
   // handled, so a registration must come after that to be seen.
-  if (!events.open(profile.base, base + "/events", profile.api_key, steady::now() + bound) ||
+  if (!events.open(profile.base, protocol::route_path(route_id::open_events, {sid}),
+                   profile.api_key, steady::now() + bound) ||
       !events.found_by("\r\n\r\n", steady::now() + bound)) {
-    return protocol::invalid_request("GET /v1/sessions/{sid}/events could not be opened within " +
+    return protocol::invalid_request(protocol::route_shown(route_id::open_events) +
+                                     " could not be opened within " +
                                      std::to_string(profile.request_timeout_ms) + " ms");
   }
   const json client_body = {
       {"name", "tw_preflight"}, {"lifetime", {{"type", "never"}}}, {"tools", json::array()}};
   const auto registered =
-      client.send({"POST", base + "/clients", {}, token, {}, client_body.dump()});
+      client.send(to(route_id::register_client, {sid}, token, client_body.dump()));
   const auto answered_at = steady::now();
   if (registered.status != 201) {
-    return protocol::invalid_request(
-        answered("POST /v1/sessions/{sid}/clients", registered, 201, "REG-1"));
+    return protocol::invalid_request(answered(route_id::register_client, registered, 201, "REG-1"));
   }
   const std::string cid = protocol::string_at(registered.body, "client_id");
   const auto event_at = events.found_by(cid, answered_at + bound);
@@ -358,15 +370,14 @@ protocol::outcome<target_latency> measure_part_a(http_client& client, const targ
                                      " ms of a registration (SES-3, REG-9)");
   }
   measured.event_delay_ms = millis_between(answered_at, *event_at);
-  auto pings = slowest_of(client, {"POST", base + "/clients/" + cid + "/ping", {}, token, {}, ""},
-                          200, round_trips);
+  auto pings = slowest_of(client, to(route_id::ping, {sid, cid}, token), 200, round_trips);
   if (!pings) return pings.error();
   measured.round_trip_p99_ms = *pings;
   const auto model_delay = message_reaches_model(client, profile, stand_in, sid, token, "measure");
   if (!model_delay) return model_delay.error();
   measured.model_delay_ms = *model_delay;
   // Tidy: the client leaves (the session itself has no DELETE in SPEC).
-  client.send({"DELETE", base + "/clients/" + cid, {}, token, {}, ""});
+  client.send(to(route_id::delete_client, {sid, cid}, token));
   return measured;
 }
 
@@ -377,8 +388,7 @@ protocol::outcome<target_latency> measure_part_b(http_client& client, const targ
   target_latency measured;
   measured.model_delay_ms = task->model_delay_ms;
   auto polls = slowest_of(
-      client,
-      {"GET", "/api/tasks/" + protocol::string_at(task->body, "uuid"), {}, profile.api_key, {}, ""},
+      client, to(route_id::get_task, {protocol::string_at(task->body, "uuid")}, profile.api_key),
       200, round_trips);
   if (!polls) return polls.error();
   measured.round_trip_p99_ms = *polls;
