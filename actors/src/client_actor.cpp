@@ -29,16 +29,17 @@ struct client_state {
 using self_pointer = client_actor::stateful_pointer<client_state>;
 using step_promise = caf::typed_response_promise<bool>;
 
-std::string client_path(const client_state& st) {
-  return "/v1/sessions/" + st.access.session_id + "/clients/" + st.client_id;
-}
-
-void request(self_pointer self, std::string method, std::string path, const json& body,
-             std::function<void(const protocol::api_response&)> then = nullptr) {
+//! Sends the request of route `id` with the client's own token; the route's path carries
+//! the session's id, then `ids` (protocol/routes.hpp).
+void request(self_pointer self, protocol::route_id id, std::initializer_list<std::string_view> ids,
+             const json& body, std::function<void(const protocol::api_response&)> then = nullptr) {
   auto& st = self->state;
+  std::vector<std::string_view> path_ids = {st.access.session_id};
+  path_ids.insert(path_ids.end(), ids.begin(), ids.end());
   detail::send_request(
       self, st.target, st.context, st.spec.actor,
-      detail::make_request(std::move(method), std::move(path), body, st.access.token),
+      detail::make_request(std::string(protocol::route_of(id).method),
+                           protocol::route_path(id, path_ids), body, st.access.token),
       [then](const protocol::api_response& response) {
         if (then) then(response);
       });
@@ -77,7 +78,7 @@ void register_self(self_pointer self) {
   json body = {{"name", st.spec.requested_name},
                {"lifetime", protocol::to_json(st.spec.lifetime)},
                {"tools", protocol::to_json(st.spec.tools)}};
-  request(self, "POST", "/v1/sessions/" + st.access.session_id + "/clients", body,
+  request(self, protocol::route_id::register_client, {}, body,
           [self](const protocol::api_response& response) {
             if (response.status == 201) return on_registered(self, response);
             self->state.gone = true;
@@ -87,10 +88,11 @@ void register_self(self_pointer self) {
 //! Opens the client's event stream (after `last_event_id`, when given), then `then`.
 void listen(self_pointer self, std::optional<std::string> last_event_id,
             std::function<void(const protocol::api_response&)> then,
-            std::optional<std::size_t> step = std::nullopt) {
+            std::optional<std::size_t> step = std::nullopt,
+            std::function<void(const std::string&)> on_failure = nullptr) {
   auto& st = self->state;
-  auto open = detail::make_request("GET", "/v1/sessions/" + st.access.session_id + "/events",
-                                   json(), st.access.token);
+  auto open = detail::make_request(protocol::route_id::open_events, {st.access.session_id}, json(),
+                                   st.access.token);
   open.last_event_id = std::move(last_event_id);
   // Listening from the request on: in-process a replay can arrive before the 200.
   st.listening = true;
@@ -100,7 +102,7 @@ void listen(self_pointer self, std::optional<std::string> last_event_id,
         if (response.status != 200) self->state.listening = false;
         then(response);
       },
-      step);
+      step, std::move(on_failure));
 }
 
 void join(self_pointer self) {
@@ -111,7 +113,7 @@ void join(self_pointer self) {
 }
 
 void ping(self_pointer self) {
-  request(self, "POST", client_path(self->state) + "/ping", json(),
+  request(self, protocol::route_id::ping, {self->state.client_id}, json(),
           [self](const protocol::api_response& response) {
             auto& st = self->state;
             if (response.status == 404) {
@@ -127,9 +129,10 @@ void answer_call(self_pointer self, const std::string& call_id) {
   json body = st.spec.error_result
                   ? json{{"error", "the tool failed in the client"}, {"reason", "client_error"}}
                   : json{{"content", st.spec.result_content}};
-  const std::string path = client_path(st) + "/calls/" + call_id + "/result";
-  request(self, "POST", path, body);
-  if (st.spec.duplicate_result) request(self, "POST", path, body);
+  request(self, protocol::route_id::post_result, {st.client_id, call_id}, body);
+  if (st.spec.duplicate_result) {
+    request(self, protocol::route_id::post_result, {st.client_id, call_id}, body);
+  }
 }
 
 void on_dispatched(self_pointer self, const json& data) {
@@ -180,19 +183,20 @@ void on_leave(self_pointer self) {
   if (!begin_registered_command(self, [] { return std::string("leave"); })) return;
   auto& st = self->state;
   st.gone = true;
-  request(self, "DELETE", client_path(st), json());
+  request(self, protocol::route_id::delete_client, {st.client_id}, json());
 }
 
 void on_show_screen(self_pointer self, std::uint64_t index) {
   if (!begin_registered_command(self, [&] { return "screen:" + std::to_string(index); })) return;
   auto& st = self->state;
   const auto& screen = st.spec.screens.at(index);
-  request(self, "PUT", client_path(st) + "/tools", {{"tools", protocol::to_json(screen.tools)}});
+  request(self, protocol::route_id::put_tools, {st.client_id},
+          {{"tools", protocol::to_json(screen.tools)}});
 }
 
 void on_ack(self_pointer self, const std::string& call_id) {
   if (!begin_registered_command(self, [&] { return "ack:" + call_id; })) return;
-  request(self, "POST", client_path(self->state) + "/calls/" + call_id + "/ack", json());
+  request(self, protocol::route_id::ack, {self->state.client_id, call_id}, json());
 }
 
 void on_answer(self_pointer self, const std::string& call_id) {
@@ -208,6 +212,15 @@ void finish(step_promise done) {
   done.deliver(true);
 }
 
+//! Tells the director the step's request got no answer: its step error, and the script
+//! goes on.
+std::function<void(const std::string&)> failed(step_promise done) {
+  return [done](const std::string& why) {
+    auto promise = done;
+    promise.deliver(caf::make_error(caf::sec::runtime_error, "no answer: " + why));
+  };
+}
+
 void scripted_register(self_pointer self, std::size_t index, step_promise done) {
   auto& st = self->state;
   const auto& step = st.context->plan->steps[index];
@@ -216,16 +229,16 @@ void scripted_register(self_pointer self, std::size_t index, step_promise done) 
     auto& st = self->state;
     detail::send_request(
         self, st.target, st.context, st.spec.actor,
-        detail::make_request("POST", "/v1/sessions/" + st.access.session_id + "/clients", body,
+        detail::make_request(protocol::route_id::register_client, {st.access.session_id}, body,
                              st.access.token),
         [self, done](const protocol::api_response& response) {
           if (response.status == 201) on_registered(self, response);
           finish(done);
         },
-        index);
+        index, failed(done));
   };
   if (st.listening) return send(protocol::api_response{});
-  listen(self, std::nullopt, send);
+  listen(self, std::nullopt, send, std::nullopt, failed(done));
 }
 
 void scripted_reconnect(self_pointer self, std::size_t index, step_promise done) {
@@ -241,7 +254,8 @@ void scripted_reconnect(self_pointer self, std::size_t index, step_promise done)
   self->send(st.target, close_stream_atom::value, st.access.session_id);
   st.listening = false;
   listen(
-      self, last_event_id, [done](const protocol::api_response&) { finish(done); }, index);
+      self, last_event_id, [done](const protocol::api_response&) { finish(done); }, index,
+      failed(done));
 }
 
 //! One of the client's own actions (detail::performed_by_the_client_itself).
@@ -269,7 +283,7 @@ step_promise perform(self_pointer self, std::uint64_t index, protocol::api_reque
   if (st.context->plan->steps[index].action == "delete") st.gone = true;
   detail::send_request(
       self, st.target, st.context, st.spec.actor, std::move(built),
-      [done](const protocol::api_response&) { finish(done); }, index);
+      [done](const protocol::api_response&) { finish(done); }, index, failed(done));
   return done;
 }
 

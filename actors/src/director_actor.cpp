@@ -34,17 +34,24 @@ struct director_state {
 
 using self_pointer = director_actor::stateful_pointer<director_state>;
 
+void step_error(self_pointer self, std::size_t index, const std::string& message,
+                const std::string& performer = "director");
+void step_done(self_pointer self);
+
+//! A step's request that got no answer is that step's error, and the script goes on.
 void request(self_pointer self, protocol::api_request request,
              std::function<void(const protocol::api_response&)> then,
              std::optional<std::size_t> step = std::nullopt) {
   auto& st = self->state;
+  std::function<void(const std::string&)> on_failure;
+  if (step) {
+    on_failure = [self, index = *step](const std::string& why) {
+      step_error(self, index, "no answer: " + why);
+      step_done(self);
+    };
+  }
   detail::send_request(self, st.target, st.context, "director", std::move(request), std::move(then),
-                       step);
-}
-
-protocol::api_request with_key(std::string method, std::string path, const json& body,
-                               const std::string& key) {
-  return detail::make_request(std::move(method), std::move(path), body, key);
+                       step, std::move(on_failure));
 }
 
 bool needs_other_session(const scenarios::scenario& plan) {
@@ -78,9 +85,59 @@ bool wait_for_what_is_owed(self_pointer self, const protocol::api_error& error) 
   return true;
 }
 
+//! The status a poll step's response is expected to show (`expect: {body: {status: S}}`).
+std::optional<std::string> expected_task_status(const scenarios::scripted_step& step) {
+  if (step.action != "poll") return std::nullopt;
+  for (const auto& expected : step.expect) {
+    if (scenarios::vocabulary::expectation_named(expected.kind) !=
+        scenarios::vocabulary::expectation_id::response) {
+      continue;
+    }
+    const auto body = expected.args.find("body");
+    if (body == expected.args.end() || !body->is_object()) continue;
+    const auto status = body->find("status");
+    if (status != body->end() && status->is_string()) return status->get<std::string>();
+  }
+  return std::nullopt;
+}
+
+//! Whether a task on `seen` may still reach `wanted` by time alone (TASK-5's order): a
+//! timer (TASK-7) or the model's answer moves it on. Not pending → processing: accepted
+//! results return a task to processing at once (TASK-4), so a pending task there is wrong,
+//! not late.
+bool may_still_reach(const std::string& seen, const std::string& wanted) {
+  const bool open = seen == "pending" || seen == "processing" || seen == "interrupted";
+  if (wanted == "completed" || wanted == "failed") return open;
+  if (wanted == "interrupted") return seen == "pending" || seen == "processing";
+  return false;
+}
+
+//! Why: on a real clock a slow target moves a task later than the step's time (its
+//! deadline timer fires late, its model request leaves late); a poll that expects a status
+//! the task may still reach polls again (every 20 ms, up to owed_wait_ms) instead of being
+//! judged on the status the target was on its way from. The last poll's response is the
+//! step's. True when the step will be played again.
+bool poll_again_for_owed_status(self_pointer self, std::size_t index,
+                                const protocol::api_response& response) {
+  auto& st = self->state;
+  if (st.script.owed_wait_ms <= 0 || response.status != 200 || !response.body.is_object()) {
+    return false;
+  }
+  const auto wanted = expected_task_status(st.plan->steps[index]);
+  if (!wanted || !may_still_reach(protocol::string_at(response.body, "status"), *wanted)) {
+    return false;
+  }
+  const time_ms now = run_context::elapsed(self);
+  if (!st.owed_since) st.owed_since = now;
+  if (now - *st.owed_since >= st.script.owed_wait_ms) return false;
+  constexpr time_ms repoll_ms = 20;
+  self->delayed_send(self, std::chrono::milliseconds(repoll_ms), play_atom::value);
+  return true;
+}
+
 //! Records that step `index` could not be performed, under the actor that performs it.
 void step_error(self_pointer self, std::size_t index, const std::string& message,
-                const std::string& performer = "director") {
+                const std::string& performer) {
   self->state.context->record(self, performer, "step_error", [&] {
     return json{{"step", index}, {"message", message}};
   });
@@ -125,6 +182,7 @@ void perform_as_director(self_pointer self, std::size_t index,
       self, std::move(*built),
       [self, index](const protocol::api_response& response) {
         auto& st = self->state;
+        if (poll_again_for_owed_status(self, index, response)) return;
         detail::learn(st.script, st.plan->steps[index], "director", response);
         step_done(self);
       },
@@ -210,13 +268,15 @@ void start_participants(self_pointer self) {
 void observe(self_pointer self) {
   auto& st = self->state;
   request(self,
-          with_key("GET", "/v1/sessions/" + st.access.session_id + "/events", json(),
-                   st.access.api_key),
+          detail::make_request(protocol::route_id::open_events, {st.access.session_id}, json(),
+                               st.access.api_key),
           [self](const protocol::api_response&) { start_participants(self); });
 }
 
 void create_other_session(self_pointer self) {
-  request(self, with_key("POST", "/v1/sessions", json::object(), self->state.access.api_key),
+  request(self,
+          detail::make_request(protocol::route_id::create_session, {}, json::object(),
+                               self->state.access.api_key),
           [self](const protocol::api_response& response) {
             auto& script = self->state.script;
             script.other_session_id = protocol::string_at(response.body, "id");
@@ -266,7 +326,9 @@ director_actor::behavior_type director(self_pointer self, const scenarios::scena
   st.context = context;
   static_cast<run_settings&>(st.script) = context->settings;
   st.access.api_key = st.script.api_key;
-  request(self, with_key("POST", "/v1/sessions", json::object(), st.access.api_key),
+  request(self,
+          detail::make_request(protocol::route_id::create_session, {}, json::object(),
+                               st.access.api_key),
           [self](const protocol::api_response& response) { on_session(self, response); });
   return {
       [=](play_atom) { play(self, self->state.next_step); },

@@ -7,6 +7,7 @@
 #include <map>
 
 #include "toolwire/protocol/events.hpp"
+#include "toolwire/protocol/routes.hpp"
 #include "toolwire/protocol/safe_json.hpp"
 #include "toolwire/scenarios/vocabulary.hpp"
 
@@ -92,7 +93,8 @@ class trace_view {
       const auto& r = records[i];
       if (!r.data.contains("step")) continue;
       const auto step = r.data["step"].get<std::size_t>();
-      if (r.kind == "response") responses_.try_emplace(step, i);
+      // The last: a real-clock poll repeated while the task owed its status (director).
+      if (r.kind == "response") responses_[step] = i;
       if (r.kind == "expect") markers_.try_emplace(step, i);
       if (r.kind == "step_error") errors_.try_emplace(step, r.data.value("message", ""));
     }
@@ -302,7 +304,8 @@ verdict check_received(const json& args, const trace_view& view, time_ms by) {
 
 verdict check_task(const json& args, const trace_view& view, time_ms by) {
   if (args["task_uuid"].is_null()) return {false, "the task was never created"};
-  const std::string path = "/api/tasks/" + args.value("task_uuid", "");
+  const std::string path =
+      protocol::route_path(protocol::route_id::get_task, {args.value("task_uuid", "")});
   const trace_record* latest = nullptr;
   for (const auto& r : view.records()) {
     if (r.at <= by && r.kind == "response" && r.data.value("method", "") == "GET" &&

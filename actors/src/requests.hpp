@@ -1,15 +1,22 @@
 // Sending requests to the target and recording both ends in the trace.
 #pragma once
 
+#include <functional>
 #include <optional>
 #include <string>
 
 #include "toolwire/actors/run_context.hpp"
 #include "toolwire/actors/target.hpp"
+#include "toolwire/protocol/routes.hpp"
 
 namespace toolwire::actors::detail {
 
 protocol::api_request make_request(std::string method, std::string path, const json& body,
+                                   std::optional<std::string> credential);
+
+//! The request of route `id` (protocol/routes.hpp), the ids of its path filled in order.
+protocol::api_request make_request(protocol::route_id id,
+                                   std::initializer_list<std::string_view> ids, const json& body,
                                    std::optional<std::string> credential);
 
 //! The request as recorded: body parsed when it is JSON, the credential only as a mark.
@@ -19,10 +26,14 @@ json describe(const protocol::api_request& request);
 //! then calls `on_response(response)`.
 //! `step`, when set, is the scripted step the request performs: both records carry it, so
 //! the step's expectations find its response.
+//! If no response comes (the target actor failed), the failure is recorded and
+//! `on_failure(why)` called, when given: a script waiting on the answer must go on (or
+//! end) with a recorded step error, never silently stop.
 template <typename Self, typename OnResponse>
 void send_request(Self* self, const target_actor& target, run_context* context,
                   const std::string& actor, protocol::api_request request, OnResponse on_response,
-                  std::optional<std::size_t> step = std::nullopt) {
+                  std::optional<std::size_t> step = std::nullopt,
+                  std::function<void(const std::string&)> on_failure = nullptr) {
   context->record(self, actor, "request", [&] {
     json described = describe(request);
     if (step) described["step"] = *step;
@@ -44,10 +55,11 @@ void send_request(Self* self, const target_actor& target, run_context* context,
             on_response(response);
           },
           [=](const caf::error& error) {
+            const std::string why = self->system().render(error);
             context->record(self, actor, "request_error", [&] {
-              return json{
-                  {"method", method}, {"path", path}, {"error", self->system().render(error)}};
+              return json{{"method", method}, {"path", path}, {"error", why}};
             });
+            if (on_failure) on_failure(why);
           });
 }
 

@@ -7,6 +7,8 @@
 #include "remote/remote_fixture.hpp"
 #include "toolwire/actors/expectations.hpp"
 #include "toolwire/conformance/remote_host.hpp"
+#include "toolwire/protocol/routes.hpp"
+#include "toolwire/protocol/safe_json.hpp"
 #include "toolwire/scenarios/loader.hpp"
 
 using namespace toolwire;
@@ -312,4 +314,86 @@ steps:
     observed += r.observed + "\n";
   INFO(observed);
   CHECK(report.passed());
+}
+
+namespace {
+
+//! A task whose interrupt timer fires late, seen as such a target shows it: its polls go on
+//! answering the last `interrupted` view for `lag` after the task failed (the reference
+//! fires due timers on every request, so a late timer alone would not show in a poll).
+class late_task_timer final : public reference_server::web::wire_policy {
+ public:
+  explicit late_task_timer(int ms) : lag_(ms) {}
+  void outbound(const protocol::api_request& request, protocol::api_response& response) override {
+    const auto route = protocol::match_route(request.method, request.path);
+    if (!route || route->route->id != protocol::route_id::get_task || response.status != 200) {
+      return;
+    }
+    const std::string& uuid = route->ids[0];
+    const std::string status = protocol::string_at(response.body, "status");
+    if (status == "interrupted") {
+      interrupted_[uuid] = response.body;
+      return;
+    }
+    if (status != "failed" || !interrupted_.contains(uuid)) return;
+    const auto now = std::chrono::steady_clock::now();
+    const auto first = failed_since_.try_emplace(uuid, now).first->second;
+    if (now - first < lag_) response.body = interrupted_[uuid];
+  }
+
+ private:
+  std::chrono::milliseconds lag_;
+  std::map<std::string, json> interrupted_;
+  std::map<std::string, std::chrono::steady_clock::time_point> failed_since_;
+};
+
+}  // namespace
+
+TEST_CASE(
+    "On a real clock, a poll that expects a status the task still owes polls again "
+    "within the window",
+    "[remote][e2e][real-clock]") {
+  // TASK-7's timer fires late: the poll at `created + interrupt_timeout + tol` (tol 300)
+  // still sees `interrupted`, for 150 ms more. From there the task reaches `failed` by
+  // time alone, so the step polls again (within the window) and its last poll is judged.
+  // The poll at `created + interrupt_timeout - tol` expects `interrupted`, gets it, and
+  // polls once.
+  fixture_options options;
+  options.real_clock = true;
+  options.timing_tolerance_ms = 300;
+  options.ack_timeout_ms = 1'000;
+  options.result_timeout_ms = 3'000;
+  options.interrupt_timeout_ms = 1'500;
+  options.wire = std::make_shared<late_task_timer>(150);
+  reference_target server(options);
+  scenarios::timing timing;
+  timing.real_clock = true;
+  timing.tolerance_ms = options.timing_tolerance_ms;
+  timing.ack_timeout_ms = options.ack_timeout_ms;
+  timing.result_timeout_ms = options.result_timeout_ms;
+  timing.interrupt_timeout_ms = options.interrupt_timeout_ms;
+  auto plan = scenarios::load_file(
+      std::string(TOOLWIRE_CATALOG_DIR) + "/task/interrupt-timeout-fails-task.yaml", timing);
+  REQUIRE(plan.ok());
+  auto host = conformance::remote_host::start(server.profile(), "[tw:late-timer] ");
+  REQUIRE(host.ok());
+  actors::run_options run;
+  run.seed = 7;
+  run.host = host->get();
+  run.message_tag = "[tw:late-timer] ";
+  run.owed_wait_ms = options.timing_tolerance_ms;
+  const auto result = actors::simulate(*plan, run);
+  REQUIRE(result);
+  const auto report = actors::check_expectations(*plan, result->trace);
+  for (const auto& r : report.results) {
+    if (!r.passed) FAIL_CHECK(actors::describe(r, *plan));
+  }
+  CHECK(report.passed());
+  std::map<std::size_t, int> requests_of_step;
+  for (const auto& r : result->trace.records()) {
+    if (r.kind == "request" && r.data.contains("step")) ++requests_of_step[r.data["step"]];
+  }
+  CHECK(requests_of_step[1] == 1);  // interrupted, as expected: judged at once
+  CHECK(requests_of_step[2] > 1);   // interrupted, failed owed: polled again
+  CHECK(requests_of_step[3] == 1);  // tool-results: never repeated
 }
