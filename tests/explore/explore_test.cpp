@@ -144,3 +144,43 @@ steps:
   // Without the option some seeds let the model answer first: the option is what orders.
   CHECK(answered_first_by_default > 0);
 }
+
+TEST_CASE("model_when_idle: a PUT at the instant of a model step goes before the answer",
+          "[explore]") {
+  // Found by explore --bundled (seed 21): over HTTP the PUT at the instant of the message
+  // lands before the model's answer, so the answer's call to the tool it added is
+  // dispatched (TOOLS-5: live when the answer arrives). The oracle's run in the harness's
+  // order must show the same, or a correct target diverges.
+  auto plan = scenarios::load_text(R"(
+purpose: a tool added at the instant the model is asked for it
+spec: [TOOLS-5]
+duration: 5s
+clients:
+  c1: {name: db, lifetime: never}
+model:
+  rules:
+    - match: go
+      steps:
+        - tool_calls: [{name: db__pick, arguments: {}}]
+        - content: done
+steps:
+  - {at: 0s, actor: c1, register: {}}
+  - {at: 1ms, post_message: {content: go}}
+  - {at: 1ms, actor: c1, put_tools: {tools: [pick]}}
+)",
+                                   "put-at-step.yaml");
+  if (!plan) FAIL(plan.error().message);
+  for (std::uint64_t seed = 0; seed < 20; ++seed) {
+    CAPTURE(seed);
+    actors::run_options options;
+    options.seed = seed;
+    options.model_when_idle = true;
+    auto result = actors::simulate(*plan, options);
+    REQUIRE(result);
+    std::size_t dispatched = 0;
+    for (const auto& r : result->trace.records()) {
+      if (r.kind == "event" && r.data.value("type", "") == "client_tool_dispatched") ++dispatched;
+    }
+    CHECK(dispatched == 1);
+  }
+}

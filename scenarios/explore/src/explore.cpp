@@ -7,7 +7,9 @@
 #include <rapidcheck/detail/Configuration.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <atomic>
+#include <iterator>
 #include <mutex>
 
 #include "generate.hpp"
@@ -94,10 +96,13 @@ std::vector<actors::observation> observed_in_run(const actors::trace& run, time_
 //! just after its last step; a call still open there would read as one never settled.
 //! On a real clock a last step (a check, once written out) keeps the run going that long.
 scenario lasting_until_settled(scenario program, std::uint64_t seed, const program_shape& shape) {
-  const auto oracle = run_in_process(program, seed, {});
   time_ms last = 0;
-  for (const auto& r : oracle.trace.records()) {
-    if (r.kind == "event" || r.kind == "model_step") last = std::max(last, r.at);
+  // Both orders the target is compared with first: the seed's and the harness's own.
+  for (const bool model_when_idle : {false, true}) {
+    const auto oracle = run_in_process(program, seed, {}, model_when_idle);
+    for (const auto& r : oracle.trace.records()) {
+      if (r.kind == "event" || r.kind == "model_step") last = std::max(last, r.at);
+    }
   }
   program.duration = std::max(program.duration, last + 1);
   if (shape.real_clock && last + 1 > scenarios::end_of_steps(program)) {
@@ -120,9 +125,24 @@ judgement judge_on(const scenario& generated, std::uint64_t seed, runner& on,
   const scenario& program = j.program;
   std::optional<actors::run_result> oracle;
   if (!on.is_oracle()) oracle = run_in_process(program, seed, {});
-  auto target = on.run(
-      program, seed,
-      on.over_http() && !shape.real_clock ? stops_of(oracle->trace) : std::vector<time_ms>{});
+  // Over HTTP the first alternative tried is the harness's own order (the model answering
+  // once the actors are idle, see below). Its deadlines need clock stops too: a call that
+  // only this order dispatches times out at an instant the seed's oracle never stops at,
+  // and the target would show that timeout at the next stop instead (a false divergence).
+  std::optional<actors::run_result> harness_order;
+  std::vector<time_ms> clock_stops;
+  if (on.over_http()) {
+    harness_order = run_in_process(program, seed, {}, /*model_when_idle=*/true);
+    if (!shape.real_clock) {
+      clock_stops = stops_of(oracle->trace);
+      const auto more = stops_of(harness_order->trace);
+      std::vector<time_ms> merged;
+      std::set_union(clock_stops.begin(), clock_stops.end(), more.begin(), more.end(),
+                     std::back_inserter(merged));
+      clock_stops = std::move(merged);
+    }
+  }
+  auto target = on.run(program, seed, std::move(clock_stops));
   if (!target) {
     j.error = target.error();
     return j;
@@ -147,7 +167,8 @@ judgement judge_on(const scenario& generated, std::uint64_t seed, runner& on,
   // only some seeds show (and TOOLS-5 gives a call to a live client's tool only).
   const std::uint64_t first_other = on.over_http() ? 0 : 1;
   for (std::uint64_t other = first_other; j.divergence && other <= other_interleavings; ++other) {
-    const auto alternative = run_in_process(program, seed + other, {}, other == 0);
+    const auto alternative =
+        other == 0 ? std::move(*harness_order) : run_in_process(program, seed + other, {});
     if (!actors::first_divergence(observed_in_run(alternative.trace, end), observed,
                                   shape.tolerance_ms)) {
       j.divergence.reset();
