@@ -3,6 +3,7 @@
 
 #include <unistd.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cstdlib>
 #include <filesystem>
@@ -11,6 +12,7 @@
 #include <map>
 #include <mutex>
 #include <optional>
+#include <set>
 #include <sstream>
 #include <string_view>
 #include <thread>
@@ -23,8 +25,11 @@
 #include "toolwire/conformance/catalog.hpp"
 #include "toolwire/conformance/outside_data.hpp"
 #include "toolwire/conformance/runner.hpp"
+#include "toolwire/protocol/spec_rules.hpp"
 #include "toolwire/reports/html.hpp"
 #include "toolwire/reports/reports.hpp"
+#include "toolwire/scenarios/vocabulary.hpp"
+#include "validators.hpp"
 
 #ifndef TOOLWIRE_VERSION
 #define TOOLWIRE_VERSION "unknown"
@@ -67,6 +72,36 @@ void print_list(const std::vector<conformance::catalog_case>& cases) {
               << c.plan.purpose << "\n";
   }
   std::cout << cases.size() << " cases\n";
+}
+
+//! Why `filter` matched no case and what would: how a filter reads, the groups, and the
+//! nearest case ids. Why so much: the usual mistakes are a bare group ("reg"), a rule id
+//! ("REG-1") and a list ("auth.*,ses.*"), and each has its own remedy.
+std::string no_match_hint(const std::vector<std::string>& ids, const std::string& filter) {
+  std::set<std::string> groups;
+  for (const auto& id : ids)
+    groups.insert(id.substr(0, id.find('.')));
+  std::string hint =
+      ". A filter is one glob over case ids, group.name ('*' any text, '?' one character)";
+  if (filter.find(',') != std::string::npos) {
+    hint += "; a comma is no separator: run one check per filter, or one glob that covers both";
+  }
+  if (protocol::find_spec_rule(filter) != nullptr) {
+    hint += "; '" + filter +
+            "' is a SPEC rule id, not a case id: `toolwire check --list` shows "
+            "every case with the rules it cites";
+  } else if (groups.contains(filter)) {
+    hint += "; for the whole group write --filter '" + filter + ".*'";
+  }
+  hint += ". Groups: ";
+  for (const auto& group : groups)
+    hint += (hint.ends_with(": ") ? "" : ", ") + group;
+  const std::vector<std::string_view> views(ids.begin(), ids.end());
+  hint += ". Nearest ids: ";
+  const auto near = scenarios::vocabulary::nearest(filter, views, 3);
+  for (std::size_t i = 0; i < near.size(); ++i)
+    hint.append(i == 0 ? "" : ", ").append(near[i]);
+  return hint;
 }
 
 //! Whether `fd` is a terminal that may get colour: https://no-color.org, a NO_COLOR that
@@ -205,7 +240,9 @@ Read: docs/conformance.md, docs/target-profile.md, docs/ci.md)");
                    "shared. Default: the CPUs in-process, 16 for the bundled server and a "
                    "real-clock target")
       ->check(CLI::Range(1, 256));
-  app_->add_option("--seed", seed_, "the seed of every case's run")->default_val(1);
+  app_->add_option("--seed", seed_, "the seed of every case's run")
+      ->default_val(1)
+      ->check(seed_value);
   app_->add_option("--shard", shard_, "run shard I of N (I/N, 1-based), e.g. 2/4");
   app_->add_option("--expected-failures", expected_failures_,
                    "a baseline: case ids expected to fail (one per line)");
@@ -249,6 +286,9 @@ int check_command::run() const {
   auto catalog = conformance::load_catalog(catalog_dir);
   if (!catalog) return usage_error(catalog.error().message);
   const std::size_t catalog_cases = catalog->size();
+  std::vector<std::string> catalog_ids;
+  for (const auto& c : *catalog)
+    catalog_ids.push_back(c.id);
   auto cases = conformance::filter_cases(std::move(*catalog), filter_);
   if (!shard_.empty()) {
     int index = 0, count = 0;
@@ -265,8 +305,12 @@ int check_command::run() const {
     return 0;
   }
   if (cases.empty()) {
+    if (!shard_.empty()) {
+      return usage_error("nothing was checked: no case matches --filter '" + filter_ +
+                         "' in shard " + shard_);
+    }
     return usage_error("nothing was checked: no case matches --filter '" + filter_ + "'" +
-                       (shard_.empty() ? "" : " in shard " + shard_));
+                       no_match_hint(catalog_ids, filter_));
   }
   if (update_baseline_ && expected_failures_.empty()) {
     return usage_error("--update-baseline needs --expected-failures FILE");
@@ -281,6 +325,21 @@ int check_command::run() const {
     auto loaded = conformance::load_baseline(expected_failures_);
     if (!loaded) return usage_error(loaded.error().message);
     listed = *loaded;
+    // Why refuse: an id that names no case excuses nothing and never goes stale, so a typo
+    // would sit in the baseline for ever while the failure it meant fails the run.
+    std::vector<std::string> unknown;
+    for (const auto* ids : {&listed.expected_failures, &listed.flaky}) {
+      for (const auto& id : *ids) {
+        if (std::find(catalog_ids.begin(), catalog_ids.end(), id) != catalog_ids.end()) continue;
+        unknown.push_back("'" + id + "' is no case of the catalog" + did_you_mean(id, catalog_ids));
+      }
+    }
+    if (!unknown.empty()) {
+      std::string message = expected_failures_ + ": ";
+      for (std::size_t i = 0; i < unknown.size(); ++i)
+        message += (i == 0 ? "" : "; ") + unknown[i];
+      return usage_error(message + " (toolwire check --list lists the case ids)");
+    }
   }
 
   // Why lines off a terminal: CI logs do not interpret \r, so a rewritten line would show

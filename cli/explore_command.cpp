@@ -17,6 +17,7 @@
 #include "toolwire/conformance/scenario_target.hpp"
 #include "toolwire/scenarios/explore.hpp"
 #include "toolwire/scenarios/loader.hpp"
+#include "validators.hpp"
 
 namespace toolwire::cli {
 
@@ -161,7 +162,9 @@ Read: docs/explore.md, docs/simulator.md, docs/scenario-language.md)");
   app_->add_option("--programs", programs_, "how many programs to generate")
       ->default_val(1'000)
       ->check(CLI::Range(1, 10'000'000));
-  app_->add_option("--seed", seed_, "the seed of the generator and of every run")->default_val(1);
+  app_->add_option("--seed", seed_, "the seed of the generator and of every run")
+      ->default_val(1)
+      ->check(seed_value);
   app_->add_option("--out", out_, "where a shrunk divergence is written")
       ->default_val("toolwire-reports/explore");
   target_.add_to(*app_, default_target::in_process);
@@ -263,9 +266,9 @@ int explore_command::report(const scenarios::explore_result& result, std::uint64
     std::cerr << "toolwire explore: the target cannot be used: " << result.error->message << "\n";
     return 2;
   }
+  // "30 programs, 460 requests, 9.2 s (3 programs/s)"; what was found leads the line.
   const std::string summary = std::to_string(result.programs_run) + " programs, " +
                               std::to_string(result.requests) + " requests, " +
-                              (result.failure ? "1 divergence" : "no divergence") + ", " +
                               seconds_text(result.seconds) + " (" +
                               per_second(result.programs_run, result.seconds) + " programs/s)";
   print_retried(result);
@@ -303,7 +306,7 @@ int explore_command::report(const scenarios::explore_result& result, std::uint64
             << " on the reference\n"
             << "written: " << path << "\nreproduce: toolwire simulate " << path << " --seed "
             << failure.seed << flags << "\n"
-            << "explore: " << summary << std::endl;
+            << "explore: 1 divergence in " << summary << std::endl;
   return 1;
 }
 
@@ -415,8 +418,8 @@ int explore_command::run_jobs(scenarios::explore_options options,
                             : broken > 0 ? std::to_string(broken) + " job(s) failed"
                                          : "no divergence";
   std::cout << "explore: " << jobs_ << " jobs: " << programs << " programs, " << requests
-            << " requests, " << found << ", "
-            << seconds_text(seconds) << " (" << per_second(programs, seconds) << " programs/s)\n";
+            << " requests, " << found << ", " << seconds_text(seconds) << " ("
+            << per_second(programs, seconds) << " programs/s)\n";
   if (worst == 0) std::cout << "explore: no divergence in " << programs << " programs\n";
   return worst;
 }

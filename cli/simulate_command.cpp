@@ -19,6 +19,7 @@
 #include "toolwire/conformance/catalog.hpp"
 #include "toolwire/conformance/scenario_target.hpp"
 #include "toolwire/reference_server/faults.hpp"
+#include "validators.hpp"
 
 namespace toolwire::cli {
 
@@ -160,7 +161,9 @@ Read: docs/simulator.md, docs/scenario-language.md, docs/scenario-library.md)");
   app_->add_option("scenario", scenario_,
                    "a scenario file (FILE.yaml, see docs/scenario-language.md) or library:NAME, "
                    "a scenario of the library (see --list)");
-  app_->add_option("--seed", seed_, "the seed that picks the interleaving")->default_val(1);
+  app_->add_option("--seed", seed_, "the seed that picks the interleaving")
+      ->default_val(1)
+      ->check(seed_value);
   app_->add_option("--seeds", seeds_, "a range of seeds A..B (inclusive)");
   app_->add_option("--trace", trace_,
                    "write the trace (JSON Lines) here; with --seeds, '{seed}' in the name is "
@@ -223,8 +226,7 @@ int simulate_command::run() const {
   }
   auto unfit = on.not_applicable(*plan);
   if (!unfit) {
-    std::cerr << "toolwire simulate: the target cannot be used: " << unfit.error().message
-              << "\n";
+    std::cerr << "toolwire simulate: the target cannot be used: " << unfit.error().message << "\n";
     return 2;
   }
   if (!unfit->empty()) {

@@ -50,7 +50,15 @@ std::string unknown_fault_message(std::string_view name) {
     names.emplace_back(info.name);
   std::string message = "unknown fault '";
   message.append(name).append("'").append(did_you_mean(name, names));
-  message.append("; toolwire serve --list-faults lists them");
+  // Why three and not all: the catalogue has over a hundred names, too many for one line.
+  const std::vector<std::string_view> views(names.begin(), names.end());
+  message.append("; the nearest: ");
+  const auto near = scenarios::vocabulary::nearest(name, views, 3);
+  for (std::size_t i = 0; i < near.size(); ++i)
+    message.append(i == 0 ? "" : ", ").append(near[i]);
+  message.append("; toolwire serve --list-faults lists all ")
+      .append(std::to_string(names.size()))
+      .append(" with the rule each breaks");
   return message;
 }
 

@@ -213,6 +213,18 @@ std::size_t edit_distance(std::string_view a, std::string_view b) {
 
 }  // namespace
 
+std::vector<std::string_view> nearest(std::string_view word,
+                                      const std::vector<std::string_view>& known, std::size_t n) {
+  std::vector<std::pair<std::size_t, std::size_t>> ranked;  // (distance, index in known)
+  for (std::size_t i = 0; i < known.size(); ++i)
+    ranked.emplace_back(edit_distance(word, known[i]), i);
+  std::stable_sort(ranked.begin(), ranked.end());
+  std::vector<std::string_view> words;
+  for (std::size_t i = 0; i < ranked.size() && i < n; ++i)
+    words.push_back(known[ranked[i].second]);
+  return words;
+}
+
 std::string_view closest(std::string_view word, const std::vector<std::string_view>& known) {
   std::string_view best;
   std::size_t best_distance = 3;

@@ -96,6 +96,27 @@ expect_text "unknown fault 'invalid_tool_name_acepted' (did you mean 'invalid_to
 expect 2 "a mistyped fault to serve" -- "$toolwire" serve --api-key K \
   --model-url http://127.0.0.1:9/v1 --fault invalid_tool_name_acepted
 expect_text "(did you mean 'invalid_tool_name_accepted'?)" "$work/err" "serve fault suggestion"
+expect_text "the nearest: invalid_tool_name_accepted, .*, .*; toolwire serve --list-faults lists all" \
+  "$work/err" "serve fault: the three nearest, not the whole catalogue"
+if grep -q "valid names" "$work/err"; then
+  echo "FAIL: a mistyped fault to serve prints the whole catalogue" >&2
+  failures=$((failures + 1))
+fi
+# A filter that matches nothing says how filters read and what would match.
+expect 2 "a bare group as filter" -- "$toolwire" check --filter reg
+expect_text "for the whole group write --filter 'reg.\*'" "$work/err" "bare group hint"
+expect_text "Groups: auth, call, clock" "$work/err" "groups listed"
+expect 2 "a rule id as filter" -- "$toolwire" check --filter REG-1
+expect_text "'REG-1' is a SPEC rule id, not a case id" "$work/err" "rule id hint"
+expect 2 "a list as filter" -- "$toolwire" check --filter 'auth.*,ses.*'
+expect_text "a comma is no separator" "$work/err" "comma hint"
+expect 2 "a misspelt case id" -- "$toolwire" check --filter reg.ttl-0-rejcted
+expect_text "Nearest ids: reg.ttl-0-rejected" "$work/err" "nearest ids"
+expect 2 "a directory as the profile" -- "$toolwire" check --target "$work"
+expect_text "is a directory; a target profile is a JSON file" "$work/err" "directory profile"
+expect 2 "a negative seed" -- "$toolwire" check "${few[@]}" --seed -1
+expect 2 "a negative seed to explore" -- "$toolwire" explore --seed -1 --programs 1
+expect 2 "a negative seed to simulate" -- "$toolwire" simulate library:double_result --seed -1
 expect 2 "a fault nothing is close to" -- "$toolwire" check "${few[@]}" --fault zzz
 if grep -q "did you mean" "$work/err"; then
   echo "FAIL: a suggestion for a name nothing is close to" >&2
@@ -144,6 +165,11 @@ expect 0 "listed failures" -- "$toolwire" check "${few[@]}" --fault invalid_tool
   --expected-failures "$work/baseline.txt"
 expect 1 "a stale baseline" -- "$toolwire" check "${few[@]}" --expected-failures "$work/baseline.txt"
 expect_text "STALE BASELINE reg.tool-name-65-chars-rejected" "$work/out" "stale entry named"
+printf 'call.double-result-4O9\n' >"$work/typo-baseline.txt"
+expect 2 "a baseline id that names no case" -- "$toolwire" check "${few[@]}" \
+  --expected-failures "$work/typo-baseline.txt"
+expect_text "'call.double-result-4O9' is no case of the catalog (did you mean 'call.double-result-409'?)" \
+  "$work/err" "baseline typo named with a suggestion"
 
 # Reports are written, and the JUnit file counts the failure.
 expect 1 "reports" -- "$toolwire" check "${few[@]}" --fault invalid_tool_name_accepted \

@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <charconv>
+#include <filesystem>
 #include <fstream>
 #include <functional>
 #include <optional>
@@ -350,6 +351,12 @@ protocol::outcome<target_profile> parse_profile(std::string_view text, std::stri
 }
 
 protocol::outcome<target_profile> load_profile(const std::string& path) {
+  std::error_code ec;
+  if (std::filesystem::is_directory(path, ec)) {
+    return protocol::invalid_request(
+        path + ": is a directory; a target profile is a JSON file (toolwire profile init FILE "
+               "writes one)");
+  }
   std::ifstream file(path, std::ios::binary);
   if (!file) return protocol::invalid_request(path + ": cannot read the file");
   // Why a bound: a profile is a few hundred bytes; a device or a huge file is a mistake.

@@ -76,5 +76,9 @@ const expectation_kind* expectation_of_key(std::string_view key);
 
 //! The closest known word to `word` within edit distance 2, or "" (for "did you mean").
 std::string_view closest(std::string_view word, const std::vector<std::string_view>& known);
+//! The `n` known words nearest to `word` by edit distance, nearest first (ties in the
+//! order of `known`), however far: what a list of choices too long to print offers.
+std::vector<std::string_view> nearest(std::string_view word,
+                                      const std::vector<std::string_view>& known, std::size_t n);
 
 }  // namespace toolwire::scenarios::vocabulary
