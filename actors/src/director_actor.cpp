@@ -71,18 +71,24 @@ void step_done(self_pointer self) {
   schedule_next(self);
 }
 
+//! Plays the current step again in `retry_ms`, unless it has waited for what the target
+//! owes for owed_wait_ms already (since it first did). True when it will be played again.
+bool play_again_within_window(self_pointer self, time_ms retry_ms) {
+  auto& st = self->state;
+  const time_ms now = run_context::elapsed(self);
+  if (!st.owed_since) st.owed_since = now;
+  if (now - *st.owed_since >= st.script.owed_wait_ms) return false;
+  self->delayed_send(self, std::chrono::milliseconds(retry_ms), play_atom::value);
+  return true;
+}
+
 //! Why: on a real clock a slow target shows a dispatch later than the step's time; the
 //! step then waits for it (a few ms at a time, up to owed_wait_ms) instead of failing
 //! at a fixed offset. True when the step will be played again.
 bool wait_for_what_is_owed(self_pointer self, const protocol::api_error& error) {
-  auto& st = self->state;
-  if (!detail::awaits_the_target(error) || st.script.owed_wait_ms <= 0) return false;
-  const time_ms now = run_context::elapsed(self);
-  if (!st.owed_since) st.owed_since = now;
-  if (now - *st.owed_since >= st.script.owed_wait_ms) return false;
+  if (!detail::awaits_the_target(error) || self->state.script.owed_wait_ms <= 0) return false;
   constexpr time_ms retry_ms = 5;
-  self->delayed_send(self, std::chrono::milliseconds(retry_ms), play_atom::value);
-  return true;
+  return play_again_within_window(self, retry_ms);
 }
 
 //! The status a poll step's response is expected to show (`expect: {body: {status: S}}`).
@@ -127,12 +133,8 @@ bool poll_again_for_owed_status(self_pointer self, std::size_t index,
   if (!wanted || !may_still_reach(protocol::string_at(response.body, "status"), *wanted)) {
     return false;
   }
-  const time_ms now = run_context::elapsed(self);
-  if (!st.owed_since) st.owed_since = now;
-  if (now - *st.owed_since >= st.script.owed_wait_ms) return false;
   constexpr time_ms repoll_ms = 20;
-  self->delayed_send(self, std::chrono::milliseconds(repoll_ms), play_atom::value);
-  return true;
+  return play_again_within_window(self, repoll_ms);
 }
 
 //! Records that step `index` could not be performed, under the actor that performs it.

@@ -262,6 +262,27 @@ class late_events final : public reference_server::web::wire_policy {
   std::chrono::milliseconds lag_;
 };
 
+//! Runs `plan` as run `tag` against `server` on a real clock with a window of
+//! `tolerance_ms`; every expectation must hold. Returns the run.
+actors::run_result run_real_clock(const reference_target& server, const scenario& plan,
+                                  const std::string& tag, time_ms tolerance_ms) {
+  auto host = conformance::remote_host::start(server.profile(), tag);
+  REQUIRE(host.ok());
+  actors::run_options run;
+  run.seed = 7;
+  run.host = host->get();
+  run.message_tag = tag;
+  run.owed_wait_ms = tolerance_ms;
+  auto result = actors::simulate(plan, run);
+  REQUIRE(result);
+  const auto report = actors::check_expectations(plan, result->trace);
+  for (const auto& r : report.results) {
+    if (!r.passed) FAIL_CHECK(actors::describe(r, plan));
+  }
+  CHECK(report.passed());
+  return std::move(*result);
+}
+
 }  // namespace
 
 TEST_CASE(
@@ -298,22 +319,8 @@ steps:
 )",
                                    "late_event_after_last_step.yaml", timing);
   if (!plan) FAIL(plan.error().message);
-  auto host = conformance::remote_host::start(server.profile(), "[tw:late] ");
-  REQUIRE(host.ok());
-  actors::run_options run;
-  run.seed = 7;
-  run.host = host->get();
-  run.message_tag = "[tw:late] ";
-  run.owed_wait_ms = options.timing_tolerance_ms;
-  const auto result = actors::simulate(*plan, run);
-  REQUIRE(result);
-  CHECK(events(result->trace, "client_unregistered").size() == 1);
-  const auto report = actors::check_expectations(*plan, result->trace);
-  std::string observed;
-  for (const auto& r : report.results)
-    observed += r.observed + "\n";
-  INFO(observed);
-  CHECK(report.passed());
+  const auto result = run_real_clock(server, *plan, "[tw:late] ", options.timing_tolerance_ms);
+  CHECK(events(result.trace, "client_unregistered").size() == 1);
 }
 
 namespace {
@@ -375,22 +382,10 @@ TEST_CASE(
   auto plan = scenarios::load_file(
       std::string(TOOLWIRE_CATALOG_DIR) + "/task/interrupt-timeout-fails-task.yaml", timing);
   REQUIRE(plan.ok());
-  auto host = conformance::remote_host::start(server.profile(), "[tw:late-timer] ");
-  REQUIRE(host.ok());
-  actors::run_options run;
-  run.seed = 7;
-  run.host = host->get();
-  run.message_tag = "[tw:late-timer] ";
-  run.owed_wait_ms = options.timing_tolerance_ms;
-  const auto result = actors::simulate(*plan, run);
-  REQUIRE(result);
-  const auto report = actors::check_expectations(*plan, result->trace);
-  for (const auto& r : report.results) {
-    if (!r.passed) FAIL_CHECK(actors::describe(r, *plan));
-  }
-  CHECK(report.passed());
+  const auto result =
+      run_real_clock(server, *plan, "[tw:late-timer] ", options.timing_tolerance_ms);
   std::map<std::size_t, int> requests_of_step;
-  for (const auto& r : result->trace.records()) {
+  for (const auto& r : result.trace.records()) {
     if (r.kind == "request" && r.data.contains("step")) ++requests_of_step[r.data["step"]];
   }
   CHECK(requests_of_step[1] == 1);  // interrupted, as expected: judged at once
