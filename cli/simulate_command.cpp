@@ -4,6 +4,7 @@
 #include <unistd.h>
 
 #include <cstdio>
+#include <filesystem>
 #include <fstream>
 #include <iostream>
 #include <set>
@@ -373,6 +374,13 @@ protocol::outcome<conformance::target_choice> recorded_target(const json& header
   std::string profile = override_profile;
   if (profile.empty() && target.is_object() && target.contains("profile")) {
     profile = target.value("profile", "");
+    // Why a hint: the header keeps the path as it was typed, relative to where the run was.
+    std::error_code ec;
+    if (!profile.empty() && !std::filesystem::is_regular_file(profile, ec)) {
+      return protocol::invalid_request(
+          where + ":1: this trace ran against the target profile '" + profile +
+          "', which is not a file from here; pass --target FILE (that profile, or another)");
+    }
   }
   const bool from_flags = profile.empty() && target.is_object() &&
                           target.contains("profile_flags") && target["profile_flags"].is_array();

@@ -26,15 +26,26 @@ bool is_event(const trace_record& r) {
   return r.actor == "target" && r.kind == "event";
 }
 
-//! CALL-5: one settlement per dispatched call.
+//! CALL-5: one settlement per dispatched call. Over HTTP a run ends at its duration, so a
+//! call whose deadline (CALL-3) lies past the end owes no settlement yet: the header's
+//! `call_deadlines_ms` (written for runs over HTTP) gives the horizon. In-process a run
+//! goes on until every deadline has passed, so every call owes one.
 class settlement_check {
  public:
+  explicit settlement_check(const trace& run) {
+    const json& deadlines = protocol::member_at(run.header(), "call_deadlines_ms");
+    if (deadlines.is_object() && deadlines.value("ack", json()).is_number_integer() &&
+        deadlines.value("result", json()).is_number_integer()) {
+      ack_ms_ = deadlines["ack"].get<time_ms>();
+      result_ms_ = deadlines["result"].get<time_ms>();
+    }
+  }
   void on_event(const trace_record& r, std::size_t index, std::vector<violation>& out) {
     const json& data = r.data["data"];
     const auto type = type_of(r);
     const std::string call = protocol::string_at(data, "call_id");
     if (type == event_type::client_tool_dispatched) {
-      dispatched_.emplace(call, index);
+      dispatched_.emplace(call, std::pair{index, r.at});
     } else if (type == event_type::client_tool_completed ||
                type == event_type::client_tool_failed) {
       auto& outcomes = settled_[call];
@@ -46,17 +57,28 @@ class settlement_check {
       }
     }
   }
-  void at_end(std::vector<violation>& out) const {
-    for (const auto& [call, index] : dispatched_) {
-      if (settled_.count(call) == 0) {
-        out.push_back({"CALL-5", call + " was dispatched but never settled", index});
+  //! An ack answered 200 moves the call's deadline to the result timeout.
+  void on_response(const trace_record& r) {
+    if (r.data.value("status", 0) != 200) return;
+    const auto route = protocol::match_route(protocol::string_at(r.data, "method"),
+                                             protocol::string_at(r.data, "path"));
+    if (route && route->route->id == protocol::route_id::ack) acked_.insert(route->ids[2]);
+  }
+  void at_end(std::vector<violation>& out, time_ms end) const {
+    for (const auto& [call, dispatch] : dispatched_) {
+      if (settled_.count(call) != 0) continue;
+      if (ack_ms_ && dispatch.second + (acked_.contains(call) ? *result_ms_ : *ack_ms_) > end) {
+        continue;  // its deadline lies past the run's end
       }
+      out.push_back({"CALL-5", call + " was dispatched but never settled", dispatch.first});
     }
   }
 
  private:
-  std::map<std::string, std::size_t> dispatched_;
+  std::optional<time_ms> ack_ms_, result_ms_;
+  std::map<std::string, std::pair<std::size_t, time_ms>> dispatched_;  // index, at
   std::map<std::string, std::vector<std::string>> settled_;
+  std::set<std::string> acked_;
 };
 
 //! REG-6 and TOOLS-3/6: the live clients of each session, their names and tools.
@@ -313,7 +335,7 @@ class task_status_check {
 
 std::vector<violation> check_invariants(const trace& run) {
   std::vector<violation> out;
-  settlement_check settlement;
+  settlement_check settlement(run);
   live_clients_check live(run);
   departure_check departures;
   sequence_check sequences;
@@ -332,11 +354,12 @@ std::vector<violation> check_invariants(const trace& run) {
       sequences.on_delivery(r, i, out);
     } else if (r.kind == "response") {
       tasks.on_response(r, i, out);
+      settlement.on_response(r);
     } else if (r.kind == "request") {
       sequences.on_request(r);
     }
   }
-  settlement.at_end(out);
+  settlement.at_end(out, records.empty() ? 0 : records.back().at);
   live.at_end(out);
   departures.at_end(out, records.empty() ? 0 : records.size() - 1);
   return out;

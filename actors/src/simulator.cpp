@@ -219,14 +219,18 @@ protocol::outcome<run_result> simulate(const scenarios::scenario& plan,
   context.settings.limited_key = options.host ? options.host->limited_key() : simulator_limited_key;
   context.settings.message_tag = options.message_tag;
   if (options.host) context.settings.assistant_id = options.host->assistant_id();
-  if (options.host && options.host->real_time() && options.owed_wait_ms > 0) {
-    context.settings.owed_wait_ms = options.owed_wait_ms;
-    // The invariants read it: the stream may show an event up to this much late.
-    result.trace.set_header([&] {
-      json header = result.trace.header();
+  if (options.host) {
+    json header = result.trace.header();
+    // The invariants read it: over HTTP a run ends at its duration, and a call whose
+    // deadline lies past the end owes no settlement there (CALL-5 on one horizon).
+    header["call_deadlines_ms"] = {{"ack", plan.ack_timeout_ms},
+                                   {"result", plan.result_timeout_ms}};
+    if (options.host->real_time() && options.owed_wait_ms > 0) {
+      context.settings.owed_wait_ms = options.owed_wait_ms;
+      // The invariants read it: the stream may show an event up to this much late.
       header["stream_lag_ms"] = options.owed_wait_ms;
-      return header;
-    }());
+    }
+    result.trace.set_header(std::move(header));
   }
   for (const auto& key : {context.settings.api_key, context.settings.limited_key}) {
     if (!key.empty()) result.trace.add_secret(key);

@@ -5,6 +5,7 @@
 #include <rapidcheck/catch.h>
 
 #include <functional>
+#include <map>
 #include <optional>
 #include <string>
 #include <vector>
@@ -205,6 +206,39 @@ TEST_CASE("CALL-5 a dispatched call that is never settled is reported as lost",
   // It points at the dispatch of the lost call.
   const auto& pointed = lost.records().at(found[0].record);
   CHECK(pointed.data.value("type", "") == "client_tool_dispatched");
+}
+
+TEST_CASE("CALL-5 over HTTP a call whose deadline lies past the run's end owes no settlement",
+          "[actors][invariants][CALL-5]") {
+  // DESIGN: "nothing whose deadline lies past the end is owed". Over HTTP a run ends at
+  // its duration; the header's call_deadlines_ms gives each call's deadline (CALL-3).
+  const auto clean = run(library_scenario("no_ack_timeout"), 7);
+  const trace lost = without(clean.trace, [](const trace_record& r) {
+    return r.kind == "event" && r.data.value("type", "") == "client_tool_failed";
+  });
+  // The lost call: the one dispatched and never completed.
+  std::map<std::string, time_ms> open;
+  time_ms end = 0;
+  for (const auto& r : lost.records()) {
+    end = std::max(end, r.at);
+    if (r.kind != "event") continue;
+    const std::string call = r.data["data"].value("call_id", "");
+    if (r.data.value("type", "") == "client_tool_dispatched") open[call] = r.at;
+    if (r.data.value("type", "") == "client_tool_completed") open.erase(call);
+  }
+  REQUIRE(open.size() == 1);
+  const time_ms dispatched_at = open.begin()->second;
+  const auto with_deadlines = [&](time_ms ack_ms) {
+    trace copy = lost;
+    json header = copy.header();
+    header["call_deadlines_ms"] = {{"ack", ack_ms}, {"result", ack_ms * 10}};
+    copy.set_header(header);
+    return of_rule(check_invariants(copy), "CALL-5").size();
+  };
+  // Its deadline before the end: it was owed, and it is lost.
+  CHECK(with_deadlines(end - dispatched_at) == 1);
+  // Its deadline a millisecond past the end: not owed yet.
+  CHECK(with_deadlines(end - dispatched_at + 1) == 0);
 }
 
 TEST_CASE("SES-3 a stream that delivers an event twice is reported",

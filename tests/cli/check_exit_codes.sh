@@ -112,6 +112,19 @@ expect 2 "a list as filter" -- "$toolwire" check --filter 'auth.*,ses.*'
 expect_text "a comma is no separator" "$work/err" "comma hint"
 expect 2 "a misspelt case id" -- "$toolwire" check --filter reg.ttl-0-rejcted
 expect_text "Nearest ids: reg.ttl-0-rejected" "$work/err" "nearest ids"
+# A base URL at a server of another protocol (python's http.server answers a POST with 501
+# and an HTML page): the preflight says so, with the body escaped once.
+port=$((20000 + RANDOM % 10000))
+python3 -m http.server "$port" --bind 127.0.0.1 >/dev/null 2>&1 &
+other=$!
+for _ in $(seq 50); do (echo >"/dev/tcp/127.0.0.1/$port") 2>/dev/null && break; sleep 0.1; done
+printf '{"name": "other", "base_url": "http://127.0.0.1:%s", "api_key": "K", "parts": ["A"],
+  "model_stand_in": "127.0.0.1:9", "clock": "real"}' "$port" >"$work/other.json"
+expect 2 "a server of another protocol" -- "$toolwire" check --target "$work/other.json"
+expect_text 'answered 501, not 201 (SES-1), with a body that is not JSON: <!DOCTYPE HTML>\\x0A<html' \
+  "$work/err" "another protocol's page, escaped once"
+kill "$other" 2>/dev/null
+wait "$other" 2>/dev/null
 expect 2 "a directory as the profile" -- "$toolwire" check --target "$work"
 expect_text "is a directory; a target profile is a JSON file" "$work/err" "directory profile"
 expect 2 "a negative seed" -- "$toolwire" check "${few[@]}" --seed -1
@@ -394,6 +407,13 @@ expect 0 "a library scenario by name" -- "$toolwire" simulate library:tab_closes
 expect_text '"source":"library:tab_closes_mid_call"' "$work/library.jsonl" "the trace names library:NAME"
 expect 0 "replay of a library run" -- "$toolwire" replay "$work/library.jsonl"
 expect_text "^identical: " "$work/out" "a library run replays identically"
+# A trace of a run against a profile, replayed from elsewhere: the path it names is the one
+# typed then; replay says to pass --target instead of "cannot read the file".
+sed '1s/"target":"[^"]*"/"target":{"profile":"..\/acme.json"}/' "$work/library.jsonl" \
+  >"$work/profile-run.jsonl"
+expect 2 "replay of a profile run from another directory" -- "$toolwire" replay "$work/profile-run.jsonl"
+expect_text "this trace ran against the target profile '../acme.json', which is not a file from here; pass --target FILE" \
+  "$work/err" "replay names --target"
 expect 1 "a library scenario a fault breaks" -- "$toolwire" simulate library:tab_closes_mid_call \
   --fault vanished_calls_left_open
 expect_text "reproduce: toolwire simulate library:tab_closes_mid_call --seed 1 --fault vanished_calls_left_open" \

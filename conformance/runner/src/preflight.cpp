@@ -64,6 +64,13 @@ std::string answered(route_id id, const protocol::api_response& response, int wa
       }
       return head + ": is base_url right?";
     default:
+      // A body that is no JSON reaches us as a string (control bytes escaped once): shown
+      // as it is, not dumped as JSON again, and named for what it likely means.
+      if (response.body.is_string()) {
+        return head + ", not " + std::to_string(wanted) + " (" + rule + "), with a body that " +
+               "is not JSON: " + safe_excerpt(response.body.get<std::string>(), 120) +
+               " (is base_url a Client Tools server, and not another one?)";
+      }
       return head + ", not " + std::to_string(wanted) + " (" + rule +
              "): " + safe_excerpt(safe_dump(response.body), 120);
   }
