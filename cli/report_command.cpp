@@ -55,16 +55,29 @@ report_command::report_command(CLI::App& parent) {
                                "--json): one run's HTML, several runs compared, or shards merged, "
                                "without running anything.");
   app_->require_subcommand(1);
+  // Why footers of their own: a subcommand without one shows the top-level footer, whose
+  // exit codes ("1 a failure found") are not these.
+  app_->footer(R"(
+Examples:
+  toolwire report html toolwire-reports/report.json
+  toolwire report compare ours.json theirs.json
+  toolwire report merge s1.json s2.json
+
+Exit codes: 0 written; 1 (merge only) the merged run has a failure; 2 bad usage, an
+unreadable report.json or an unwritable output. Each subcommand's --help has its own.
+Read: docs/conformance.md, "Reports")");
   html_ = app_->add_subcommand(
       "html",
       "Write the HTML report of a report.json: one self-contained file (no network) with the "
       "summary, a requirement matrix, every case's evidence, and a sequence diagram and wire "
-      "log per failed case. The same file as toolwire check --html.\n\n"
-      "Examples:\n"
-      "  toolwire report html toolwire-reports/report.json\n"
-      "  toolwire report html report.json -o failures.html --all\n\n"
-      "Exit codes: 0 written; 2 bad usage, an unreadable report.json or an unwritable output. "
-      "See docs/conformance.md, \"Reports\".");
+      "log per failed case. The same file as toolwire check --html.");
+  html_->footer(R"(
+Examples:
+  toolwire report html toolwire-reports/report.json
+  toolwire report html report.json -o failures.html --all
+
+Exit codes: 0 written; 2 bad usage, an unreadable report.json or an unwritable output.
+Read: docs/conformance.md, "Reports")");
   html_->add_option("report", input_, "the report.json to read")->required();
   html_->add_option("-o,--output", output_,
                     "where to write the HTML (default: the report's path with .html)");
@@ -74,13 +87,15 @@ report_command::report_command(CLI::App& parent) {
       "compare",
       "Compare runs: a target x case matrix of verdicts from several report.json files "
       "(implementations side by side, or two versions of one), with the cases whose "
-      "verdicts differ marked and, in Markdown, listed first.\n\n"
-      "Examples:\n"
-      "  toolwire report compare ours.json theirs.json\n"
-      "  toolwire report compare v1/report.json v2/report.json --markdown diff.md "
-      "--differences-only\n\n"
-      "Exit codes: 0 written (whatever the verdicts); 2 bad usage, an unreadable report.json "
-      "or an unwritable output. See docs/conformance.md, \"Reports\".");
+      "verdicts differ marked and, in Markdown, listed first.");
+  compare_->footer(R"(
+Examples:
+  toolwire report compare ours.json theirs.json
+  toolwire report compare v1/report.json v2/report.json --markdown diff.md --differences-only
+
+Exit codes: 0 written (whatever the verdicts); 2 bad usage, an unreadable report.json or
+an unwritable output.
+Read: docs/conformance.md, "Reports")");
   compare_->add_option("reports", compared_, "two or more report.json files")
       ->required()
       ->expected(2, 64);
@@ -97,13 +112,16 @@ report_command::report_command(CLI::App& parent) {
       "unless every shard has the same catalog version, filter, seed and target, all N "
       "shards are there and no case is in two. Without a report flag all four go to "
       "toolwire-reports/. Like check, it appends the Markdown summary to $GITHUB_STEP_SUMMARY "
-      "when that is set.\n\n"
-      "Examples:\n"
-      "  toolwire check --shard 1/2 --json s1.json & toolwire check --shard 2/2 --json s2.json\n"
-      "  toolwire report merge s1.json s2.json --junit junit.xml --html report.html\n\n"
-      "Exit codes: those of toolwire check for the merged run (0 passed, 1 failed, 2 nothing "
-      "was checked), and 2 for shards that do not belong together, an unreadable report.json "
-      "or an unwritable output. See docs/conformance.md, \"Shards\".");
+      "when that is set.");
+  merge_->footer(R"(
+Examples:
+  toolwire check --shard 1/2 --json s1.json & toolwire check --shard 2/2 --json s2.json
+  toolwire report merge s1.json s2.json --junit junit.xml --html report.html
+
+Exit codes: 0 the merged run passed, 1 it has a failure, 2 nothing was checked (as toolwire
+check), or shards that do not belong together, an unreadable report.json or an unwritable
+output.
+Read: docs/conformance.md, "Shards")");
   merge_->add_option("shards", shards_, "the shards' report.json files")->required();
   merge_->add_option("--json", merged_json_, "write the merged JSON report here");
   merge_->add_option("--junit", merged_junit_, "write the merged JUnit XML here");

@@ -137,12 +137,18 @@ if grep -q "did you mean" "$work/err"; then
 fi
 
 # Help: every subcommand's ends with examples, exit codes and the doc to read.
-for sub in check serve simulate replay explore profile "profile init" "profile check"; do
+for sub in check serve simulate replay explore profile "profile init" "profile check" report \
+  "report html" "report compare" "report merge"; do
   # shellcheck disable=SC2086  # "profile init" is two words on purpose
   expect 0 "$sub --help" -- "$toolwire" $sub --help
   expect_text "^Examples:" "$work/out" "$sub --help examples"
   expect_text "^Exit codes: 0" "$work/out" "$sub --help exit codes"
   expect_text "^Read: docs/" "$work/out" "$sub --help docs"
+  # Its own exit codes only: the top-level ones ("1 a failure found") would contradict them.
+  if [[ $(grep -c "^Exit codes:" "$work/out") -ne 1 ]] || grep -q "a failure found (a failing case" "$work/out"; then
+    echo "FAIL: $sub --help shows exit codes other than its own" >&2
+    failures=$((failures + 1))
+  fi
 done
 
 # profile init writes the examples/ profiles (without "$schema"), which load; it does not
