@@ -26,8 +26,16 @@ api_request request(std::string method, std::string path) {
   return r;
 }
 
-stream_arrival event_on(std::uint64_t stream, const std::string& session, std::uint64_t seq) {
-  return {stream, session_event{session, seq, "client_registered", json::object(), 0}};
+//! Event `seq` of `session` on stream `stream`: client `client` registered (or of `type`).
+stream_arrival event_on(std::uint64_t stream, const std::string& session, std::uint64_t seq,
+                        const std::string& client = "c1",
+                        const std::string& type = "client_registered") {
+  return {stream, session_event{session, seq, type, json{{"client_id", client}}, 0}};
+}
+
+//! What a registration's 201 for client `client` of `session` implies (REG-9).
+arrivals::awaited_event registered(const std::string& session, const std::string& client) {
+  return {session, "client_registered", "client_id", client};
 }
 
 //! How long a wait for quiet (no settle time) lasts, bounded by `bound`.
@@ -53,6 +61,18 @@ TEST_CASE("Registration, a client's DELETE and a result imply an event; other ro
   REQUIRE(answered);
   CHECK(answered->on_status == 200);
   CHECK(answered->session == "s1");
+  // Each is named by what it is about: the new client (from the 201), the client that
+  // left, the call answered.
+  using toolwire::conformance::detail::implied_event_id;
+  CHECK(registered->type == "client_registered");
+  CHECK(implied_event_id(request("POST", "/v1/sessions/s1/clients"), json{{"client_id", "c9"}}) ==
+        "c9");
+  CHECK(left->type == "client_unregistered");
+  CHECK(implied_event_id(request("DELETE", "/v1/sessions/s1/clients/c1"), json()) == "c1");
+  CHECK(answered->type == "client_tool_completed");
+  CHECK(answered->key == "call_id");
+  CHECK(implied_event_id(request("POST", "/v1/sessions/s1/clients/c1/calls/k/result"),
+                         json{{"call_id", "k"}, {"status", "completed"}}) == "k");
 
   CHECK_FALSE(implied_event_of(request("POST", "/v1/sessions/s1/clients/c1/calls/k/ack")));
   CHECK_FALSE(implied_event_of(request("POST", "/v1/sessions/s1/clients/c1/ping")));
@@ -68,13 +88,13 @@ TEST_CASE("An implied event that has not arrived holds quiet off until the wait'
           "[remote][implied-events]") {
   arrivals inbox;
   inbox.follow_stream(1, "s1");
-  inbox.push(event_on(1, "s1", 3));
-  inbox.await_event_after("s1", 3);
+  inbox.push(event_on(1, "s1", 3, "c0"));
+  inbox.await_event(registered("s1", "c1"));
   CHECK(quiet_after(inbox, 300ms) >= 300ms);
   // The bound passed: it is no longer awaited (the checks will tell what is missing),
   // and neither is any later one: a target that does not send them costs one bound.
   CHECK(quiet_after(inbox, 10s) < 10s);
-  inbox.await_event_after("s1", 3);
+  inbox.await_event(registered("s1", "c2"));
   CHECK(quiet_after(inbox, 10s) < 10s);
 }
 
@@ -82,21 +102,28 @@ TEST_CASE("An implied event is owed only once, and only where a followed stream 
           "[remote][implied-events]") {
   arrivals inbox;
   inbox.follow_stream(1, "s1");
-  inbox.push(event_on(1, "s1", 3));
+  inbox.push(event_on(1, "s1", 3, "c0"));
   SECTION("it arrived before the answer did") {
     inbox.push(event_on(1, "s1", 4));
-    inbox.await_event_after("s1", 3);
+    inbox.await_event(registered("s1", "c1"));
     CHECK(quiet_after(inbox, 10s) < 10s);
   }
   SECTION("no followed stream of that session would carry it") {
-    inbox.await_event_after("s2", 0);
+    inbox.await_event(registered("s2", "c1"));
     CHECK(quiet_after(inbox, 10s) < 10s);
   }
   SECTION("it arrives while the harness waits") {
-    inbox.await_event_after("s1", 3);
+    inbox.await_event(registered("s1", "c1"));
     std::thread stream([&] { inbox.push(event_on(1, "s1", 4)); });
     CHECK(quiet_after(inbox, 10s) < 10s);
     stream.join();
     CHECK(inbox.latest_seq_of("s1") == 4);
+  }
+  SECTION("another event of the session does not stand in for it") {
+    // A DELETE answered 204 implies the client's departure (LIFE-4); the PUT's
+    // client_tools_updated sent just before it arrives first, and is not it.
+    inbox.await_event({"s1", "client_unregistered", "client_id", "c1"});
+    inbox.push(event_on(1, "s1", 4, "c1", "client_tools_updated"));
+    CHECK(quiet_after(inbox, 300ms) >= 300ms);
   }
 }

@@ -14,6 +14,13 @@ void arrivals::push(arrival item) {
       if (auto* e = std::get_if<reference_server::session_event>(&event->item)) {
         auto& latest = latest_seq_[event->stream_id];
         latest = std::max(latest, e->seq);
+        for (const char* key : {"client_id", "call_id"}) {
+          const auto id = e->data.is_object() ? e->data.find(key) : e->data.end();
+          if (id == e->data.end() || !id->is_string()) continue;
+          awaited_event named{e->session_id, e->type, key, id->get<std::string>()};
+          events_awaited_.erase(named);
+          events_arrived_.insert(std::move(named));
+        }
         if (auto owed = open_steps_.on_event(*e))
           models_awaited_ = std::max(models_awaited_, *owed);
       }
@@ -64,11 +71,10 @@ std::uint64_t arrivals::latest_seq_of(const std::string& session) {
   return latest_of(session);
 }
 
-void arrivals::await_event_after(const std::string& session, std::uint64_t after) {
+void arrivals::await_event(awaited_event event) {
   std::lock_guard lock(mutex_);
-  if (implied_events_given_up_) return;
-  auto& awaited = event_awaited_after_[session];
-  awaited = std::max(awaited, after);
+  if (implied_events_given_up_ || events_arrived_.contains(event)) return;
+  events_awaited_.insert(std::move(event));
 }
 
 void arrivals::follow_stream(std::uint64_t stream_id, const std::string& session) {
@@ -106,12 +112,11 @@ bool arrivals::a_stream_lags() const {
 
 bool arrivals::an_implied_event_is_missing() const {
   // Why no structured binding: clang 14 does not let a lambda capture one.
-  for (const auto& awaited : event_awaited_after_) {
-    const std::string& session = awaited.first;
+  for (const auto& awaited : events_awaited_) {
     const bool followed = std::any_of(followed_.begin(), followed_.end(), [&](const auto& stream) {
-      return stream.second.session == session;
+      return stream.second.session == awaited.session;
     });
-    if (followed && latest_of(session) <= awaited.second) return true;
+    if (followed) return true;
   }
   return false;
 }
@@ -147,7 +152,7 @@ void arrivals::wait_quiet(std::unique_lock<std::mutex>& lock, std::chrono::milli
       models_awaited_ = models_seen_;
       either_models_ = either_events_ = 0;
       if (an_implied_event_is_missing()) implied_events_given_up_ = true;
-      event_awaited_after_.clear();
+      events_awaited_.clear();
       stop_awaiting_streams();
       break;
     }

@@ -10,6 +10,7 @@
 #include <map>
 #include <mutex>
 #include <optional>
+#include <set>
 #include <string>
 #include <variant>
 #include <vector>
@@ -73,12 +74,20 @@ class arrivals {
   void await_step_settled(const std::string& session, std::size_t calls);
   //! The latest event seq that arrived on any followed stream of `session` (0: none).
   std::uint64_t latest_seq_of(const std::string& session);
-  //! A 2xx answer implies an event of `session` after seq `after` (target_routes.hpp):
-  //! while a followed stream of the session would carry it, quiet is not reached before
-  //! one has arrived, however long the target takes to send it. Once such a wait has run
-  //! to its bound, implied events are no longer awaited in this run: a target that does
-  //! not send them costs one bound per run, not one per request.
-  void await_event_after(const std::string& session, std::uint64_t after);
+  //! An event a 2xx answer implied (target_routes.hpp): of `session`, of `type`, the
+  //! field `key` of its data being `id`.
+  struct awaited_event {
+    std::string session, type, key, id;
+    friend auto operator<=>(const awaited_event&, const awaited_event&) = default;
+  };
+  //! While a followed stream of the session would carry `event`, quiet is not reached
+  //! before it has arrived (it may have already: it can come before the answer), however
+  //! long the target takes to send it. Why by what it is, not by its seq: another event of
+  //! the session (a PUT's client_tools_updated sent just before a DELETE's departure)
+  //! would stand in for it. Once such a wait has run to its bound, implied events are no
+  //! longer awaited in this run: a target that does not send them costs one bound per
+  //! run, not one per request.
+  void await_event(awaited_event event);
 
   //! Stream `stream_id` follows the events of `session` from now on. Every stream of a
   //! session gets every event after it opened (SES-3), but each on its own socket: quiet is
@@ -141,7 +150,10 @@ class arrivals {
   std::uint64_t models_seen_ = 0, events_seen_ = 0;
   std::uint64_t models_awaited_ = 0;
   std::uint64_t either_models_ = 0, either_events_ = 0;
-  std::map<std::string, std::uint64_t> event_awaited_after_;  // session -> seq
+  std::set<awaited_event> events_awaited_;
+  //! What arrived, named the ways an implied event is awaited: (session, type, key, id)
+  //! for each of the ids (client_id, call_id) the event's data carries.
+  std::set<awaited_event> events_arrived_;
   bool implied_events_given_up_ = false;
   open_steps open_steps_;
 };

@@ -42,9 +42,7 @@ protocol::api_response remote_host::state::request_unguarded(const caf::actor& s
   if (stopped) return transport_failure("the run is over: its target is no longer reached");
   protocol::api_response response;
   const std::uint64_t models_before = inbox->models_seen();
-  // Why the seq before sending: the implied event may arrive before the answer does.
   const auto implied = detail::implied_event_of(request);
-  const std::uint64_t seq_before = implied ? inbox->latest_seq_of(implied->session) : 0;
   if (auto sid = detail::session_of(request, protocol::route_id::open_events)) {
     streams.close(sender, *sid);  // a stream opened again replaces the old one
     response = streams.open(request, *sid, sender, /*monitor=*/false);
@@ -56,8 +54,10 @@ protocol::api_response remote_host::state::request_unguarded(const caf::actor& s
   if (detail::starts_model_work(request, response.status)) {
     inbox->await_models(models_before + 1);
   }
-  if (implied && response.status == implied->on_status)
-    inbox->await_event_after(implied->session, seq_before);
+  if (implied && response.status == implied->on_status) {
+    inbox->await_event({implied->session, implied->type, implied->key,
+                        detail::implied_event_id(request, response.body)});
+  }
   if (is_transport_failure(response)) return response;
   // What a successful response teaches: owners of model steps, sessions to monitor.
   if (const auto created = router.learn(request, response)) streams.monitor(*created);

@@ -354,8 +354,9 @@ protocol::outcome<target_profile> load_profile(const std::string& path) {
   std::error_code ec;
   if (std::filesystem::is_directory(path, ec)) {
     return protocol::invalid_request(
-        path + ": is a directory; a target profile is a JSON file (toolwire profile init FILE "
-               "writes one)");
+        path +
+        ": is a directory; a target profile is a JSON file (toolwire profile init FILE "
+        "writes one)");
   }
   std::ifstream file(path, std::ios::binary);
   if (!file) return protocol::invalid_request(path + ": cannot read the file");

@@ -14,7 +14,14 @@ std::optional<std::string> session_of(const protocol::api_request& request, rout
 std::optional<implied_event> implied_event_of(const protocol::api_request& request) {
   auto found = protocol::match_route(request.method, request.path);
   if (!found || found->route->implies_event_on == 0) return std::nullopt;
-  return implied_event{std::move(found->ids[0]), found->route->implies_event_on};
+  return implied_event{std::move(found->ids[0]), found->route->implies_event_on,
+                       std::string(found->route->implied_event_type),
+                       std::string(found->route->implied_event_key)};
+}
+
+std::string implied_event_id(const protocol::api_request& request, const protocol::json& answer) {
+  const auto found = protocol::match_route(request.method, request.path);
+  return found ? protocol::implied_event_id(*found, answer) : "";
 }
 
 bool starts_model_work(const protocol::api_request& request, int status) {

@@ -11,6 +11,8 @@
 #include <string_view>
 #include <vector>
 
+#include "toolwire/protocol/types.hpp"
+
 namespace toolwire::protocol {
 
 enum class route_id : std::uint8_t {
@@ -57,6 +59,11 @@ struct route_info {
   //! client_registered, LIFE-4's client_unregistered, CALL-4's client_tool_completed),
   //! or 0. Not a PUT of tools: SPEC names client_tools_updated but ties it to no answer.
   int implies_event_on = 0;
+  //! That event's type, and the field of its data that names what it is about: a
+  //! registration's client_registered and a DELETE's client_unregistered by `client_id`, a
+  //! result's client_tool_completed by `call_id` (see implied_event_id).
+  std::string_view implied_event_type;
+  std::string_view implied_event_key;
   //! The status of a success after which the target owes a model request: a message
   //! starts a turn (SES-2), a task starts processing (TASK-1), accepted results send the
   //! task back to the model (TASK-4); or 0.
@@ -91,6 +98,11 @@ std::string route_path(route_id id, const std::vector<std::string_view>& ids);
 
 //! "POST /v1/sessions/{sid}/messages": the route as messages name it.
 std::string route_shown(route_id id);
+
+//! The id that names the event a success of `match` implies (route_info's
+//! implied_event_key): the answer's body field of that name when it has one (a
+//! registration's 201 names the new client), else the last id of the path.
+std::string implied_event_id(const route_match& match, const json& answer);
 
 //! Whether `path` lies below `/v1/sessions/{sid}/` (a session's routes, known or not).
 bool under_a_session(std::string_view path);
