@@ -38,6 +38,9 @@ caf::behavior model(caf::stateful_actor<model_state>* self, reference_server::mo
         });
         const auto hold = script.hold_ms(step.body);
         if (hold == 0) return self->send(target, model_reply_atom::value, step.step_id, reply);
+        // Timed straight into the target's mailbox: a held answer is applied before anything
+        // another actor does at the instant it is due. Over HTTP the harness keeps that order
+        // by waiting for the answer's effect before its next request (remote_state.cpp).
         self->delayed_send(target, std::chrono::milliseconds(hold), model_reply_atom::value,
                            step.step_id, reply);
       },

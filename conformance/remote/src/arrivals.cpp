@@ -12,6 +12,7 @@ void arrivals::push(arrival item) {
     if (auto* event = std::get_if<stream_arrival>(&item)) {
       ++events_seen_;
       if (auto* e = std::get_if<reference_server::session_event>(&event->item)) {
+        ++session_events_[e->session_id];
         auto& latest = latest_seq_[event->stream_id];
         latest = std::max(latest, e->seq);
         for (const char* key : {"client_id", "call_id"}) {
@@ -64,6 +65,26 @@ void arrivals::await_either(std::uint64_t models, std::uint64_t events) {
 void arrivals::await_step_settled(const std::string& session, std::size_t calls) {
   std::lock_guard lock(mutex_);
   open_steps_.answered(session, calls, models_seen_);
+}
+
+void arrivals::turn_answered(const std::string& session) {
+  std::lock_guard lock(mutex_);
+  if (turn_answers_given_up_) return;
+  turn_answers_awaited_[session] = {models_seen_, session_events_[session]};
+}
+
+void arrivals::await_turn_answers_applied(std::chrono::milliseconds bound) {
+  std::unique_lock lock(mutex_);
+  const auto applied = [&] {
+    std::erase_if(turn_answers_awaited_, [&](const auto& awaited) {
+      const auto& [models, events] = awaited.second;
+      return models_seen_ > models || session_events_[awaited.first] > events;
+    });
+    return turn_answers_awaited_.empty();
+  };
+  if (changed_.wait_for(lock, bound, applied)) return;
+  turn_answers_awaited_.clear();
+  turn_answers_given_up_ = true;
 }
 
 std::uint64_t arrivals::latest_seq_of(const std::string& session) {

@@ -72,6 +72,15 @@ class arrivals {
   //! have settled all of them, the next model step is owed (CALL-9), however long the
   //! target takes to build it (a long conversation, a loaded machine).
   void await_step_settled(const std::string& session, std::size_t calls);
+  //! A model step of `session`'s turn was answered. Until the answer shows its effect (an
+  //! event of the session, or a model request), a request the suite sends now could reach
+  //! the target before it applied the answer: an order the reference never shows, as it
+  //! applies an answer due at an instant before anything else due then.
+  void turn_answered(const std::string& session);
+  //! Waits until every answered turn step has shown its effect, or `bound` passed. Once a
+  //! wait has run to its bound, answers are no longer awaited in this run: a target that
+  //! shows nothing costs one bound per run, not one per request.
+  void await_turn_answers_applied(std::chrono::milliseconds bound);
   //! The latest event seq that arrived on any followed stream of `session` (0: none).
   std::uint64_t latest_seq_of(const std::string& session);
   //! An event a 2xx answer implied (target_routes.hpp): of `session`, of `type`, the
@@ -155,6 +164,11 @@ class arrivals {
   //! for each of the ids (client_id, call_id) the event's data carries.
   std::set<awaited_event> events_arrived_;
   bool implied_events_given_up_ = false;
+  //! Per session: events that arrived on its followed streams, and the answered turn steps
+  //! awaited (session -> models and session events seen when it was answered).
+  std::map<std::string, std::uint64_t> session_events_;
+  std::map<std::string, std::pair<std::uint64_t, std::uint64_t>> turn_answers_awaited_;
+  bool turn_answers_given_up_ = false;
   open_steps open_steps_;
 };
 

@@ -68,23 +68,23 @@ model_router::model_router(transport& link, arrivals& inbox, const recorder& tra
                            const stream_registry& streams)
     : link_(link), inbox_(inbox), trace_(trace), streams_(streams) {}
 
-std::optional<std::string> model_router::learn(const protocol::api_request& request,
+std::optional<std::string> model_router::learn(const request_route& route,
+                                               const protocol::api_request& request,
                                                const protocol::api_response& response) {
-  const auto found = protocol::match_route(request.method, request.path);
-  if (!found) return std::nullopt;
-  if (found->route->id == protocol::route_id::create_session && response.status == 201) {
+  const auto id = route.id();
+  if (!id) return std::nullopt;
+  if (*id == protocol::route_id::create_session && response.status == 201) {
     return learn_session(response.body);
   }
-  if (found->route->id != protocol::route_id::create_task &&
-      found->route->id != protocol::route_id::post_message) {
+  if (*id != protocol::route_id::create_task && *id != protocol::route_id::post_message) {
     return std::nullopt;
   }
   const json body = json::parse(request.body, nullptr, /*allow_exceptions=*/false);
-  if (found->route->id == protocol::route_id::create_task && response.status == 201) {
+  if (*id == protocol::route_id::create_task && response.status == 201) {
     learn_task(body, response.body);
     return std::nullopt;
   }
-  const auto sid = session_of(request, protocol::route_id::post_message);
+  const auto sid = route.session_if(protocol::route_id::post_message);
   if (sid && response.status == 202 && body.is_object() && body.contains("content") &&
       body["content"].is_string()) {
     owners_[body["content"].get<std::string>()] = {false, *sid};
@@ -197,6 +197,7 @@ void model_router::turn_step_answered(std::uint64_t step_id,
   // (Once one stream has the event, the others are awaited too: arrivals::follow_stream.)
   inbox_.await_either(inbox_.models_seen() + 1, inbox_.events_seen() + 1);
   inbox_.await_step_settled(turn->second, reply.answer ? reply.answer->tool_calls.size() : 0);
+  inbox_.turn_answered(turn->second);
   turn_steps_.erase(turn);
 }
 

@@ -12,6 +12,7 @@
 #include <caf/actor.hpp>
 
 #include "arrivals.hpp"
+#include "target_routes.hpp"
 #include "toolwire/protocol/api.hpp"
 #include "toolwire/reference_server/core.hpp"
 
@@ -36,8 +37,8 @@ class model_router {
                const stream_registry& streams);
 
   //! What a successful response teaches about owners of model steps; the session the
-  //! response created, if it did.
-  std::optional<std::string> learn(const protocol::api_request& request,
+  //! response created, if it did. `route` is `request` read through the route table.
+  std::optional<std::string> learn(const request_route& route, const protocol::api_request& request,
                                    const protocol::api_response& response);
 
   //! Records the step and hands it to `model` (none attached: answers a model_failure).

@@ -42,25 +42,32 @@ protocol::api_response remote_host::state::request_unguarded(const caf::actor& s
   if (stopped) return transport_failure("the run is over: its target is no longer reached");
   protocol::api_response response;
   const std::uint64_t models_before = inbox->models_seen();
-  const auto implied = detail::implied_event_of(request);
-  if (auto sid = detail::session_of(request, protocol::route_id::open_events)) {
+  // On a virtual clock the reference applies a model answer before anything else due at
+  // its instant; so does the harness, or a DELETE at the instant of a held answer would
+  // race the target applying it (a false divergence in explore, TOOLS-5).
+  if (link.profile().virtual_clock) {
+    inbox->await_turn_answers_applied(std::chrono::milliseconds(link.profile().request_timeout_ms));
+  }
+  const detail::request_route route(request);
+  const auto implied = route.implied();
+  if (auto sid = route.session_if(protocol::route_id::open_events)) {
     streams.close(sender, *sid);  // a stream opened again replaces the old one
     response = streams.open(request, *sid, sender, /*monitor=*/false);
   } else {
-    if (const auto task_id = detail::task_route(request)) router.await_answer_applied(*task_id);
+    if (const auto task_id = route.task()) router.await_answer_applied(*task_id);
     response = link.send(request);
   }
   inbox->note_activity();
-  if (detail::starts_model_work(request, response.status)) {
+  if (route.starts_model_work(response.status)) {
     inbox->await_models(models_before + 1);
   }
   if (implied && response.status == implied->on_status) {
-    inbox->await_event({implied->session, implied->type, implied->key,
-                        detail::implied_event_id(request, response.body)});
+    inbox->await_event(
+        {implied->session, implied->type, implied->key, route.implied_event_id(response.body)});
   }
   if (is_transport_failure(response)) return response;
   // What a successful response teaches: owners of model steps, sessions to monitor.
-  if (const auto created = router.learn(request, response)) streams.monitor(*created);
+  if (const auto created = router.learn(route, request, response)) streams.monitor(*created);
   return response;
 }
 

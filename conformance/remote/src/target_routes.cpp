@@ -5,38 +5,41 @@ namespace toolwire::conformance::detail {
 
 using protocol::route_id;
 
-std::optional<std::string> session_of(const protocol::api_request& request, route_id id) {
-  auto found = protocol::match_route(request.method, request.path);
-  if (!found || found->route->id != id || found->ids.empty()) return std::nullopt;
-  return std::move(found->ids[0]);
+request_route::request_route(const protocol::api_request& request)
+    : found_(protocol::match_route(request.method, request.path)) {}
+
+std::optional<route_id> request_route::id() const {
+  if (!found_) return std::nullopt;
+  return found_->route->id;
 }
 
-std::optional<implied_event> implied_event_of(const protocol::api_request& request) {
-  auto found = protocol::match_route(request.method, request.path);
-  if (!found || found->route->implies_event_on == 0) return std::nullopt;
-  return implied_event{std::move(found->ids[0]), found->route->implies_event_on,
-                       std::string(found->route->implied_event_type),
-                       std::string(found->route->implied_event_key)};
+std::optional<std::string> request_route::session_if(route_id id) const {
+  if (!found_ || found_->route->id != id || found_->ids.empty()) return std::nullopt;
+  return found_->ids[0];
 }
 
-std::string implied_event_id(const protocol::api_request& request, const protocol::json& answer) {
-  const auto found = protocol::match_route(request.method, request.path);
-  return found ? protocol::implied_event_id(*found, answer) : "";
+std::optional<implied_event> request_route::implied() const {
+  if (!found_ || found_->route->implies_event_on == 0) return std::nullopt;
+  return implied_event{found_->ids[0], found_->route->implies_event_on,
+                       std::string(found_->route->implied_event_type),
+                       std::string(found_->route->implied_event_key)};
 }
 
-bool starts_model_work(const protocol::api_request& request, int status) {
-  const auto found = protocol::match_route(request.method, request.path);
-  return found && found->route->starts_model_work_on != 0 &&
-         found->route->starts_model_work_on == status;
+std::string request_route::implied_event_id(const protocol::json& answer) const {
+  return found_ ? protocol::implied_event_id(*found_, answer) : "";
 }
 
-std::optional<std::string> task_route(const protocol::api_request& request) {
-  auto found = protocol::match_route(request.method, request.path);
-  if (!found ||
-      (found->route->id != route_id::get_task && found->route->id != route_id::post_tool_results)) {
+bool request_route::starts_model_work(int status) const {
+  return found_ && found_->route->starts_model_work_on != 0 &&
+         found_->route->starts_model_work_on == status;
+}
+
+std::optional<std::string> request_route::task() const {
+  if (!found_ || (found_->route->id != route_id::get_task &&
+                  found_->route->id != route_id::post_tool_results)) {
     return std::nullopt;
   }
-  return std::move(found->ids[0]);
+  return found_->ids[0];
 }
 
 }  // namespace toolwire::conformance::detail
