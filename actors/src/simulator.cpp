@@ -181,9 +181,17 @@ void drive(caf::scheduler::test_coordinator& sched, seeded_picker& picker, time_
     if (stop != options.clock_stops.end()) due_ms = std::min(due_ms, *stop);
     if (due_ms > limit) return;
     if (options.host != nullptr) options.host->clock_moves(due_ms - now);
-    const auto due = timers.empty() || due_ms < first_due_ms(timers)
-                         ? decltype(sched.clock().now())(std::chrono::milliseconds(due_ms))
-                         : timers.begin()->first;
+    // A stop keeps the clock's part below a millisecond (CAF's test clock starts at 1 ns,
+    // and every timer is due a whole number of ms after some now): a stop at exactly N ms
+    // would make timers set there due 1 ns before those set elsewhere for the same N ms,
+    // and the harness would go idle between them (a false divergence in explore).
+    const auto since_epoch = sched.clock().now().time_since_epoch();
+    const auto below_ms =
+        since_epoch - std::chrono::duration_cast<std::chrono::milliseconds>(since_epoch);
+    const auto due =
+        timers.empty() || due_ms < first_due_ms(timers)
+            ? decltype(sched.clock().now())(std::chrono::milliseconds(due_ms)) + below_ms
+            : timers.begin()->first;
     sched.clock().advance_time(due - sched.clock().now());
   }
 }
