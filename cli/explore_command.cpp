@@ -92,6 +92,36 @@ protocol::outcome<scenarios::program_shape> shape_for(const conformance::target_
   return shape;
 }
 
+//! Writes the traces a comparison was made of beside `stem` (STEM.target.jsonl,
+//! STEM.oracle.jsonl; an empty trace is not written) and returns the paths written, or
+//! nullopt after saying which one could not be written.
+std::optional<std::vector<std::string>> write_compared_traces(const std::string& stem,
+                                                              const actors::trace& target,
+                                                              const actors::trace& oracle) {
+  std::vector<std::string> written;
+  for (const auto& [trace, name] :
+       {std::pair{&target, ".target.jsonl"}, std::pair{&oracle, ".oracle.jsonl"}}) {
+    if (trace->records().empty()) continue;
+    std::ofstream out(stem + name);
+    out << trace->to_jsonl();
+    if (!out) {
+      std::cerr << "toolwire explore: cannot write " << stem + name << "\n";
+      return std::nullopt;
+    }
+    written.push_back(stem + name);
+  }
+  return written;
+}
+
+std::string traces_line(const std::vector<std::string>& written) {
+  if (written.empty()) return "";
+  std::string line = "traces compared (target";
+  line += written.size() > 1 ? ", oracle): " : "): ";
+  for (std::size_t i = 0; i < written.size(); ++i)
+    line += (i == 0 ? "" : ", ") + written[i];
+  return line + "\n";
+}
+
 std::string rules_text(const std::vector<std::string>& ids) {
   std::string text;
   for (const auto& id : ids)
@@ -182,6 +212,11 @@ Read: docs/explore.md, docs/simulator.md, docs/scenario-language.md)");
                    "re-runs of a divergence, to label it deterministic or intermittent")
       ->default_val(5)
       ->check(CLI::Range(0, 100));
+  app_->add_option("--judge", judge_,
+                   "judge one scenario file (a written divergence) as the search judges each "
+                   "program: on the target, with its clock stops, against the oracle; writes "
+                   "both traces to --out; exit 1 when it diverges")
+      ->check(CLI::ExistingFile);
   app_->add_option("--progress", progress_,
                    "'tty' rewrites one line, 'lines' prints one line per 100 programs, 'none' "
                    "nothing; 'auto' is tty on a terminal, else lines")
@@ -222,6 +257,7 @@ int explore_command::run() const {
           time_budget_ + "'");
     }
   }
+  if (!judge_.empty()) return judge_file(options);
   const std::string progress = progress_ != "auto"     ? progress_
                                : isatty(STDERR_FILENO) ? "tty"
                                                        : "lines";
@@ -235,6 +271,35 @@ int explore_command::run() const {
   const auto result = scenarios::explore(options);
   if (progress == "tty") std::cerr << "\r\033[K";
   return report(result, options.seed);
+}
+
+int explore_command::judge_file(const scenarios::explore_options& options) const {
+  auto program = scenarios::load_file(judge_);
+  if (!program) {
+    std::cerr << "toolwire explore: " << program.error().message << "\n";
+    return 2;
+  }
+  const auto judged = scenarios::judge_program(*program, seed_, options);
+  if (judged.error) {
+    std::cerr << "toolwire explore: the target cannot be used: " << judged.error->message << "\n";
+    return 2;
+  }
+  std::error_code ec;
+  std::filesystem::create_directories(out_, ec);
+  const auto stem = out_ + "/" + std::filesystem::path(judge_).stem().string() + ".judged";
+  const auto traces = write_compared_traces(stem, judged.target_trace, judged.oracle_trace);
+  if (!traces) return 2;
+  if (judged.problems.empty()) {
+    std::cout << "explore: " << judge_ << " (seed " << seed_
+              << "): no divergence from the reference\n"
+              << traces_line(*traces);
+    return 0;
+  }
+  std::cout << "explore: " << judge_ << " (seed " << seed_ << ") diverges:\n";
+  for (const auto& p : judged.problems)
+    std::cout << "  " << p << "\n";
+  std::cout << "  rules involved: " << rules_text(judged.spec_ids) << "\n" << traces_line(*traces);
+  return 1;
 }
 
 void explore_command::show_progress(const scenarios::explore_progress& p,
@@ -293,6 +358,10 @@ int explore_command::report(const scenarios::explore_result& result, std::uint64
     std::cerr << "toolwire explore: cannot write " << path << "\n";
     return 2;
   }
+  // Beside it, what was compared: the diverging run on the target and the oracle's run.
+  const auto traces = write_compared_traces(out_ + "/explore-seed" + std::to_string(seed),
+                                            failure.target_trace, failure.oracle_trace);
+  if (!traces) return 2;
   std::cout << "explore: program " << result.programs_run << " diverged; shrunk in "
             << failure.shrink_runs << " runs to " << failure.program.clients.size()
             << " client(s), " << failure.program.task_callers.size() << " task caller(s) and "
@@ -304,8 +373,11 @@ int explore_command::report(const scenarios::explore_result& result, std::uint64
             << "  the written scenario " << (failure.fails_on_target ? "fails" : "DOES NOT fail")
             << " on the target and " << (failure.passes_on_oracle ? "passes" : "DOES NOT pass")
             << " on the reference\n"
-            << "written: " << path << "\nreproduce: toolwire simulate " << path << " --seed "
+            << "written: " << path << "\n"
+            << traces_line(*traces) << "reproduce: toolwire simulate " << path << " --seed "
             << failure.seed << flags << "\n"
+            << "judge again: toolwire explore --judge " << path << " --seed " << failure.seed
+            << flags << "\n"
             << "explore: 1 divergence in " << summary << std::endl;
   return 1;
 }

@@ -29,6 +29,8 @@ class explore_command {
   void print_retried(const scenarios::explore_result& result) const;
   void show_progress(const scenarios::explore_progress& p, const std::string& progress) const;
   int run_jobs(scenarios::explore_options options, const std::string& progress) const;
+  //! --judge FILE: the file's program judged as the search judges one; exit code.
+  int judge_file(const scenarios::explore_options& options) const;
 
   CLI::App* app_;
   int programs_ = 1'000;
@@ -40,6 +42,7 @@ class explore_command {
   int jobs_ = 1;
   int triage_ = 5;
   std::string progress_ = "auto";
+  std::string judge_;
 };
 
 }  // namespace toolwire::cli

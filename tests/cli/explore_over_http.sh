@@ -86,6 +86,29 @@ cat "$work/out"
 # at the next stop. Found by exactly this search before the stops took both orders.
 "$toolwire" explore --bundled --progress none --jobs 8 --seed 21 --programs 400 >"$work/out" 2>&1
 [[ $? -eq 0 ]] || fail "a clean search at seed 21 (8 jobs, 400 programs) diverged"
+# A DELETE at the instant a held model answer calls the client's tool (issue 21.8): the
+# harness lets the target apply the answer first, as the reference does. Without that it
+# failed about half of these runs.
+found=$(dirname "$0")/../explore/found
+for run in 1 2 3 4 5 6; do
+  "$toolwire" simulate "$found/held-answer-and-delete.yaml" --seed 1002 --bundled \
+    >"$work/out" 2>&1 ||
+    fail "held-answer-and-delete.yaml failed run $run of 6 on the clean bundled server"
+done
+# The same programs judged as explore judges them (clock stops, the oracle's orders): a
+# held answer due where a clock stop had set the clock diverged in every run.
+for entry in held-answer-and-delete:1002 held-answer-after-clock-stop:1006; do
+  "$toolwire" explore --judge "$found/${entry%%:*}.yaml" --seed "${entry##*:}" --bundled \
+    --out "$work/judged" >"$work/out" 2>&1
+  [[ $? -eq 0 ]] && grep -q "no divergence from the reference" "$work/out" &&
+    [[ -s $work/judged/${entry%%:*}.judged.target.jsonl ]] ||
+    fail "explore --judge ${entry%%:*}.yaml: a divergence on the clean bundled server"
+done
+# --judge against a faulty core tells the divergence and exits 1.
+"$toolwire" explore --judge "$found/held-answer-and-delete.yaml" --seed 1002 \
+  --fault unavailable_tool_dispatched --out "$work/judged" >"$work/out" 2>&1
+[[ $? -eq 1 ]] && grep -q "diverges:" "$work/out" ||
+  fail "explore --judge under a fault did not report a divergence"
 for variation in $("$toolwire" serve --list-variations | awk '{print $1}'); do
   flags=("${http[@]}")
   programs=$variation_programs

@@ -63,6 +63,7 @@ struct judgement {
   std::vector<std::string> spec_ids;
   std::uint64_t requests = 0;
   std::optional<protocol::api_error> error;  // the target could not be used
+  actors::trace target_trace, oracle_trace;  // what was compared
   bool failed() const { return !problems.empty(); }
 };
 
@@ -154,7 +155,9 @@ judgement judge_on(const scenario& generated, std::uint64_t seed, runner& on,
     j.problems.push_back("invariant " + actors::describe(v));
     j.spec_ids.push_back(v.spec_id);
   }
+  j.target_trace = target->trace;
   if (!oracle) return j;
+  j.oracle_trace = oracle->trace;
   const time_ms end = end_of_run(program, shape);
   const auto observed = observed_in_run(target->trace, end);
   j.divergence =
@@ -298,6 +301,8 @@ void search_on(search& s) {
     mine->problems = j.problems;
     mine->divergence = j.divergence;
     mine->spec_ids = j.spec_ids;
+    mine->target_trace = std::move(j.target_trace);
+    mine->oracle_trace = std::move(j.oracle_trace);
     RC_FAIL("the program misbehaves");
   };
   rc::detail::TestParams params;
@@ -331,6 +336,31 @@ std::vector<std::string> judge(const scenario& program, std::uint64_t seed,
                                const reference_server::fault_set& faults) {
   runner on(nullptr, faults);
   return judge_on(program, seed, on, program_shape{}).problems;
+}
+
+program_judgement judge_program(const scenario& program, std::uint64_t seed,
+                                const explore_options& options) {
+  program_judgement judged;
+  std::unique_ptr<program_target> target;
+  if (options.target) {
+    auto made = options.target();
+    if (!made) {
+      judged.error = made.error();
+      return judged;
+    }
+    target = std::move(*made);
+  }
+  runner on(std::move(target), options.faults);
+  auto j = judge_on(program, seed, on, options.shape);
+  judged.problems = std::move(j.problems);
+  judged.spec_ids = std::move(j.spec_ids);
+  std::sort(judged.spec_ids.begin(), judged.spec_ids.end());
+  judged.spec_ids.erase(std::unique(judged.spec_ids.begin(), judged.spec_ids.end()),
+                        judged.spec_ids.end());
+  judged.target_trace = std::move(j.target_trace);
+  judged.oracle_trace = std::move(j.oracle_trace);
+  judged.error = std::move(j.error);
+  return judged;
 }
 
 //! RapidCheck prints its global configuration, with a random seed explore never uses, to

@@ -92,6 +92,10 @@ struct explore_failure {
   int shrink_runs = 0;                // programs run while shrinking
   //! Triage: of `triage_runs` re-runs of the shrunk program, how many failed again.
   int triage_runs = 0, triage_failures = 0;
+  //! The traces of the last judged run of the shrunk program (before its expectations were
+  //! added): what the target showed and what the oracle, in the seed's order, showed.
+  //! Empty in-process with the oracle as target.
+  actors::trace target_trace, oracle_trace;
   //! The written program checked: it fails on the target and passes on the oracle.
   bool fails_on_target = false;
   bool passes_on_oracle = false;
@@ -114,6 +118,19 @@ struct explore_result {
 };
 
 explore_result explore(const explore_options& options);
+
+//! One program judged as a search judges each program it generates: run on the options'
+//! target (with the clock stops and the reference's orders a search uses) and compared
+//! with the oracle. For checking a written divergence again the way it was found; `toolwire
+//! simulate` checks the file's expectations instead.
+struct program_judgement {
+  std::vector<std::string> problems;  // empty: no divergence, no invariant broken
+  std::vector<std::string> spec_ids;
+  actors::trace target_trace, oracle_trace;
+  std::optional<protocol::api_error> error;  // the target could not be used
+};
+program_judgement judge_program(const scenarios::scenario& program, std::uint64_t seed,
+                                const explore_options& options);
 
 //! What is wrong with one program on a core with `faults`: the invariant violations of
 //! its trace and its first divergence from the clean core. Empty when it behaves like
