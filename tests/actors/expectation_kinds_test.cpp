@@ -111,9 +111,39 @@ TEST_CASE(
   CHECK(passes_with_event_at("event", started, 110, 200));
   // Later than the grace is still missing.
   CHECK_FALSE(passes_with_event_at("event", started, 300, 200));
-  // A count is not owed later: later causes would add to it.
-  CHECK_FALSE(passes_with_event_at("event", {{"type", "turn_started"}, {"count", 1}}, 110, 200));
+  // A count reached within the grace passes (a loaded target's chain of steps), one
+  // reached only after it does not.
+  CHECK(passes_with_event_at("event", {{"type", "turn_started"}, {"count", 1}}, 110, 200));
+  CHECK_FALSE(passes_with_event_at("event", {{"type", "turn_started"}, {"count", 1}}, 300, 200));
+  CHECK_FALSE(passes_with_event_at("event", {{"type", "turn_started"}, {"count", 1}}, 110, 0));
   // no_event at the step: an event 100 ms after it does not break it, with grace or not.
   CHECK(passes_with_event_at("no_event", started, 110, 200));
   CHECK_FALSE(passes_with_event_at("no_event", started, 5, 200));
+}
+
+TEST_CASE("on a real clock a count passes where it is first reached within the grace, not later",
+          "[expectations][real-clock]") {
+  // Later causes add to a count: it is judged at each moment of the grace, so a count that
+  // was reached and then passed by a later cause still holds, and one that was already
+  // over the expected number at the step never does.
+  const json args = {{"type", "turn_started"}, {"count", 2}};
+  const auto plan = one_step_plan("event", args);
+  const auto run_with_events_at = [&](std::vector<toolwire::actors::time_ms> times) {
+    toolwire::actors::trace run;
+    run.add(10, "director", "expect",
+            {{"step", 0}, {"session", "s"}, {"args", json::array({args})}, {"grace_ms", 200}});
+    std::uint64_t seq = 0;
+    for (const auto at : times) {
+      run.add(at, "target", "event",
+              {{"session", "s"},
+               {"seq", ++seq},
+               {"type", "turn_started"},
+               {"data", {{"turn_id", "t" + std::to_string(seq)}}}});
+    }
+    return toolwire::actors::check_expectations(plan, run).passed();
+  };
+  CHECK(run_with_events_at({5, 50}));          // reached late, within the grace
+  CHECK(run_with_events_at({5, 50, 150}));     // reached, then a later cause adds one
+  CHECK_FALSE(run_with_events_at({5, 250}));   // reached only after the grace
+  CHECK_FALSE(run_with_events_at({1, 2, 3}));  // over the count at the step already
 }
