@@ -1,6 +1,8 @@
 // Target profiles (SPEC 10): the documented example, and one test per kind of error.
 #include <catch2/catch.hpp>
 
+#include <cstdlib>
+
 #include <cstdio>
 #include <fstream>
 
@@ -82,6 +84,41 @@ TEST_CASE("A profile's optional fields", "[remote][profile]") {
   CHECK_FALSE(parsed->virtual_clock);
   CHECK(parsed->base == host_port{"::1", 9000});
   CHECK(parsed->base.to_string() == "[::1]:9000");
+}
+
+TEST_CASE("A key from the environment: api_key_env and limited_api_key_env", "[remote][profile]") {
+  // Why (issue 24.4): a CI job keeps its key in a secret; a profile in the repository must
+  // not have to hold it.
+  json doc = json::parse(example);
+  doc.erase("api_key");
+  doc["api_key_env"] = "TOOLWIRE_TEST_KEY_5d1a";
+  doc["limited_api_key_env"] = "TOOLWIRE_TEST_LIMITED_5d1a";
+  ::setenv("TOOLWIRE_TEST_KEY_5d1a", "key-from-env", 1);
+  ::setenv("TOOLWIRE_TEST_LIMITED_5d1a", "limited-from-env", 1);
+  auto parsed = parse_profile(doc.dump(), "acme.json");
+  REQUIRE(parsed.ok());
+  CHECK(parsed->api_key == "key-from-env");
+  CHECK(parsed->limited_api_key == "limited-from-env");
+  CHECK(parsed->meets("limited_key"));
+
+  ::unsetenv("TOOLWIRE_TEST_LIMITED_5d1a");
+  CHECK(error_of(doc.dump()) ==
+        "acme.json: field 'limited_api_key_env': names the environment variable "
+        "TOOLWIRE_TEST_LIMITED_5d1a, which is not set here: export it (in CI, from a secret) "
+        "before running toolwire");
+  ::setenv("TOOLWIRE_TEST_LIMITED_5d1a", "", 1);
+  CHECK(error_of(doc.dump()).find("which is empty here") != std::string::npos);
+  doc.erase("limited_api_key_env");
+
+  doc["api_key"] = "KEY";
+  CHECK(error_of(doc.dump()) == "acme.json: give 'api_key' or 'api_key_env', not both");
+  doc.erase("api_key");
+  doc.erase("api_key_env");
+  CHECK(error_of(doc.dump()) ==
+        "acme.json: field 'api_key' (or 'api_key_env', the environment variable that holds it) "
+        "is required");
+  ::unsetenv("TOOLWIRE_TEST_KEY_5d1a");
+  ::unsetenv("TOOLWIRE_TEST_LIMITED_5d1a");
 }
 
 TEST_CASE("Profile errors name the file and the field", "[remote][profile]") {

@@ -2,7 +2,9 @@
 #include "toolwire/conformance/target_profile.hpp"
 
 #include <algorithm>
+#include <array>
 #include <charconv>
+#include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <functional>
@@ -24,7 +26,9 @@ const std::vector<std::string_view> known_fields = {"$schema",
                                                     "name",
                                                     "base_url",
                                                     "api_key",
+                                                    "api_key_env",
                                                     "limited_api_key",
+                                                    "limited_api_key_env",
                                                     "parts",
                                                     "model_stand_in",
                                                     "assistant_id",
@@ -37,8 +41,9 @@ const std::vector<std::string_view> known_fields = {"$schema",
                                                     "timing_tolerance_ms",
                                                     "overrides"};
 
-const std::vector<std::string_view> required_fields = {"name",  "base_url",       "api_key",
-                                                       "parts", "model_stand_in", "clock"};
+// api_key or api_key_env: one of them (profile_reader::key).
+const std::vector<std::string_view> required_fields = {"name", "base_url", "parts",
+                                                       "model_stand_in", "clock"};
 
 //! A value as an error quotes it: short, and never more than a line.
 std::string shown(const json& value) {
@@ -98,6 +103,9 @@ class profile_reader {
   check text(std::string_view field, std::string& out, bool secret = false) const;
   //! A positive (or, with `allow_zero`, non-negative) integer of milliseconds.
   check millis(std::string_view field, time_ms& out, bool allow_zero = false) const;
+  //! A key given as `field` (its value) or as `field`_env (the environment variable that
+  //! holds it, so that no key sits in a file), not both; `required`: one of them.
+  check key(std::string_view field, std::string& out, bool required) const;
   check base_url(host_port& out) const;
   check stand_in(host_port& out) const;
   check parts(target_profile& out) const;
@@ -133,6 +141,29 @@ check profile_reader::text(std::string_view field, std::string& out, bool secret
                               : "must be a non-empty string, got " + shown(value));
   }
   out = value.get<std::string>();
+  return std::nullopt;
+}
+
+check profile_reader::key(std::string_view field, std::string& out, bool required) const {
+  const std::string env_field = std::string(field) + "_env";
+  if (has(field) && has(env_field)) {
+    return problem("give '" + std::string(field) + "' or '" + env_field + "', not both");
+  }
+  if (has(field)) return text(field, out, /*secret=*/true);
+  if (!has(env_field)) {
+    if (!required) return std::nullopt;
+    return problem("field '" + std::string(field) + "' (or '" + env_field +
+                   "', the environment variable that holds it) is required");
+  }
+  std::string variable;
+  if (auto error = text(env_field, variable)) return error;
+  const char* value = std::getenv(variable.c_str());
+  if (value == nullptr || *value == '\0') {
+    return fail(env_field, "names the environment variable " + variable + ", which is " +
+                               (value == nullptr ? "not set" : "empty") +
+                               " here: export it (in CI, from a secret) before running toolwire");
+  }
+  out = value;
   return std::nullopt;
 }
 
@@ -235,11 +266,8 @@ check read_all(const profile_reader& r, target_profile& p) {
       [&] { return r.fields(); },
       [&] { return r.text("name", p.name); },
       [&] { return r.base_url(p.base); },
-      [&] { return r.text("api_key", p.api_key, true); },
-      [&] {
-        return r.has("limited_api_key") ? r.text("limited_api_key", p.limited_api_key, true)
-                                        : std::nullopt;
-      },
+      [&] { return r.key("api_key", p.api_key, /*required=*/true); },
+      [&] { return r.key("limited_api_key", p.limited_api_key, /*required=*/false); },
       [&] { return r.parts(p); },
       [&] { return r.stand_in(p.model_stand_in); },
       [&] { return r.assistant(p); },
@@ -348,6 +376,59 @@ protocol::outcome<target_profile> parse_profile(std::string_view text, std::stri
   target_profile profile;
   if (auto error = read_all(profile_reader(doc, source), profile)) return *error;
   return profile;
+}
+
+namespace {
+
+// Why here, one table: the profile reader names fields ("field 'base_url'"), the preflight
+// and the remedies name what to change; a user who gave flags must read the flags.
+constexpr std::array<std::pair<std::string_view, std::string_view>, 14> flag_of_field = {{
+    {"name", "--name"},
+    {"base_url", "--base-url"},
+    {"api_key", "--api-key-env"},
+    {"api_key_env", "--api-key-env"},
+    {"limited_api_key", "--limited-api-key-env"},
+    {"limited_api_key_env", "--limited-api-key-env"},
+    {"parts", "--parts"},
+    {"model_stand_in", "--model-stand-in"},
+    {"assistant_id", "--assistant-id"},
+    {"clock", "--clock"},
+    {"ack_timeout_ms", "--ack-timeout-ms"},
+    {"result_timeout_ms", "--result-timeout-ms"},
+    {"interrupt_timeout_ms", "--interrupt-timeout-ms"},
+    {"timing_tolerance_ms", "--timing-tolerance-ms"},
+}};
+
+}  // namespace
+
+std::string_view flag_for_field(std::string_view field) {
+  for (const auto& [name, flag] : flag_of_field) {
+    if (name == field) return flag;
+  }
+  return "";
+}
+
+std::string term_for(const target_profile& profile, std::string_view field) {
+  const auto flag = flag_for_field(field);
+  if (!profile.given_as_flags || flag.empty()) return std::string(field);
+  // A key is not given by its flag but by the variable it names.
+  if (field == "api_key" || field == "limited_api_key") {
+    return "the key " + std::string(flag) + " names";
+  }
+  return std::string(flag);
+}
+
+std::string how_to_set(const target_profile& profile, std::string_view field,
+                       std::string_view value) {
+  const auto flag = flag_for_field(field);
+  if (!profile.given_as_flags || flag.empty()) {
+    return "set \"" + std::string(field) + "\": " + std::string(value) + " in the profile";
+  }
+  std::string bare(value);
+  if (bare.size() >= 2 && bare.front() == '"' && bare.back() == '"') {
+    bare = bare.substr(1, bare.size() - 2);
+  }
+  return "pass " + std::string(flag) + " " + bare;
 }
 
 protocol::outcome<target_profile> load_profile(const std::string& path) {

@@ -48,12 +48,28 @@ struct target_profile {
   //! measurement of the target does not change it.
   bool timing_tolerance_stated = false;
   json overrides = json::object();  // [P] rules the target replaces, free-form
+  //! Given as command-line flags (--base-url and the rest), not as a file: a remedy then
+  //! names the flag the user would change (see term_for), not a profile field.
+  bool given_as_flags = false;
 
   //! Whether the target meets a scenario requirement: "part_a", "part_b",
   //! "virtual_clock", "limited_key" or "exact_timing" (deadlines to the millisecond: a
   //! virtual clock). An unknown requirement is never met.
   bool meets(std::string_view requirement) const;
 };
+
+//! The flag that gives profile field `field` in flags mode ("--clock" for "clock",
+//! "--api-key-env" for "api_key"), or "" when no flag does.
+std::string_view flag_for_field(std::string_view field);
+
+//! `field` in the terms the user gave the target in: the field's name for a profile file
+//! ("limited_api_key"), the flag for flags ("--limited-api-key-env").
+std::string term_for(const target_profile& profile, std::string_view field);
+
+//! How to give `field` the value `value` (as a profile file would hold it, JSON): `set
+//! "clock": "real" in the profile` for a file, `pass --clock real` for flags.
+std::string how_to_set(const target_profile& profile, std::string_view field,
+                       std::string_view value);
 
 //! Parses a profile. `source` names it in errors, e.g.
 //! `acme.json: field 'clock': must be "virtual" or "real", got "fast"`. Errors never
