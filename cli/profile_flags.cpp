@@ -14,23 +14,6 @@ using protocol::json;
 
 constexpr std::string_view group = "Target from flags (instead of --target FILE)";
 
-// Why a table: the profile reader names profile fields ("field 'base_url'"); a user who
-// gave flags must read the flag's name instead.
-constexpr std::array<std::pair<std::string_view, std::string_view>, 12> flag_of_field = {{
-    {"name", "--name"},
-    {"base_url", "--base-url"},
-    {"api_key", "--api-key-env"},
-    {"limited_api_key", "--limited-api-key-env"},
-    {"parts", "--parts"},
-    {"model_stand_in", "--model-stand-in"},
-    {"assistant_id", "--assistant-id"},
-    {"clock", "--clock"},
-    {"ack_timeout_ms", "--ack-timeout-ms"},
-    {"result_timeout_ms", "--result-timeout-ms"},
-    {"interrupt_timeout_ms", "--interrupt-timeout-ms"},
-    {"timing_tolerance_ms", "--timing-tolerance-ms"},
-}};
-
 constexpr std::string_view source = "the target flags";
 
 //! The profile's optional millisecond fields, each a flag of its own (profile_flags::millis_).
@@ -53,10 +36,12 @@ constexpr std::array<millis_flag, 4> millis_flags = {{
 protocol::api_error in_flag_terms(protocol::api_error error) {
   std::string& message = error.message;
   if (message.starts_with(source)) message.erase(0, source.size() + 2);
-  for (const auto& [field, flag] : flag_of_field) {
+  for (const auto* field : {"name", "base_url", "api_key", "limited_api_key", "parts",
+                            "model_stand_in", "assistant_id", "clock", "ack_timeout_ms",
+                            "result_timeout_ms", "interrupt_timeout_ms", "timing_tolerance_ms"}) {
     const std::string quoted = "field '" + std::string(field) + "'";
     if (const auto at = message.find(quoted); at != std::string::npos) {
-      message.replace(at, quoted.size(), flag);
+      message.replace(at, quoted.size(), conformance::flag_for_field(field));
     }
   }
   return error;
@@ -139,15 +124,22 @@ bool profile_flags::given() const {
 }
 
 protocol::outcome<conformance::target_profile> profile_flags::build() const {
-  if (base_url_.empty()) {
-    return protocol::invalid_request(
-        "--api-key-env, --parts, --model-stand-in and the other target flags describe a "
-        "target at --base-url: add --base-url http://host:port");
-  }
+  // Every missing flag at once: one try per missing flag is a slow way to learn them.
+  std::vector<std::string> missing;
   for (const auto& [value, flag] :
-       {std::pair{&api_key_env_, "--api-key-env VAR"}, std::pair{&parts_, "--parts A,B"},
+       {std::pair{&base_url_, "--base-url http://host:port"},
+        std::pair{&api_key_env_, "--api-key-env VAR"}, std::pair{&parts_, "--parts A,B"},
         std::pair{&model_stand_in_, "--model-stand-in HOST:PORT"}}) {
-    if (value->empty()) return protocol::invalid_request("--base-url needs " + std::string(flag));
+    if (value->empty()) missing.emplace_back(flag);
+  }
+  if (!missing.empty()) {
+    std::string list;
+    for (std::size_t i = 0; i < missing.size(); ++i) {
+      list += (i == 0 ? "" : i + 1 == missing.size() ? " and " : ", ") + missing[i];
+    }
+    return protocol::invalid_request("a target given by flags needs " + list + " (missing " +
+                                     std::to_string(missing.size()) +
+                                     (missing.size() == 1 ? " flag)" : " flags)"));
   }
   json doc = {{"name", name_.empty() ? base_url_ : name_},
               {"base_url", base_url_},
@@ -170,6 +162,7 @@ protocol::outcome<conformance::target_profile> profile_flags::build() const {
   }
   auto profile = conformance::parse_profile(doc.dump(), source);
   if (!profile) return in_flag_terms(profile.error());
+  profile->given_as_flags = true;
   return profile;
 }
 

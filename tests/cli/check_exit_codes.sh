@@ -251,6 +251,21 @@ serve() {
   base=$(sed -n 's/^listening on //p' "$work/$1.out")
 }
 serve serve virtual
+# profile init --from asks the running server (issue 24.2): its test clock answers, so the
+# profile says virtual, with this base_url; a real-clock server's clock route is 404.
+expect 0 "profile init --from a virtual-clock server" -- "$toolwire" profile init --from "$base"
+expect_text "\"clock\": \"virtual\"" "$work/out" "--from: a test clock found"
+expect_text "\"base_url\": \"$base\"" "$work/out" "--from: the base_url asked"
+expect_text "GET /v1/_test/clock answered 401" "$work/err" "--from says what it asked"
+virtual_base=$base virtual_server=$server
+serve serve-real real
+expect 0 "profile init --from a real-clock server" -- "$toolwire" profile init --from "$base"
+expect_text "\"clock\": \"real\"" "$work/out" "--from: no test clock found"
+kill "$server"
+base=$virtual_base server=$virtual_server
+expect 2 "profile init --from where nothing listens" -- "$toolwire" profile init --from \
+  http://127.0.0.1:1
+expect_text "nothing usable answers at http://127.0.0.1:1" "$work/err" "--from: nothing there"
 profile() {  # profile KEY PARTS
   cat <<JSON
 {"name": "served", "base_url": "$base", "api_key": "$1", "parts": $2, "assistant_id": 1,
@@ -290,9 +305,11 @@ expect_text "--api-key-env SERVED_KEY: the environment variable is not set" "$wo
   "an unset key variable named"
 expect 2 "flags with a wrong key" -- env SERVED_KEY=wrong-key-SECRET "$toolwire" check \
   "${from_flags[@]}" "${few[@]}"
-expect_text "is api_key right?" "$work/err" "a wrong key from flags fails the preflight"
+expect_text "is the key --api-key-env names right?" "$work/err" \
+  "a wrong key from flags fails the preflight, in the terms of the flags"
 expect 2 "flags without --base-url" -- "$toolwire" check --api-key-env SERVED_KEY --parts A "${few[@]}"
-expect_text "add --base-url http://host:port" "$work/err" "a missing --base-url named"
+expect_text "needs --base-url http://host:port and --model-stand-in HOST:PORT (missing 2 flags)" \
+  "$work/err" "every missing flag named at once"
 expect 2 "flags with a bad part" -- env SERVED_KEY=k "$toolwire" check --base-url "$base" \
   --api-key-env SERVED_KEY --parts A,C --model-stand-in "127.0.0.1:$stand_in_port" "${few[@]}"
 expect_text "--parts: must be A, B or A,B, got 'A,C'" "$work/err" "a bad part named"

@@ -122,6 +122,35 @@ TEST_CASE("Preflight with a key the target does not know", "[remote][preflight]"
   CHECK(failure.find(profile.api_key) == std::string::npos);
 }
 
+TEST_CASE("Preflight checks the limited key the profile names", "[remote][preflight]") {
+  // Issue 24.2: a profile naming a limited key the server was never given passed the
+  // preflight, and 4 AUTH-2 cases then failed with 401 for a reason of the setup.
+  reference_target target;
+  auto profile = target.profile();
+  REQUIRE_FALSE(profile.limited_api_key.empty());
+  CHECK(conformance::preflight(profile).empty());
+  SECTION("a key the target does not know") {
+    profile.limited_api_key = "never-given-7a3e";
+    const auto failure = conformance::preflight(profile);
+    CHECK(failure ==
+          "POST /v1/sessions answered 401 to limited_api_key: the target does not know that "
+          "key. Start the target with it (a key without session.manage), or leave "
+          "limited_api_key out (the cases that need it are then not applicable)");
+    CHECK(failure.find(profile.limited_api_key) == std::string::npos);
+    profile.given_as_flags = true;
+    CHECK(conformance::preflight(profile).find(
+              "to the key --limited-api-key-env names: the target does not know that key. "
+              "Start the target with it (a key without session.manage), or leave out "
+              "--limited-api-key-env") != std::string::npos);
+  }
+  SECTION("a key with session.manage") {
+    profile.limited_api_key = profile.api_key;
+    CHECK(conformance::preflight(profile) ==
+          "POST /v1/sessions answered 201 to limited_api_key: that key has scope "
+          "session.manage, but it must be a key without it (AUTH-2, AUTH-4)");
+  }
+}
+
 TEST_CASE("Preflight of a target that calls another model", "[remote][preflight]") {
   reference_target target;  // calls its own stand-in
   auto elsewhere = conformance::model_stand_in::at({"127.0.0.1", 0});
@@ -163,5 +192,10 @@ TEST_CASE("Preflight of a target that claims a test clock it does not serve",
   profile.request_timeout_ms = 500;
   CHECK(conformance::preflight(profile) ==
         "GET /v1/_test/clock answered 404, but the profile says \"clock\": \"virtual\": serve the "
-        "test clock (SPEC 7) or set \"clock\": \"real\"");
+        "test clock (SPEC 7) or set \"clock\": \"real\" in the profile");
+  // Given as flags, the remedy names the flag (issue 24.3).
+  profile.given_as_flags = true;
+  CHECK(conformance::preflight(profile) ==
+        "GET /v1/_test/clock answered 404, but --clock virtual was given: serve the test clock "
+        "(SPEC 7) or pass --clock real");
 }

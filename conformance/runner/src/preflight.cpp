@@ -40,36 +40,40 @@ protocol::api_request to(route_id id, std::initializer_list<std::string_view> id
 }
 
 //! "METHOD PATH answered STATUS: <the likely cause>".
-std::string answered(route_id id, const protocol::api_response& response, int wanted,
-                     const std::string& rule) {
+std::string answered(const target_profile& profile, route_id id,
+                     const protocol::api_response& response, int wanted, const std::string& rule) {
   const std::string route = protocol::route_shown(id);
   if (is_transport_failure(response)) {
     const std::string what = describe_answer(response);
     const bool absent = what.starts_with("cannot connect") || what.starts_with("cannot resolve") ||
                         what.starts_with("no answer within");
-    if (absent) return route + " got no answer (" + what + "): is the target running at base_url?";
-    return route + " got an answer that is not usable HTTP/JSON (" + what +
-           "): is base_url the Client Tools API?";
+    const std::string base_url = term_for(profile, "base_url");
+    if (absent) {
+      return route + " got no answer (" + what + "): is the target running at " + base_url + "?";
+    }
+    return route + " got an answer that is not usable HTTP/JSON (" + what + "): is " + base_url +
+           " the Client Tools API?";
   }
   const std::string head = route + " answered " + std::to_string(response.status);
   switch (response.status) {
     case 401:
-      return head + ": is api_key right?";
+      return head + ": is " + term_for(profile, "api_key") + " right?";
     case 403:
-      return head + ": does api_key have scope session.manage?";
+      return head + ": does " + term_for(profile, "api_key") + " have scope session.manage?";
     case 404:
       if (id == route_id::create_task || id == route_id::get_task ||
           id == route_id::post_tool_results) {
-        return head + ": is assistant_id right, and does the target implement Part B?";
+        return head + ": is " + term_for(profile, "assistant_id") +
+               " right, and does the target implement Part B?";
       }
-      return head + ": is base_url right?";
+      return head + ": is " + term_for(profile, "base_url") + " right?";
     default:
       // A body that is no JSON reaches us as a string (control bytes escaped once): shown
       // as it is, not dumped as JSON again, and named for what it likely means.
       if (response.body.is_string()) {
         return head + ", not " + std::to_string(wanted) + " (" + rule + "), with a body that " +
-               "is not JSON: " + safe_excerpt(response.body.get<std::string>(), 120) +
-               " (is base_url a Client Tools server, and not another one?)";
+               "is not JSON: " + safe_excerpt(response.body.get<std::string>(), 120) + " (is " +
+               term_for(profile, "base_url") + " a Client Tools server, and not another one?)";
       }
       return head + ", not " + std::to_string(wanted) + " (" + rule +
              "): " + safe_excerpt(safe_dump(response.body), 120);
@@ -142,7 +146,8 @@ time_ms millis_between(steady::time_point from, steady::time_point to) {
 protocol::outcome<json> new_session(http_client& client, const target_profile& profile) {
   const auto session = client.send(to(route_id::create_session, {}, profile.api_key, "{}"));
   if (session.status != 201) {
-    return protocol::invalid_request(answered(route_id::create_session, session, 201, "SES-1"));
+    return protocol::invalid_request(
+        answered(profile, route_id::create_session, session, 201, "SES-1"));
   }
   if (!session.body.is_object() || !session.body.value("id", json()).is_string()) {
     return protocol::invalid_request(protocol::route_shown(route_id::create_session) +
@@ -162,7 +167,8 @@ protocol::outcome<time_ms> message_reaches_model(http_client& client, const targ
       to(route_id::post_message, {sid}, key, json{{"content", probe.tag() + "hello"}}.dump()));
   const auto accepted_at = steady::now();
   if (message.status != 202) {
-    return protocol::invalid_request(answered(route_id::post_message, message, 202, "SES-2"));
+    return protocol::invalid_request(
+        answered(profile, route_id::post_message, message, 202, "SES-2"));
   }
   if (!probe.reached(milliseconds(profile.request_timeout_ms))) {
     return protocol::invalid_request(not_calling(profile, "a message"));
@@ -187,7 +193,7 @@ protocol::outcome<started_task> task_reaches_model(http_client& client,
   const auto task = client.send(to(route_id::create_task, {}, profile.api_key, body.dump()));
   const auto created_at = steady::now();
   if (task.status != 201) {
-    return protocol::invalid_request(answered(route_id::create_task, task, 201, "TASK-1"));
+    return protocol::invalid_request(answered(profile, route_id::create_task, task, 201, "TASK-1"));
   }
   if (!probe.reached(milliseconds(profile.request_timeout_ms))) {
     return protocol::invalid_request(not_calling(profile, "a task"));
@@ -202,14 +208,15 @@ std::string check_clock(http_client& client, const target_profile& profile) {
     return "";
   }
   if (clock.status == 404) {
-    return protocol::route_shown(route_id::get_clock) +
-           " answered 404, but the profile says \"clock\": \"virtual\": "
-           "serve the test clock (SPEC 7) or set \"clock\": \"real\"";
+    return protocol::route_shown(route_id::get_clock) + " answered 404, but " +
+           (profile.given_as_flags ? "--clock virtual was given"
+                                   : "the profile says \"clock\": \"virtual\"") +
+           ": serve the test clock (SPEC 7) or " + how_to_set(profile, "clock", "\"real\"");
   }
   if (clock.status == 200)
     return protocol::route_shown(route_id::get_clock) +
            " answered 200 without an integer now_ms (CLOCK-1)";
-  return answered(route_id::get_clock, clock, 200, "CLOCK-1");
+  return answered(profile, route_id::get_clock, clock, 200, "CLOCK-1");
 }
 
 std::string check_part_a(http_client& client, const target_profile& profile,
@@ -231,6 +238,39 @@ std::string check_part_b(http_client& client, const target_profile& profile,
   return task ? "" : task.error().message;
 }
 
+//! The limited key, when the profile names one: the AUTH-2 cases send it and expect 403
+//! where it lacks session.manage. A target started without it answers 401 there, and
+//! those cases would fail for a reason that is the setup's, not the target's.
+std::string check_limited_key(http_client& client, const target_profile& profile) {
+  if (profile.limited_api_key.empty()) return "";
+  const std::string key = term_for(profile, "limited_api_key");
+  const std::string leave_out =
+      profile.given_as_flags ? "leave out --limited-api-key-env" : "leave limited_api_key out";
+  // Part A: creating a session needs session.manage (AUTH-4); Part B takes any key
+  // (AUTH-2), so an unknown task is 404 with a known key and 401 with an unknown one.
+  const route_id id = profile.part_a ? route_id::create_session : route_id::get_task;
+  const int wanted = profile.part_a ? 403 : 404;
+  const auto answer =
+      profile.part_a
+          ? client.send(to(id, {}, profile.limited_api_key, "{}"))
+          : client.send(to(id, {"00000000-0000-4000-8000-00000000feed"}, profile.limited_api_key));
+  if (answer.status == wanted) return "";
+  const std::string head =
+      protocol::route_shown(id) + " answered " + std::to_string(answer.status) + " to " + key;
+  if (answer.status == 401) {
+    return head +
+           ": the target does not know that key. Start the target with it (a key "
+           "without session.manage), or " +
+           leave_out + " (the cases that need it are then not applicable)";
+  }
+  if (profile.part_a && answer.status == 201) {
+    return head +
+           ": that key has scope session.manage, but it must be a key without it "
+           "(AUTH-2, AUTH-4)";
+  }
+  return answered(profile, id, answer, wanted, profile.part_a ? "AUTH-4" : "AUTH-2");
+}
+
 }  // namespace
 
 std::string preflight(const target_profile& profile) {
@@ -244,8 +284,10 @@ std::string preflight(const target_profile& profile) {
   if (profile.part_b) {
     if (auto failure = check_part_b(client, profile, *stand_in); !failure.empty()) return failure;
   }
-  if (profile.virtual_clock && !profile.part_a) return check_clock(client, profile);
-  return "";
+  if (profile.virtual_clock && !profile.part_a) {
+    if (auto failure = check_clock(client, profile); !failure.empty()) return failure;
+  }
+  return check_limited_key(client, profile);
 }
 
 namespace {
@@ -367,7 +409,8 @@ protocol::outcome<target_latency> measure_part_a(http_client& client, const targ
       client.send(to(route_id::register_client, {sid}, token, client_body.dump()));
   const auto answered_at = steady::now();
   if (registered.status != 201) {
-    return protocol::invalid_request(answered(route_id::register_client, registered, 201, "REG-1"));
+    return protocol::invalid_request(
+        answered(profile, route_id::register_client, registered, 201, "REG-1"));
   }
   const std::string cid = protocol::string_at(registered.body, "client_id");
   const auto event_at = events.found_by(cid, answered_at + bound);
