@@ -5,7 +5,9 @@
 #include <fstream>
 #include <iostream>
 
+#include "toolwire/conformance/http_client.hpp"
 #include "toolwire/conformance/target_profile.hpp"
+#include "toolwire/protocol/routes.hpp"
 
 namespace toolwire::cli {
 
@@ -65,6 +67,7 @@ constexpr std::string_view init_footer = R"(
 Examples:
   toolwire profile init acme.json                 # a virtual-clock target
   toolwire profile init acme.json --clock real    # a real-clock target
+  toolwire profile init acme.json --from http://127.0.0.1:8080   # ask the running server
   toolwire profile init > acme.json               # to stdout
   toolwire profile check acme.json && toolwire check --target acme.json
 
@@ -79,6 +82,66 @@ Examples:
 Exit codes: 0 every profile is valid; 2 one is not (the error names the file and field).
 It does not contact the target: toolwire check --target FILE does, with a preflight.
 Read: docs/target-profile.md)";
+
+//! `text` with the first `from` replaced by `to`.
+std::string replaced(std::string text, std::string_view from, const std::string& to) {
+  if (const auto at = text.find(from); at != std::string::npos) text.replace(at, from.size(), to);
+  return text;
+}
+
+//! What a running server at `url` showed of itself: its clock and its parts. Each probe is
+//! a request without a credential: a route the server has answers 401 (AUTH-2), one it
+//! lacks 404, so nothing is created and no key is needed.
+struct server_shape {
+  std::string base_url;
+  bool virtual_clock = false, part_a = false, part_b = false;
+  std::string asked;  // what was asked and answered, for the user
+};
+
+protocol::outcome<server_shape> ask_server(const std::string& url) {
+  // The URL is checked as a profile's base_url is, and named as the flag.
+  auto probe = nlohmann::json::parse(virtual_profile);
+  probe["base_url"] = url;
+  auto profile = conformance::parse_profile(probe.dump(), "--from");
+  if (!profile) {
+    return protocol::invalid_request(
+        replaced(profile.error().message, "--from: field 'base_url'", "--from"));
+  }
+  conformance::http_client client(profile->base, std::chrono::milliseconds(2000));
+  server_shape shape;
+  shape.base_url = url;
+  if (shape.base_url.ends_with("/")) shape.base_url.pop_back();
+  const auto ask = [&](protocol::route_id id) -> protocol::outcome<int> {
+    const auto& route = protocol::route_of(id);
+    protocol::api_request request{
+        std::string(route.method),         protocol::route_path(id), {}, std::nullopt, std::nullopt,
+        route.method == "POST" ? "{}" : ""};
+    const auto answer = client.send(request);
+    if (conformance::is_transport_failure(answer)) {
+      return protocol::invalid_request("nothing usable answers at " + url + " (" +
+                                       conformance::describe_answer(answer) +
+                                       "): start the server first, or write the profile "
+                                       "without --from and edit it");
+    }
+    shape.asked += (shape.asked.empty() ? "" : "; ") + protocol::route_shown(id) + " answered " +
+                   std::to_string(answer.status);
+    return answer.status;
+  };
+  const auto clock = ask(protocol::route_id::get_clock);
+  if (!clock) return clock.error();
+  shape.virtual_clock = *clock != 404;
+  const auto sessions = ask(protocol::route_id::create_session);
+  if (!sessions) return sessions.error();
+  shape.part_a = *sessions != 404 && *sessions != 405;
+  const auto tasks = ask(protocol::route_id::create_task);
+  if (!tasks) return tasks.error();
+  shape.part_b = *tasks != 404 && *tasks != 405;
+  if (!shape.part_a && !shape.part_b) {
+    return protocol::invalid_request(url + " has neither Part A nor Part B (" + shape.asked +
+                                     "): is it a Client Tools server?");
+  }
+  return shape;
+}
 
 }  // namespace
 
@@ -102,6 +165,12 @@ Read: docs/target-profile.md)");
       ->check(CLI::IsMember({"virtual", "real"}))
       ->capture_default_str();
   init_->add_flag("--force", force_, "overwrite FILE if it exists");
+  init_
+      ->add_option("--from", from_,
+                   "ask the server running at this http://host:port which clock it has (its "
+                   "test clock route answers 404 or not) and which parts, and write those, "
+                   "with this base_url; no credential is sent")
+      ->excludes(init_->get_option("--clock"));
   init_->footer(std::string(init_footer));
   check_ = app_->add_subcommand(
       "check", "Validate target profiles as toolwire check --target would, without running");
@@ -114,7 +183,28 @@ int profile_command::run() const {
 }
 
 int profile_command::init() const {
-  const std::string_view text = clock_ == "real" ? real_profile : virtual_profile;
+  std::string clock = clock_;
+  std::string text(clock == "real" ? real_profile : virtual_profile);
+  if (!from_.empty()) {
+    const auto shape = ask_server(from_);
+    if (!shape) {
+      std::cerr << "toolwire profile init: " << shape.error().message << "\n";
+      return 2;
+    }
+    clock = shape->virtual_clock ? "virtual" : "real";
+    text = replaced(std::string(shape->virtual_clock ? virtual_profile : real_profile),
+                    "http://127.0.0.1:8080", shape->base_url);
+    text = replaced(text, "[\"A\", \"B\"]",
+                    shape->part_a && shape->part_b ? "[\"A\", \"B\"]"
+                    : shape->part_a                ? "[\"A\"]"
+                                                   : "[\"B\"]");
+    std::cerr << "toolwire profile init: asked " << shape->base_url << ": " << shape->asked
+              << ". So: \"clock\": \"" << clock << "\", parts "
+              << (shape->part_a && shape->part_b ? "A and B"
+                  : shape->part_a                ? "A"
+                                                 : "B")
+              << ". Set the key, the stand-in address and the timeouts it was started with.\n";
+  }
   if (file_.empty()) {
     std::cout << text << std::flush;
   } else {
@@ -130,14 +220,19 @@ int profile_command::init() const {
       std::cerr << "toolwire profile init: cannot write " << file_ << "\n";
       return 2;
     }
-    std::cerr << "toolwire profile init: wrote " << file_ << ", a profile for a " << clock_
+    std::cerr << "toolwire profile init: wrote " << file_ << ", a profile for a " << clock
               << "-clock target.\n";
   }
-  std::cerr << field_notes << "It matches the bundled server started with:\n"
-            << "  toolwire serve --port 8080 --api-key KEY --api-key LIMITED: --clock " << clock_
-            << (clock_ == "real" ? " \\\n    --ack-timeout-ms 1000 --result-timeout-ms 3000 "
-                                   "--interrupt-timeout-ms 4000"
-                                 : "")
+  std::cerr << field_notes;
+  if (!from_.empty()) {
+    std::cerr << "Then: toolwire check --target " << (file_.empty() ? "FILE" : file_) << "\n";
+    return 0;
+  }
+  std::cerr << "It matches the bundled server started with:\n"
+            << "  toolwire serve --port 8080 --api-key KEY --api-key LIMITED: --clock " << clock
+            << (clock == "real" ? " \\\n    --ack-timeout-ms 1000 --result-timeout-ms 3000 "
+                                  "--interrupt-timeout-ms 4000"
+                                : "")
             << " \\\n    --model-url http://127.0.0.1:18080/v1 --assistant-id 1\n"
             << "Then: toolwire check --target " << (file_.empty() ? "FILE" : file_) << "\n";
   return 0;

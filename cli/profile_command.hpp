@@ -27,6 +27,7 @@ class profile_command {
   std::string file_;
   std::string clock_ = "virtual";
   bool force_ = false;
+  std::string from_;
   std::vector<std::string> files_;
 };
 
