@@ -145,6 +145,8 @@ std::string file_header(const scenarios::explore_failure& failure, const std::st
   text += "# Expectations are the clean reference's (the oracle's).\n";
   text += "# Reproduce: toolwire simulate THIS_FILE --seed " + std::to_string(failure.seed) +
           flags + "\n";
+  text += "# Judge again as explore did: toolwire explore --judge THIS_FILE --seed " +
+          std::to_string(failure.seed) + flags + "\n";
   return text;
 }
 
@@ -217,11 +219,13 @@ Read: docs/explore.md, docs/simulator.md, docs/scenario-language.md)");
                    "program: on the target, with its clock stops, against the oracle; writes "
                    "both traces to --out; exit 1 when it diverges")
       ->check(CLI::ExistingFile);
+  auto* quiet = app_->add_flag("--quiet", quiet_, "no progress: the same as --progress none");
   app_->add_option("--progress", progress_,
                    "'tty' rewrites one line, 'lines' prints one line per 100 programs, 'none' "
                    "nothing; 'auto' is tty on a terminal, else lines")
       ->check(CLI::IsMember({"auto", "tty", "lines", "none"}))
-      ->capture_default_str();
+      ->capture_default_str()
+      ->excludes(quiet);
 }
 
 int explore_command::run() const {
@@ -258,7 +262,8 @@ int explore_command::run() const {
     }
   }
   if (!judge_.empty()) return judge_file(options);
-  const std::string progress = progress_ != "auto"     ? progress_
+  const std::string progress = quiet_                  ? "none"
+                               : progress_ != "auto"     ? progress_
                                : isatty(STDERR_FILENO) ? "tty"
                                                        : "lines";
   std::cout << "explore: " << chosen->name << ", seed " << seed_ << ", up to " << programs_

@@ -43,6 +43,7 @@ class explore_command {
   int triage_ = 5;
   std::string progress_ = "auto";
   std::string judge_;
+  bool quiet_ = false;
 };
 
 }  // namespace toolwire::cli

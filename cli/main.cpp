@@ -53,9 +53,13 @@ int main(int argc, char** argv) {
   app.footer(R"(
 Examples:
   toolwire check                              # the bundled reference server; reports in toolwire-reports/
-  toolwire profile init acme.json             # then edit it, and:
+  toolwire profile init acme.json             # a profile; edit it for your server, then:
   toolwire check --target acme.json
-  toolwire serve --port 8080 --api-key KEY --model-url http://127.0.0.1:18080/v1
+
+  # No server of your own yet? This one matches what profile init writes:
+  toolwire serve --port 8080 --api-key KEY --api-key LIMITED: --clock virtual \
+      --model-url http://127.0.0.1:18080/v1 &
+  toolwire profile init acme.json && toolwire check --target acme.json --filter 'auth.*'
 
 Exit codes: 0 success; 1 a failure found (a failing case, a violated invariant); 2 bad usage.
 Every subcommand's --help ends with its own. Read: README.md, docs/conformance.md)");

@@ -169,6 +169,11 @@ Read: docs/simulator.md, docs/scenario-language.md, docs/scenario-library.md)");
   app_->add_option("--trace", trace_,
                    "write the trace (JSON Lines) here; with --seeds, '{seed}' in the name is "
                    "replaced by each seed");
+  app_->add_option("--json", json_,
+                   "write the JSON report here: per seed its verdict, trace hash, violations "
+                   "(with rule ids), failed expectations, steps that could not run and "
+                   "transport errors; and the totals");
+  app_->add_flag("--quiet", quiet_, "no progress (with --seeds on a terminal)");
   target_.add_to(*app_, default_target::in_process);
   app_->add_flag("--check-determinism", check_determinism_,
                  "run every seed twice and compare: in-process the trace hashes, over HTTP "
@@ -238,7 +243,8 @@ int simulate_command::run() const {
     return skip_inapplicable_ ? 0 : 2;
   }
 
-  const bool progress = many && isatty(STDERR_FILENO);
+  const bool progress = many && !quiet_ && isatty(STDERR_FILENO);
+  json report_seeds = json::array();
   std::set<std::string> distinct;
   std::uint64_t failed = 0, runs = 0;
   for (std::uint64_t seed = range.first;; ++seed) {
@@ -304,6 +310,26 @@ int simulate_command::run() const {
       for (const auto& t : transport)
         std::cout << "  " << t << "\n";
     }
+    if (!json_.empty()) {
+      json entry = {{"seed", seed},
+                    {"passed", !bad},
+                    {"verdict", verdict},
+                    {"hash", hash},
+                    {"records", result->trace.records().size()},
+                    {"violations", json::array()},
+                    {"failed_expectations", json::array()},
+                    {"steps_not_run", expectations.step_errors},
+                    {"transport_errors", transport}};
+      for (const auto& v : violations)
+        entry["violations"].push_back({{"rule", v.spec_id}, {"text", actors::describe(v)}});
+      for (const auto& r : expectations.results) {
+        if (r.passed) continue;
+        entry["failed_expectations"].push_back({{"rules", r.expected.spec_ids},
+                                                {"where", r.expected.where},
+                                                {"text", actors::describe(r, *plan)}});
+      }
+      report_seeds.push_back(std::move(entry));
+    }
     if (!trace_.empty()) {
       const std::string path = trace_path_for(trace_, seed);
       if (!write_file(path, result->trace.to_jsonl())) {
@@ -323,6 +349,20 @@ int simulate_command::run() const {
     if (seed == range.last) break;
   }
   if (progress) std::cerr << "\r\033[K";
+  if (!json_.empty()) {
+    const json report = {{"toolwire_simulate", 1},
+                         {"scenario", located->source},
+                         {"target", chosen->name},
+                         {"runs", runs},
+                         {"failed", failed},
+                         {"distinct_traces", distinct.size()},
+                         {"determinism_checked", check_determinism_},
+                         {"seeds", std::move(report_seeds)}};
+    if (!write_file(json_, report.dump(2) + "\n")) {
+      std::cerr << "toolwire simulate: cannot write " << json_ << "\n";
+      return 2;
+    }
+  }
   if (many || check_determinism_) {
     std::cout << located->source << ": " << runs << " seed(s), " << distinct.size()
               << " distinct trace(s), " << failed << " failed"

@@ -27,6 +27,8 @@ class simulate_command {
   std::string seeds_;
   std::string trace_;
   target_flags target_;
+  std::string json_;
+  bool quiet_ = false;
   bool check_determinism_ = false;
   bool skip_inapplicable_ = false;
   bool list_ = false;
