@@ -238,8 +238,10 @@ int simulate_command::run() const {
   if (!unfit->empty()) {
     // Why not a violation: a scenario the target cannot play says nothing of the target.
     std::cerr << "toolwire simulate: not applicable, nothing was checked: " << chosen->name
-              << " cannot run " << located->source << ": " << *unfit
-              << "\n  to run it: " << conformance::remedy_for(*unfit) << "\n";
+              << " cannot run " << located->source << ": " << *unfit << "\n  to run it: "
+              << conformance::remedy_for(
+                     *unfit, chosen->choice.profile ? &*chosen->choice.profile : nullptr)
+              << "\n";
     return skip_inapplicable_ ? 0 : 2;
   }
 

@@ -152,6 +152,36 @@ TEST_CASE("Remedies name what to change", "[verdicts][empty]") {
         std::string::npos);
 }
 
+TEST_CASE("Remedies speak the terms the target was given in: a file's fields or flags",
+          "[verdicts][empty]") {
+  // Issue 24.3: "add limited_api_key to the profile" means nothing to a user who gave
+  // --base-url and --api-key-env.
+  conformance::target_profile file;
+  conformance::target_profile flags;
+  flags.given_as_flags = true;
+  const std::string no_clock = "the target lacks virtual_clock";
+  CHECK(conformance::remedy_for(no_clock, &file) ==
+        "serve the test clock (SPEC 7) and set \"clock\": \"virtual\" in the profile");
+  CHECK(conformance::remedy_for(no_clock, &flags) ==
+        "serve the test clock (SPEC 7) and pass --clock virtual");
+  CHECK(conformance::remedy_for("the target lacks limited_key", &file) ==
+        "add limited_api_key (a key without session.manage) to the profile");
+  CHECK(conformance::remedy_for("the target lacks limited_key", &flags) ==
+        "pass --limited-api-key-env VAR, VAR holding a key without session.manage");
+  CHECK(conformance::remedy_for("the target lacks part_b", &flags) ==
+        "implement Part B and pass --parts B (or A,B) with --assistant-id");
+  CHECK(conformance::remedy_for("the case is timed for result_timeout 10 s", &flags)
+            .ends_with("pass them as --ack-timeout-ms, --result-timeout-ms and "
+                       "--interrupt-timeout-ms"));
+  for (const auto* reason : {"the target lacks virtual_clock", "the target lacks limited_key",
+                             "the target lacks part_a", "the target lacks part_b",
+                             "the case's times do not fit the target's tolerance window of 9 ms",
+                             "settings: need result_timeout 10 s"}) {
+    INFO(reason);
+    CHECK(conformance::remedy_for(reason, &flags).find("profile") == std::string::npos);
+  }
+}
+
 TEST_CASE("--repeat labels failures consistent or intermittent", "[verdicts][repeat]") {
   const auto cases = cases_matching("reg.tool-name-6*");
   REQUIRE(cases.size() >= 2);

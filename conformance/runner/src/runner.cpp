@@ -162,7 +162,8 @@ case_result run_case(const catalog_case& original, scenario_target& on, const ta
     result.not_applicable_because =
         "the case's times do not fit the target's tolerance window of " +
         std::to_string(timing->tolerance_ms) + " ms (" + timed.error().message + ")";
-    result.applicable_if = remedy_for(result.not_applicable_because);
+    result.applicable_if =
+        remedy_for(result.not_applicable_because, target.profile ? &*target.profile : nullptr);
     return result;
   }
   const auto& c = *timed;
@@ -174,7 +175,7 @@ case_result run_case(const catalog_case& original, scenario_target& on, const ta
   if (!reason->empty()) {
     result.verdict = verdict::not_applicable;
     result.not_applicable_because = *reason;
-    result.applicable_if = remedy_for(*reason);
+    result.applicable_if = remedy_for(*reason, target.profile ? &*target.profile : nullptr);
     return result;
   }
   auto run = on.run(c.plan, seed, c.file, "[tw:" + c.id + "] ");

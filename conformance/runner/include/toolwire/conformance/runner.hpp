@@ -119,8 +119,10 @@ std::optional<wall_time_estimate> estimate_wall_time(const std::vector<catalog_c
                                                      const target_choice& target, int jobs);
 
 //! What would make a case applicable, for a not-applicable reason: e.g. "serve the test
-//! clock (SPEC 7) and set \"clock\": \"virtual\" in the profile".
-std::string remedy_for(const std::string& not_applicable_because);
+//! clock (SPEC 7) and set \"clock\": \"virtual\" in the profile", or with a target given
+//! as flags "... and pass --clock virtual".
+std::string remedy_for(const std::string& not_applicable_because,
+                       const target_profile* profile = nullptr);
 
 //! --repeat: runs every failing or warning case of `results` `times` more times with the
 //! same settings and labels it "consistent" (every rerun failed too) or "intermittent"
