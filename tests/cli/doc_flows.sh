@@ -8,6 +8,8 @@
 #   <!-- file: PATH -->               the next block is written to PATH first
 #   <!-- runnable: gitlab-script -->  the `script:` items of the next GitLab job run as one
 #                                     shell script (before_script, the install, does not)
+# Then the steps of action.yml that run without GitHub (start the server, wait for its
+# port, check), with a profile and with flags.
 # The blocks of one document share a directory and run in order; each block's processes
 # (servers it started in the background) are stopped after it.
 # Usage: doc_flows.sh TOOLWIRE SOURCE_DIR
@@ -138,6 +140,65 @@ for doc in "${docs[@]}"; do
     esac
   done
 done
+
+# The GitHub action's own steps, as far as they run without GitHub (issue 24.4): the `run:`
+# script of the step named $1 in action.yml.
+action_step() {
+  awk -v step="$1" '
+    /^    - name: / { in_step = (substr($0, 13) == step); in_run = 0; next }
+    in_step && /^      run: \|/ { in_run = 1; next }
+    in_step && in_run && /^        / { print substr($0, 9); next }
+    in_step && in_run && /^ {0,7}[^ ]/ { in_run = 0 }
+  ' "$src/action.yml"
+}
+# action_run NAME PROFILE WAIT_FOR ARGS: the server start and the check steps with these
+# inputs, the server being the reference one; wants exit-code=0 and all four reports.
+action_run() {
+  local name=$1 dir="$work/action/$1"
+  mkdir -p "$dir/ci" "$dir/runner"
+  cat >"$dir/ci/acme.json" <<'JSON'
+{"name": "acme", "base_url": "http://127.0.0.1:8080", "api_key_env": "ACME_KEY",
+ "parts": ["A", "B"], "model_stand_in": "127.0.0.1:18080", "assistant_id": 1,
+ "clock": "virtual"}
+JSON
+  for step in "Start the server under test" "toolwire check"; do
+    action_step "$step" >"$dir/step.sh"
+    if [[ ! -s $dir/step.sh ]]; then
+      echo "FAIL: action.yml has no step '$step' with a run: script" >&2
+      failures=$((failures + 1))
+      return
+    fi
+    blocks=$((blocks + 1))
+    (cd "$dir" && PATH="$bin:$PATH" ACME_KEY=doc-flow-key RUNNER_TEMP="$dir/runner" \
+      GITHUB_OUTPUT="$dir/github_output" REPORT_DIR=toolwire-reports START_TIMEOUT=30 \
+      SERVER_COMMAND='toolwire serve --port 8080 --api-key "$ACME_KEY" --clock virtual --model-url http://127.0.0.1:18080/v1' \
+      PROFILE=$2 WAIT_FOR=$3 ARGS=$4 BASELINE="" timeout 300 bash "$dir/step.sh" \
+      >>"$dir/log" 2>&1) || {
+      echo "FAIL: action.yml ($name): the step '$step' failed:" >&2
+      sed 's/^/  | /' "$dir/log" | tail -n 20 >&2
+      failures=$((failures + 1))
+    }
+  done
+  kill "$(cat "$dir/runner/toolwire-server.pid" 2>/dev/null)" 2>/dev/null
+  for p in $(pgrep -f "toolwire serve" || true); do
+    [[ $(readlink "/proc/$p/cwd" 2>/dev/null) == "$dir" ]] && kill "$p" 2>/dev/null
+  done
+  sleep 0.3
+  grep -qx "exit-code=0" "$dir/github_output" 2>/dev/null || {
+    echo "FAIL: action.yml ($name): the check did not pass:" >&2
+    sed 's/^/  | /' "$dir/log" | tail -n 20 >&2
+    failures=$((failures + 1))
+  }
+  for report in junit.xml report.json summary.md report.html; do
+    [[ -s $dir/toolwire-reports/$report ]] || {
+      echo "FAIL: action.yml ($name): no $report among the reports it uploads" >&2
+      failures=$((failures + 1))
+    }
+  done
+}
+action_run profile ci/acme.json "" "--filter reg.*"
+action_run flags "" 127.0.0.1:8080 "--base-url http://127.0.0.1:8080 --api-key-env ACME_KEY \
+--parts A,B --model-stand-in 127.0.0.1:18080 --assistant-id 1 --filter ses.*"
 
 # A check that checked nothing is not green: the docs must hold runnable blocks.
 if ((blocks < 5)); then
