@@ -13,12 +13,12 @@
 #include "scenario_source.hpp"
 #include "suggest.hpp"
 #include "target_flags.hpp"
-#include "toolwire/actors/expectations.hpp"
-#include "toolwire/actors/invariants.hpp"
+#include "toolwire/actors/judge.hpp"
 #include "toolwire/actors/observations.hpp"
 #include "toolwire/actors/simulator.hpp"
 #include "toolwire/conformance/catalog.hpp"
 #include "toolwire/conformance/scenario_target.hpp"
+#include "toolwire/protocol/safe_json.hpp"
 #include "toolwire/reference_server/faults.hpp"
 #include "validators.hpp"
 
@@ -258,14 +258,13 @@ int simulate_command::run() const {
     ++runs;
     const std::string hash = result->trace.hash();
     distinct.insert(result->trace.records_hash());  // the header holds the seed
-    const auto violations = actors::check_invariants(result->trace);
-    const auto expectations = actors::check_expectations(*plan, result->trace);
+    const auto judged = actors::judge(*plan, result->trace);
+    const auto& violations = judged.violations;
+    const auto& expectations = judged.expectations;
     std::vector<std::string> transport;
-    for (const auto& r : result->trace.records()) {
-      if (r.kind == "transport_error") transport.push_back("transport: " + r.data.dump());
-    }
-    bool bad = !violations.empty() || !expectations.passed() || result->hit_step_limit ||
-               !transport.empty();
+    for (const auto& t : judged.transport_errors)
+      transport.push_back("transport: " + protocol::safe_dump(t));
+    bool bad = !judged.passed() || result->hit_step_limit;
     std::string verdict =
         violations.empty() ? "ok" : std::to_string(violations.size()) + " violation(s)";
     if (!expectations.passed()) {

@@ -7,8 +7,7 @@
 #include <mutex>
 #include <thread>
 
-#include "toolwire/actors/expectations.hpp"
-#include "toolwire/actors/invariants.hpp"
+#include "toolwire/actors/judge.hpp"
 #include "toolwire/actors/simulator.hpp"
 #include "toolwire/conformance/http_client.hpp"
 #include "toolwire/conformance/outside_data.hpp"
@@ -35,18 +34,17 @@ std::string spec_text(const std::vector<std::string>& ids) {
 
 std::vector<std::string> evidence_of(const catalog_case& c, const actors::trace& run) {
   std::vector<std::string> evidence;
-  const auto report = actors::check_expectations(c.plan, run);
-  for (const auto& r : report.results) {
+  const auto judged = actors::judge(c.plan, run);
+  for (const auto& r : judged.expectations.results) {
     if (!r.passed) evidence.push_back(actors::describe(r, c.plan) + spec_text(r.expected.spec_ids));
   }
-  for (const auto& e : report.step_errors)
+  for (const auto& e : judged.expectations.step_errors)
     evidence.push_back(e);
-  for (const auto& v : actors::check_invariants(run)) {
+  for (const auto& v : judged.violations) {
     evidence.push_back("invariant " + actors::describe(v) + spec_text({v.spec_id}));
   }
-  for (const auto& r : run.records()) {
-    if (r.kind == "transport_error") evidence.push_back("transport: " + safe_dump(r.data));
-  }
+  for (const auto& t : judged.transport_errors)
+    evidence.push_back("transport: " + safe_dump(t));
   return evidence;
 }
 

@@ -13,8 +13,8 @@
 #include <mutex>
 
 #include "generate.hpp"
-#include "toolwire/actors/expectations.hpp"
 #include "toolwire/actors/invariants.hpp"
+#include "toolwire/actors/judge.hpp"
 
 namespace toolwire::scenarios {
 
@@ -151,7 +151,7 @@ judgement judge_on(const scenario& generated, std::uint64_t seed, runner& on,
   for (const auto& r : target->trace.records()) {
     if (r.kind == "request") ++j.requests;
   }
-  for (const auto& v : actors::check_invariants(target->trace)) {
+  for (const auto& v : actors::judge(program, target->trace).violations) {
     j.problems.push_back("invariant " + actors::describe(v));
     j.spec_ids.push_back(v.spec_id);
   }
@@ -329,7 +329,7 @@ std::string explore_failure::label() const {
 }
 
 bool fails(const scenarios::scenario& plan, const actors::trace& run) {
-  return !actors::check_invariants(run).empty() || !actors::check_expectations(plan, run).passed();
+  return actors::judge(plan, run).broke_rules();
 }
 
 std::vector<std::string> judge(const scenario& program, std::uint64_t seed,
