@@ -53,16 +53,19 @@ int main(int argc, char** argv) {
   app.footer(R"(
 Examples:
   toolwire check                              # the bundled reference server; reports in toolwire-reports/
+  toolwire check --fault double_result_accepted --filter 'call.*'   # red: a planted bug, caught
   toolwire profile init acme.json             # a profile; edit it for your server, then:
   toolwire check --target acme.json
 
   # No server of your own yet? This one matches what profile init writes:
   toolwire serve --port 8080 --api-key KEY --api-key LIMITED: --clock virtual \
       --model-url http://127.0.0.1:18080/v1 &
-  toolwire profile init acme.json && toolwire check --target acme.json --filter 'auth.*'
+  toolwire profile init demo.json --from http://127.0.0.1:8080 && \
+      toolwire check --target demo.json --filter 'auth.*'
 
 Exit codes: 0 success; 1 a failure found (a failing case, a violated invariant); 2 bad usage.
-Every subcommand's --help ends with its own. Read: README.md, docs/conformance.md)");
+Every subcommand's --help ends with its own. Read: docs/quickstart.md (green, red, your
+server, CI in ten minutes), docs/ci.md, README.md, docs/conformance.md)");
   toolwire::cli::serve_command serve(app);
   toolwire::cli::simulate_command simulate(app);
   toolwire::cli::replay_command replay(app);
