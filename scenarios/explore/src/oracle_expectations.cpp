@@ -83,8 +83,19 @@ class event_matcher {
       if (event.contains(field)) args[field] = event[field];
     }
     if (event.contains("tools")) args["tools"] = {{"$any_order", event["tools"]}};
+    // A client's name is the order of its registration among same-named ones, which SPEC
+    // leaves open at one instant (REG-6): which client a name went to is not pinned. So a
+    // registration is named by the name it got (how many got it is order-free), anything
+    // else about a client by whose it is, not by a name that order gave it.
     const std::string client = event.value("client_id", "");
-    if (is_actor(program_, client)) args["client_id"] = "{cid:" + client + "}";
+    const bool names_a_registration =
+        event.value("type", "") == protocol::to_string(protocol::event_type::client_registered);
+    if (names_a_registration) {
+      args.erase("client_id");
+    } else {
+      args.erase("name");
+      if (is_actor(program_, client)) args["client_id"] = "{cid:" + client + "}";
+    }
     if (auto n = dispatch_order_.find(event.value("call_id", "")); n != dispatch_order_.end()) {
       args["call_id"] = "{call:" + std::to_string(n->second) + "}";
     }
