@@ -36,14 +36,7 @@ constexpr std::array<millis_flag, 4> millis_flags = {{
 protocol::api_error in_flag_terms(protocol::api_error error) {
   std::string& message = error.message;
   if (message.starts_with(source)) message.erase(0, source.size() + 2);
-  for (const auto* field : {"name", "base_url", "api_key", "limited_api_key", "parts",
-                            "model_stand_in", "assistant_id", "clock", "ack_timeout_ms",
-                            "result_timeout_ms", "interrupt_timeout_ms", "timing_tolerance_ms"}) {
-    const std::string quoted = "field '" + std::string(field) + "'";
-    if (const auto at = message.find(quoted); at != std::string::npos) {
-      message.replace(at, quoted.size(), conformance::flag_for_field(field));
-    }
-  }
+  message = conformance::fields_as_flags(std::move(message));
   return error;
 }
 

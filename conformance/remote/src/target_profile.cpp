@@ -408,6 +408,16 @@ std::string_view flag_for_field(std::string_view field) {
   return "";
 }
 
+std::string fields_as_flags(std::string message) {
+  for (const auto& [field, flag] : flag_of_field) {
+    const std::string quoted = "field '" + std::string(field) + "'";
+    if (const auto at = message.find(quoted); at != std::string::npos) {
+      message.replace(at, quoted.size(), flag);
+    }
+  }
+  return message;
+}
+
 std::string term_for(const target_profile& profile, std::string_view field) {
   const auto flag = flag_for_field(field);
   if (!profile.given_as_flags || flag.empty()) return std::string(field);

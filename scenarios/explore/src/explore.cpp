@@ -67,6 +67,12 @@ struct judgement {
   bool failed() const { return !problems.empty(); }
 };
 
+//! The rules a judgement cites, each once, in order.
+void sort_unique(std::vector<std::string>& ids) {
+  std::sort(ids.begin(), ids.end());
+  ids.erase(std::unique(ids.begin(), ids.end()), ids.end());
+}
+
 //! Lock-step: where the oracle showed something, the target's clock stops too, so that
 //! a target keeping time shows it at the same instant (see run_options::clock_stops).
 //! Not on a real clock, where time passes by itself.
@@ -315,9 +321,7 @@ void search_on(search& s) {
   // In-process the target is deterministic: one re-run says all.
   triage_and_verify(*mine, on, options.shape, options.target ? options.triage_runs : 1);
   std::lock_guard lock(s.mutex);
-  std::sort(mine->spec_ids.begin(), mine->spec_ids.end());
-  mine->spec_ids.erase(std::unique(mine->spec_ids.begin(), mine->spec_ids.end()),
-                       mine->spec_ids.end());
+  sort_unique(mine->spec_ids);
   s.result.failure = std::move(mine);
 }
 
@@ -354,9 +358,7 @@ program_judgement judge_program(const scenario& program, std::uint64_t seed,
   auto j = judge_on(program, seed, on, options.shape);
   judged.problems = std::move(j.problems);
   judged.spec_ids = std::move(j.spec_ids);
-  std::sort(judged.spec_ids.begin(), judged.spec_ids.end());
-  judged.spec_ids.erase(std::unique(judged.spec_ids.begin(), judged.spec_ids.end()),
-                        judged.spec_ids.end());
+  sort_unique(judged.spec_ids);
   judged.target_trace = std::move(j.target_trace);
   judged.oracle_trace = std::move(j.oracle_trace);
   judged.error = std::move(j.error);

@@ -62,6 +62,10 @@ struct target_profile {
 //! "--api-key-env" for "api_key"), or "" when no flag does.
 std::string_view flag_for_field(std::string_view field);
 
+//! A profile reader's message ("source: field 'parts': ...") with every field it names
+//! replaced by the flag that gives it ("--parts: ..."), for a target given as flags.
+std::string fields_as_flags(std::string message);
+
 //! `field` in the terms the user gave the target in: the field's name for a profile file
 //! ("limited_api_key"), the flag for flags ("--limited-api-key-env").
 std::string term_for(const target_profile& profile, std::string_view field);
