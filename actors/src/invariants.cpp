@@ -171,20 +171,23 @@ class live_clients_check {
     std::sort(offered.begin(), offered.end());
     auto cause = timeline.causes.upper_bound(after);
     const std::uint64_t from = cause == timeline.causes.begin() ? 0 : *std::prev(cause);
-    std::vector<std::string> nearest;  // the live tools at the last moment, for the message
-    bool seen = false;
-    bool held = false;
+    // The live tools at each moment of the window, for the message: over a lagging stream
+    // the window can span a change, and naming only its last state misleads.
+    std::vector<std::vector<std::string>> window;
     for (auto it = timeline.offered.lower_bound(from);
          it != timeline.offered.end() && it->first <= until; ++it) {
-      nearest = it->second;
-      seen = true;
-      if (it->second == offered) held = true;
+      if (window.empty() || window.back() != it->second) window.push_back(it->second);
     }
-    if (!seen) held = offered.empty();  // no event yet: nothing is live
+    const bool held = window.empty()
+                          ? offered.empty()  // no event yet: nothing is live
+                          : std::find(window.begin(), window.end(), offered) != window.end();
     if (!held) {
+      std::string live = window.empty() ? "[]" : json(window.front()).dump();
+      for (std::size_t i = 1; i < window.size(); ++i)
+        live += (i + 1 == window.size() ? " then " : ", ") + json(window[i]).dump();
       out.push_back({"TOOLS-3",
                      "model step " + std::to_string(r.data.value("step_id", 0)) + " offered " +
-                         json(offered).dump() + ", live tools were " + json(nearest).dump(),
+                         json(offered).dump() + ", live tools were " + live,
                      index});
     }
   }

@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <limits>
+#include <optional>
 
 #include "toolwire/actors/expectations.hpp"
 #include "toolwire/actors/participants.hpp"
@@ -69,41 +70,59 @@ time_ms next_due(caf::scheduler::test_coordinator& sched) {
       .count();
 }
 
-//! One idle moment of a real-clock run: the target's time is the wall clock. Once the
+//! The idle moments of a real-clock run: the target's time is the wall clock. Once the
 //! target is quiet (and owes nothing, as over a virtual clock), what arrived is handed
 //! over first; else the next timer fires at its due time (so a step is recorded at its
 //! time even when the harness was late); else the harness waits for that timer, cut
-//! short by any arrival: every wait is for something. True once the run is over: the wall
-//! clock passed `limit` with nothing arrived and no timer due by then. Until then the run
-//! waits even without a timer of its own: what its last steps expect may still be owed.
-bool drive_real_time(caf::scheduler::test_coordinator& sched, target_host& host, time_ms limit) {
-  using std::chrono::milliseconds;
-  host.await_quiet();
-  const time_ms now = now_of(sched);
-  const time_ms due = next_due(sched);
-  if (const auto arrived = host.latest_arrival_before(std::numeric_limits<time_ms>::max())) {
-    // What the target sent is handed over before the next timer fires: it is what the
-    // run's own requests caused (a model request, a dispatch), which takes no time in the
-    // script's terms, as on a virtual clock. It is recorded at its arrival, or just before
-    // that timer when the target took longer than the gap to it.
-    const time_ms at = std::max(now, std::min({*arrived, due - 1, limit}));
-    if (at > now) sched.clock().advance_time(milliseconds(at - now));
-    host.deliver_arrived_by(*arrived);
+//! short by any arrival: every wait is for something. The run is over once the wall clock
+//! passed `limit` with nothing arrived and no timer due by then. Until then the run waits
+//! even without a timer of its own: what its last steps expect may still be owed.
+class real_time_driver {
+ public:
+  real_time_driver(target_host& host, time_ms limit) : host_(host), limit_(limit) {}
+
+  //! One idle moment; true once the run is over.
+  bool idle(caf::scheduler::test_coordinator& sched) {
+    using std::chrono::milliseconds;
+    host_.await_quiet();
+    const time_ms now = now_of(sched);
+    const time_ms due = next_due(sched);
+    if (const auto arrived = host_.latest_arrival_before(std::numeric_limits<time_ms>::max())) {
+      // What the target sent is handed over before the next timer fires: it is what the
+      // run's own requests caused (a model request, a dispatch), which takes no time in the
+      // script's terms, as on a virtual clock. It is recorded at its arrival, or just before
+      // that timer (or the run's end) when the target took longer than the gap to it.
+      const time_ms at = std::max(now, std::min({*arrived, due - 1, limit_ - 1}));
+      if (at > now) sched.clock().advance_time(milliseconds(at - now));
+      host_.deliver_arrived_by(*arrived);
+      return false;
+    }
+    if (due <= now) {
+      sched.clock().trigger_timeout();
+      return false;
+    }
+    // Why the end moves by the lateness: the grace after the last step is for the target,
+    // so it counts from when that step actually went out. A harness that waited out its
+    // settle time for longer than the paced gap between steps (a slow target, a loaded
+    // machine, a long settle_ms) sent it late; ending at the written time would judge
+    // the target on a window it never had (issue 21: a 60 ms settle failed every run).
+    const time_ms wall_until = due <= limit_ ? due : limit_ + late_ms_;
+    if (host_.wall_elapsed() >= wall_until) {
+      if (due > limit_) return true;
+      late_ms_ = std::max<time_ms>(0, host_.wall_elapsed() - due);
+      sched.clock().advance_time(milliseconds(due - now));
+      return false;
+    }
+    host_.wait_until(wall_until);
     return false;
   }
-  if (due <= now) {
-    sched.clock().trigger_timeout();
-    return false;
-  }
-  const time_ms until = std::min(due, limit);
-  if (host.wall_elapsed() >= until) {
-    if (due > limit) return true;
-    sched.clock().advance_time(milliseconds(due - now));
-    return false;
-  }
-  host.wait_until(until);
-  return false;
-}
+
+ private:
+  target_host& host_;
+  time_ms limit_;
+  //! How much later than its due time the harness fired the last timer (wall ms).
+  time_ms late_ms_ = 0;
+};
 
 //! On a virtual clock, what a remote target does at an instant does not depend on how long
 //! its reaction takes in wall time; but a loaded machine can delay that reaction (a model
@@ -150,6 +169,9 @@ void drive(caf::scheduler::test_coordinator& sched, seeded_picker& picker, time_
            const scenarios::scenario& plan, const run_options& options, const caf::resumable* model,
            run_result& result) {
   due_expectation_wait due_wait(plan, options, result.trace);
+  const bool real = options.host != nullptr && options.host->real_time();
+  std::optional<real_time_driver> real_time;
+  if (real) real_time.emplace(*options.host, limit);
   for (;;) {
     if (result.steps >= options.max_steps) {
       result.hit_step_limit = true;
@@ -166,9 +188,8 @@ void drive(caf::scheduler::test_coordinator& sched, seeded_picker& picker, time_
       ++result.steps;
       continue;
     }
-    const bool real = options.host != nullptr && options.host->real_time();
-    if (real) {
-      if (drive_real_time(sched, *options.host, limit)) return;
+    if (real_time) {
+      if (real_time->idle(sched)) return;
       continue;
     }
     if (options.host != nullptr && options.host->deliver_arrivals()) continue;

@@ -56,11 +56,13 @@ fi
 # deadlines as violations. Once with the SPEC's defaults, once with the library's 2 s/10 s.
 read -r ephemeral_low _ </proc/sys/net/ipv4/ip_local_port_range
 stand_in_port=$((10000 + RANDOM % (ephemeral_low > 11000 ? ephemeral_low - 10000 : 1000)))
-library_on() {  # library_on NAME ACK_MS RESULT_MS MIN_RAN [CLOCK]
-  local name=$1 ack=$2 result=$3 min_ran=$4 clock=${5:-virtual} server ran=0 skipped=0
+library_on() {  # library_on NAME ACK_MS RESULT_MS MIN_RAN [CLOCK [PROFILE_EXTRA [SERVE_FLAGS]]]
+  local name=$1 ack=$2 result=$3 min_ran=$4 clock=${5:-virtual} extra=${6:-} serve_flags=${7:-}
+  local server ran=0 skipped=0
+  # shellcheck disable=SC2086 # serve_flags is a list of flags
   "$toolwire" serve --port 0 --api-key served-key-5d1e --model-url "http://127.0.0.1:$stand_in_port/v1" \
     --assistant-id 1 --clock "$clock" --ack-timeout-ms "$ack" --result-timeout-ms "$result" \
-    >"$work/serve-$name.out" 2>&1 &
+    $serve_flags >"$work/serve-$name.out" 2>&1 &
   server=$!
   for _ in $(seq 100); do
     grep -q "listening on" "$work/serve-$name.out" && break
@@ -70,9 +72,11 @@ library_on() {  # library_on NAME ACK_MS RESULT_MS MIN_RAN [CLOCK]
 {"name": "$name", "base_url": "$(sed -n 's/^listening on //p' "$work/serve-$name.out")",
  "api_key": "served-key-5d1e", "parts": ["A", "B"], "assistant_id": 1,
  "model_stand_in": "127.0.0.1:$stand_in_port", "clock": "$clock",
- "ack_timeout_ms": $ack, "result_timeout_ms": $result}
+ "ack_timeout_ms": $ack, "result_timeout_ms": $result$extra}
 JSON
-  for file in "$library"/*.yaml; do
+  local files=("$library"/*.yaml)
+  [[ $name == *-fault ]] && files=()  # a faulty target is judged below, on one scenario
+  for file in "${files[@]}"; do
     "$toolwire" simulate "$file" --target "$work/$name.json" --skip-inapplicable >"$work/out" 2>&1
     local got=$?
     if grep -q "not applicable" "$work/out"; then
@@ -99,6 +103,15 @@ JSON
       failures=$((failures + 1))
     fi
   fi
+  if [[ $name == real-clock-put-fault ]]; then
+    # The same slow harness still sees a real violation: an invalid PUT that clears the list.
+    "$toolwire" simulate "$library/invalid_put_changes_nothing.yaml" --target "$work/$name.json" >"$work/out" 2>&1
+    if [[ $? -ne 1 ]] || ! grep -q "invalid_put_changes_nothing.yaml:35 .*observed: model step 1 offered \[\]" "$work/out"; then
+      echo "FAIL: invalid_put_changes_nothing on a real clock does not fail under invalid_put_clears_tools" >&2
+      sed 's/^/  | /' "$work/out" >&2
+      failures=$((failures + 1))
+    fi
+  fi
   kill $server 2>/dev/null
   wait $server 2>/dev/null
   if ((ran < min_ran)); then
@@ -112,5 +125,11 @@ library_on short 2000 10000 30
 # On a real clock: what a file bound to the virtual clock's exact times cannot play is not
 # applicable (with its reason); the rest passes.
 library_on real-clock 2000 10000 8 real
+# A harness slower than the paced gaps between steps (a settle time of 60 ms against 20 ms
+# gaps) and a target that answers late: the grace after the last step counts from when it
+# went out, not from its written time (issue 21: two scenarios failed every such run).
+library_on real-clock-slow-harness 2000 10000 8 real ', "settle_ms": 60' \
+  "--variation slow_responses --variation slow_events"
+library_on real-clock-put-fault 2000 10000 0 real ', "settle_ms": 60' "--fault invalid_put_clears_tools"
 echo "$count scenarios over HTTP, $failures failure(s)"
 exit $((failures > 0))
