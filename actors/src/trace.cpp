@@ -1,6 +1,7 @@
 // Trace recording, redaction, JSON Lines and the trace hash.
 #include "toolwire/actors/trace.hpp"
 
+#include <cctype>
 #include <cstdio>
 
 namespace toolwire::actors {
@@ -10,6 +11,25 @@ namespace {
 bool is_credential_field(const std::string& key) {
   return key == "token" || key == "access_token" || key == "credential" || key == "api_key" ||
          key == "authorization";
+}
+
+bool is_token_char(char c) {
+  return std::isalnum(static_cast<unsigned char>(c)) != 0 || c == '_' || c == '-' || c == '.';
+}
+
+//! Whether the occurrence of `secret` at `at` in `text` is one to replace. A long secret
+//! is replaced wherever it occurs. A short one (an API key "K" on a test server) only
+//! where it stands as a whole token (`?access_token=K`, `Bearer K`): replaced inside
+//! other words it would rewrite the run's data ("Kyoto" into "<redacted>yoto") and make
+//! two runs of one correct target differ, while a word that merely contains it tells
+//! nothing about it.
+bool replaces_at(const std::string& text, std::size_t at, const std::string& secret) {
+  constexpr std::size_t replaced_anywhere_from = 12;
+  if (secret.size() >= replaced_anywhere_from) return true;
+  const bool starts_token = at == 0 || !is_token_char(text[at - 1]);
+  const std::size_t end = at + secret.size();
+  const bool ends_token = end == text.size() || !is_token_char(text[end]);
+  return starts_token && ends_token;
 }
 
 }  // namespace
@@ -23,6 +43,10 @@ json trace::redact(json value) const {
     std::string text = value.get<std::string>();
     for (const auto& secret : secrets_) {
       for (auto at = text.find(secret); at != std::string::npos; at = text.find(secret, at)) {
+        if (!replaces_at(text, at, secret)) {
+          ++at;
+          continue;
+        }
         text.replace(at, secret.size(), redacted);
         at += redacted.size();
       }

@@ -99,6 +99,30 @@ TEST_CASE("Secrets are redacted wherever they occur in recorded data", "[actors]
   }
 }
 
+TEST_CASE("A short secret is redacted as a whole token, never inside other words",
+          "[actors][trace][AUTH-5]") {
+  // Regression: a test server's one-letter key "K" turned "Kyoto" into "<redacted>yoto" in
+  // a tool result, and the run differed from the reference's (a false failure).
+  trace t;
+  t.add_secret("K");
+  t.add_secret("long-enough-secret");
+  t.add(1, "tab", "request",
+        {{"path", "/v1/sessions/s/events?access_token=K"},
+         {"header", "Bearer K"},
+         {"quoted", "{\"key\":\"K\"}"},
+         {"whole", "K"},
+         {"city", "Kyoto, OK"},
+         {"embedded", "xlong-enough-secrety"}});
+  const json& data = t.records().at(0).data;
+  CHECK(data["path"] == "/v1/sessions/s/events?access_token=<redacted>");
+  CHECK(data["header"] == "Bearer <redacted>");
+  CHECK(data["quoted"] == "{\"key\":\"<redacted>\"}");
+  CHECK(data["whole"] == redacted);
+  CHECK(data["city"] == "Kyoto, OK");
+  // A secret long enough to be no accident goes wherever it is, inside words too.
+  CHECK(data["embedded"] == "x<redacted>y");
+}
+
 TEST_CASE("A secret used as an object key is redacted too", "[actors][trace][AUTH-5]") {
   // Regression pin: trace::redact rewrites values only, so a credential that keys an object
   // (e.g. a map of sessions by token) is written to the JSONL in clear.
