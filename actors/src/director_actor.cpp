@@ -71,12 +71,14 @@ void step_done(self_pointer self) {
   schedule_next(self);
 }
 
-//! Plays the current step again in `retry_ms`, unless it has waited for what the target
-//! owes for owed_wait_ms already (since it first did). True when it will be played again.
+//! Plays the current step again in `retry_ms`, unless owed_wait_ms have passed since its
+//! written time. Why since then and not since it first waited: steps due at one instant
+//! that wait for one thing would otherwise wait one after another, the last past the
+//! run's end. True when it will be played again.
 bool play_again_within_window(self_pointer self, time_ms retry_ms) {
   auto& st = self->state;
   const time_ms now = run_context::elapsed(self);
-  if (!st.owed_since) st.owed_since = now;
+  if (!st.owed_since) st.owed_since = st.plan->steps[st.next_step].at;
   if (now - *st.owed_since >= st.script.owed_wait_ms) return false;
   self->delayed_send(self, std::chrono::milliseconds(retry_ms), play_atom::value);
   return true;
@@ -242,7 +244,10 @@ void schedule_next(self_pointer self) {
   if (st.next_step >= st.plan->steps.size()) return;
   const time_ms at = st.plan->steps[st.next_step].at;
   const time_ms now = run_context::elapsed(self);
-  if (at <= now) return play(self, st.next_step);
+  if (at <= now) {
+    st.context->steps_late_ms = std::max(st.context->steps_late_ms, now - at);
+    return play(self, st.next_step);
+  }
   self->delayed_send(self, std::chrono::milliseconds(at - now), play_atom::value);
 }
 

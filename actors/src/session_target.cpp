@@ -86,6 +86,10 @@ void send_window(self_pointer self, stream& s, std::uint64_t after) {
 void arm_timer(self_pointer self) {
   auto& st = self->state;
   const auto due = st.core->next_deadline();
+  if (due && st.context->deadlines != nullptr) {
+    st.context->deadlines->push_back(
+        {st.clock->now() - st.context->epoch_ms, *due - st.context->epoch_ms});
+  }
   if (!due) {
     st.armed.reset();  // the pending tick, if any, is now stale and will be ignored
     return;

@@ -81,6 +81,9 @@ class real_time_driver {
  public:
   real_time_driver(target_host& host, time_ms limit) : host_(host), limit_(limit) {}
 
+  //! How far behind the wall clock a timer fired, at worst.
+  time_ms worst_late_ms() const { return worst_late_ms_; }
+
   //! One idle moment; true once the run is over.
   bool idle(caf::scheduler::test_coordinator& sched) {
     using std::chrono::milliseconds;
@@ -110,6 +113,7 @@ class real_time_driver {
     if (host_.wall_elapsed() >= wall_until) {
       if (due > limit_) return true;
       late_ms_ = std::max<time_ms>(0, host_.wall_elapsed() - due);
+      worst_late_ms_ = std::max(worst_late_ms_, late_ms_);
       sched.clock().advance_time(milliseconds(due - now));
       return false;
     }
@@ -122,6 +126,7 @@ class real_time_driver {
   time_ms limit_;
   //! How much later than its due time the harness fired the last timer (wall ms).
   time_ms late_ms_ = 0;
+  time_ms worst_late_ms_ = 0;
 };
 
 //! On a virtual clock, what a remote target does at an instant does not depend on how long
@@ -189,7 +194,9 @@ void drive(caf::scheduler::test_coordinator& sched, seeded_picker& picker, time_
       continue;
     }
     if (real_time) {
-      if (real_time->idle(sched)) return;
+      const bool over = real_time->idle(sched);
+      result.harness_late_ms = real_time->worst_late_ms();
+      if (over) return;
       continue;
     }
     if (options.host != nullptr && options.host->deliver_arrivals()) continue;
@@ -243,6 +250,7 @@ protocol::outcome<run_result> simulate(const scenarios::scenario& plan,
                            {"seed", options.seed}});
   run_context context;
   context.trace = options.record ? &result.trace : nullptr;
+  if (options.note_deadlines) context.deadlines = &result.deadlines;
   context.plan = &plan;
   context.settings.api_key = options.host ? options.host->api_key() : simulator_api_key;
   context.settings.limited_key = options.host ? options.host->limited_key() : simulator_limited_key;
@@ -289,6 +297,7 @@ protocol::outcome<run_result> simulate(const scenarios::scenario& plan,
   drive(sched, picker, real ? real_end : scenarios::end_of(plan) + settle, plan, options, model_job,
         result);
   result.simulated_ms = now_of(sched);
+  if (real) result.harness_late_ms = std::max(result.harness_late_ms, context.steps_late_ms);
   tear_down(sched,
             {caf::actor_cast<caf::actor>(target), model, caf::actor_cast<caf::actor>(director)});
   if (options.host != nullptr) options.host->stop();

@@ -392,3 +392,58 @@ TEST_CASE(
   CHECK(requests_of_step[2] > 1);   // interrupted, failed owed: polled again
   CHECK(requests_of_step[3] == 1);  // tool-results: never repeated
 }
+
+TEST_CASE(
+    "On a real clock, steps due at one instant that wait for one owed call give up together, "
+    "within the window from their written time",
+    "[remote][e2e][real-clock]") {
+  // Regression (explore on a slow real-clock target): two acks of call 1 at 1 s, with no
+  // call ever dispatched. Each waited the window from when it began waiting, so the second
+  // began where the first gave up and was still waiting when the run ended: the target
+  // "showed nothing" where the reference showed the step's error.
+  fixture_options options;
+  options.real_clock = true;
+  options.timing_tolerance_ms = 300;
+  reference_target server(options);
+  scenarios::timing timing;
+  timing.real_clock = true;
+  timing.tolerance_ms = options.timing_tolerance_ms;
+  auto plan = scenarios::load_text(R"(name: two_steps_wait_for_one_call
+purpose: two steps at one instant wait for a call that never comes
+spec: [CALL-3]
+duration: 2s
+clients:
+  tab: {name: web, tools: [read_form]}
+steps:
+  - at: 0s
+    actor: tab
+    register: {}
+  - at: 1s
+    actor: tab
+    ack: {call: 1}
+  - at: 1s
+    actor: tab
+    ack: {call: 1}
+)",
+                                   "two_steps_wait_for_one_call.yaml", timing);
+  if (!plan) FAIL(plan.error().message);
+  auto host = conformance::remote_host::start(server.profile(), "[tw:owed-together] ");
+  REQUIRE(host.ok());
+  actors::run_options run;
+  run.seed = 7;
+  run.host = host->get();
+  run.message_tag = "[tw:owed-together] ";
+  run.owed_wait_ms = options.timing_tolerance_ms;
+  auto result = actors::simulate(*plan, run);
+  REQUIRE(result);
+  std::vector<time_ms> gave_up;
+  for (const auto& r : result->trace.records()) {
+    if (r.kind == "step_error") gave_up.push_back(r.at);
+  }
+  REQUIRE(gave_up.size() == 2);
+  const time_ms due = plan->steps[1].at;
+  for (const time_ms at : gave_up) {
+    CHECK(at >= due + options.timing_tolerance_ms);
+    CHECK(at <= due + options.timing_tolerance_ms + 10);  // one retry's granularity
+  }
+}

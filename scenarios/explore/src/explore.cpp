@@ -10,11 +10,16 @@
 #include <algorithm>
 #include <atomic>
 #include <iterator>
+#include <map>
 #include <mutex>
+#include <optional>
+#include <set>
+#include <utility>
 
 #include "generate.hpp"
 #include "toolwire/actors/invariants.hpp"
 #include "toolwire/actors/judge.hpp"
+#include "toolwire/protocol/safe_json.hpp"
 
 namespace toolwire::scenarios {
 
@@ -26,11 +31,12 @@ using protocol::json;
 
 actors::run_result run_in_process(scenario program, std::uint64_t seed,
                                   const reference_server::fault_set& faults,
-                                  bool model_when_idle = false) {
+                                  bool model_when_idle = false, bool note_deadlines = false) {
   program.faults = faults;
   actors::run_options options;
   options.seed = seed;
   options.model_when_idle = model_when_idle;
+  options.note_deadlines = note_deadlines;
   options.source = "explore";
   auto result = actors::simulate(program, options);
   return result ? std::move(*result) : actors::run_result{};
@@ -97,6 +103,24 @@ std::vector<actors::observation> observed_in_run(const actors::trace& run, time_
   return observed;
 }
 
+//! Where the target's run is a reference's run: what each showed until `end`. On a real
+//! clock the target may show what the reference showed by then up to the tolerance later
+//! (its run lasts that much longer, run_options::owed_wait_ms), so `target` reaches
+//! `end` + tolerance; what it shows after `end` counts only as a late showing of
+//! something the reference showed by `end`, since the rest lies outside both windows.
+std::optional<actors::divergence> divergence_from(const actors::trace& reference,
+                                                  std::vector<actors::observation> target,
+                                                  time_ms end, time_ms tolerance_ms) {
+  const auto expected = observed_in_run(reference, end);
+  std::set<std::string> subjects;
+  for (const auto& o : expected)
+    subjects.insert(o.subject);
+  std::erase_if(target, [&](const actors::observation& o) {
+    return o.at > end && !subjects.contains(o.subject);
+  });
+  return actors::first_divergence(expected, target, tolerance_ms);
+}
+
 //! The program lasting until the reference has settled everything it started. Why: a
 //! run in-process goes on after its duration until every deadline has passed (CALL-5),
 //! while a remote target is not waited for beyond the duration, and a real-clock run ends
@@ -120,6 +144,97 @@ scenario lasting_until_settled(scenario program, std::uint64_t seed, const progr
   return program;
 }
 
+//! What a step of a real-clock program races in one oracle run: the deadlines the target
+//! armed before it, and the moments what it needs appeared (the call it names was
+//! dispatched, its client got its id).
+struct race_instants {
+  std::vector<actors::armed_deadline> deadlines;
+  std::vector<time_ms> dispatches;               // the n-th dispatch of the session, in order
+  std::map<std::string, time_ms> registrations;  // client actor -> when it got its id
+};
+
+race_instants race_instants_of(const actors::run_result& oracle) {
+  race_instants in;
+  in.deadlines = oracle.deadlines;
+  std::string session;
+  for (const auto& r : oracle.trace.records()) {
+    const std::string path = protocol::string_at(r.data, "path");
+    if (r.kind == "response" && r.data.value("status", 0) == 201) {
+      if (session.empty() && path == "/v1/sessions") {
+        session = protocol::string_at(protocol::member_at(r.data, "body"), "id");
+      } else if (path.ends_with("/clients")) {
+        in.registrations.try_emplace(r.actor, r.at);
+      }
+    }
+    if (r.kind == "event" && protocol::string_at(r.data, "session") == session &&
+        protocol::string_at(r.data, "type") == "client_tool_dispatched") {
+      in.dispatches.push_back(r.at);
+    }
+  }
+  return in;
+}
+
+//! The instant step `step` races in `in`, if any. A deadline armed before the step races
+//! it when within `margin` either side (one the step, or a later one, arms moves with
+//! it). What the step needs races it when it appears within `margin` after the step: on
+//! a real clock the step waits a while for what a slow target owes, and would find there
+//! what the oracle did not have yet.
+std::optional<time_ms> raced_instant(const scripted_step& step, const race_instants& in,
+                                     time_ms margin) {
+  const time_ms at = step.at;
+  for (const auto& d : in.deadlines) {
+    if (d.armed_at < at && std::abs(d.due - at) < margin) return d.due;
+  }
+  const auto appears_after = [&](time_ms when) { return when > at && when < at + margin; };
+  const json& call = protocol::member_at(step.args, "call");
+  if (call.is_number_integer()) {
+    const auto n = call.get<std::int64_t>();
+    if (n >= 1 && static_cast<std::size_t>(n) <= in.dispatches.size() &&
+        appears_after(in.dispatches[static_cast<std::size_t>(n - 1)])) {
+      return in.dispatches[static_cast<std::size_t>(n - 1)];
+    }
+  }
+  const auto registered = in.registrations.find(step.actor);
+  if (registered != in.registrations.end() && appears_after(registered->second)) {
+    return registered->second;
+  }
+  return std::nullopt;
+}
+
+//! On a real clock a step within the tolerance of what it races (a deadline, the dispatch
+//! of the call it acts on, its client's registration) meets it in either order: the
+//! target's timers may fire up to the tolerance late, and its requests arrive late.
+//! That is a coin toss, not a behaviour: a ping at a TTL's last instant keeps the client on
+//! one run and finds it expired on the next. So such a step, with the steps after it,
+//! moves to just after that instant, until no step races one (as clear_of does for a
+//! client's delays). Bounded: a program that still races after that many moves is judged
+//! as it is.
+scenario clear_of_races(scenario program, std::uint64_t seed, const program_shape& shape) {
+  if (!shape.real_clock) return program;
+  const time_ms margin = 2 * shape.tolerance_ms;
+  constexpr int most_moves = 16;
+  for (int move = 0; move < most_moves; ++move) {
+    std::vector<race_instants> runs;
+    for (const bool model_when_idle : {false, true})
+      runs.push_back(race_instants_of(run_in_process(program, seed, {}, model_when_idle, true)));
+    std::optional<std::pair<std::size_t, time_ms>> racing;  // step, the instant it races
+    for (std::size_t i = 0; i < program.steps.size() && !racing; ++i) {
+      for (const auto& run : runs) {
+        if (const auto instant = raced_instant(program.steps[i], run, margin)) {
+          racing.emplace(i, *instant);
+          break;
+        }
+      }
+    }
+    if (!racing) break;
+    const time_ms shift = racing->second + margin - program.steps[racing->first].at;
+    for (std::size_t i = racing->first; i < program.steps.size(); ++i)
+      program.steps[i].at += shift;
+    program.duration += shift;
+  }
+  return program;
+}
+
 //! Where the comparison of a run ends: where the target's run ends.
 time_ms end_of_run(const scenario& program, const program_shape& shape) {
   return shape.real_clock ? scenarios::end_of_steps(program) : scenarios::end_of(program);
@@ -128,7 +243,9 @@ time_ms end_of_run(const scenario& program, const program_shape& shape) {
 judgement judge_on(const scenario& generated, std::uint64_t seed, runner& on,
                    const program_shape& shape) {
   judgement j;
-  j.program = on.over_http() ? lasting_until_settled(generated, seed, shape) : generated;
+  j.program = on.over_http()
+                  ? lasting_until_settled(clear_of_races(generated, seed, shape), seed, shape)
+                  : generated;
   const scenario& program = j.program;
   std::optional<actors::run_result> oracle;
   if (!on.is_oracle()) oracle = run_in_process(program, seed, {});
@@ -165,9 +282,11 @@ judgement judge_on(const scenario& generated, std::uint64_t seed, runner& on,
   if (!oracle) return j;
   j.oracle_trace = oracle->trace;
   const time_ms end = end_of_run(program, shape);
-  const auto observed = observed_in_run(target->trace, end);
-  j.divergence =
-      actors::first_divergence(observed_in_run(oracle->trace, end), observed, shape.tolerance_ms);
+  // Why wider by the harness's lateness: on a real clock a step that went out late shows
+  // its effects that much after its written time, through no fault of the target.
+  const time_ms tolerance_ms = shape.tolerance_ms + target->harness_late_ms;
+  const auto observed = observed_in_run(target->trace, shape.real_clock ? end + tolerance_ms : end);
+  j.divergence = divergence_from(oracle->trace, observed, end, tolerance_ms);
   // Actors acting at one instant may go in any order (SPEC leaves it open), and the
   // target's order need not be the oracle's for this seed: the target diverges only when
   // no interleaving of the reference shows what it showed. Over HTTP the first one tried
@@ -178,8 +297,7 @@ judgement judge_on(const scenario& generated, std::uint64_t seed, runner& on,
   for (std::uint64_t other = first_other; j.divergence && other <= other_interleavings; ++other) {
     const auto alternative =
         other == 0 ? std::move(*harness_order) : run_in_process(program, seed + other, {});
-    if (!actors::first_divergence(observed_in_run(alternative.trace, end), observed,
-                                  shape.tolerance_ms)) {
+    if (!divergence_from(alternative.trace, observed, end, tolerance_ms)) {
       j.divergence.reset();
     }
   }

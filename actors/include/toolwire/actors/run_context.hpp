@@ -31,11 +31,21 @@ struct run_settings {
   time_ms owed_wait_ms = 0;
 };
 
+//! A deadline of the target (a TTL, a call's ack or result, an interrupt), as armed.
+struct armed_deadline {
+  time_ms armed_at = 0;  // run ms
+  time_ms due = 0;       // run ms
+};
+
 struct run_context {
   actors::trace* trace = nullptr;             // null: record nothing (benchmarks)
   time_ms epoch_ms = 1'700'000'000'000;       // target time when the run starts (CLOCK-3)
   const scenarios::scenario* plan = nullptr;  // what is running
   run_settings settings;
+  std::vector<armed_deadline>* deadlines = nullptr;  // non-null: every deadline the target arms
+  //! How far past its written time the director played a step, at worst (a step before it
+  //! waited for what a real-clock target owed).
+  time_ms steps_late_ms = 0;
 
   //! Virtual milliseconds since the run started, from the actor system's clock.
   static time_ms elapsed(const caf::local_actor* self) {

@@ -92,6 +92,9 @@ struct run_options {
   //! a target's model requests over only when the actors are idle, so every actor acting
   //! at an instant goes before the model's answer; explore's oracle runs this order too.
   bool model_when_idle = false;
+  //! In-process: note every deadline the target arms in run_result::deadlines (explore on a
+  //! real clock keeps its steps clear of them).
+  bool note_deadlines = false;
   //! With a real-time host: run_settings::owed_wait_ms (the target's tolerance window).
   time_ms owed_wait_ms = 0;
 };
@@ -102,6 +105,14 @@ struct run_result {
   std::uint64_t choices = 0;  // steps where more than one actor could go
   time_ms simulated_ms = 0;   // virtual time covered, settle-out included
   bool hit_step_limit = false;
+  //! With run_options::note_deadlines: each deadline the target armed, in run ms, in the
+  //! order armed (a deadline pushed back by a ping shows at each of its values).
+  std::vector<armed_deadline> deadlines;
+  //! On a real clock: how far behind its written time the harness acted at worst: a timer
+  //! fired behind the wall clock (busy sending, or waiting out a settle time longer than
+  //! the gap to the next step), or a step played after an earlier one waited for what the
+  //! target owed. What its steps caused shows that much later than their written times.
+  time_ms harness_late_ms = 0;
 };
 
 //! Runs `plan` with `options.seed`. Fails only when the scenario itself is invalid
