@@ -207,7 +207,7 @@ Read: docs/explore.md, docs/simulator.md, docs/scenario-language.md)");
   app_->add_option("--jobs", jobs_,
                    "searches at once, each a process with its own target and seed (--seed, "
                    "--seed + 1, ...), sharing --programs; the first divergence stops them "
-                   "all. A virtual-clock --target runs one, because its clock is shared")
+                   "all. A --target runs one: its model stand-in (and a virtual clock) is shared")
       ->default_val(1)
       ->check(CLI::Range(1, 64));
   app_->add_option("--triage", triage_,
@@ -263,15 +263,23 @@ int explore_command::run() const {
   }
   if (!judge_.empty()) return judge_file(options);
   const std::string progress = quiet_                  ? "none"
-                               : progress_ != "auto"     ? progress_
+                               : progress_ != "auto"   ? progress_
                                : isatty(STDERR_FILENO) ? "tty"
                                                        : "lines";
+  // Why one search against a --target: its clock (a virtual one) and its model stand-in
+  // (the one host:port it calls) are shared, and jobs are processes of their own.
+  const int jobs = choice.profile ? 1 : jobs_;
+  if (jobs_ > 1 && choice.profile) {
+    std::cerr << "toolwire explore: --jobs " << jobs_
+              << " runs one search against --target: the target calls one model stand-in ("
+              << choice.profile->model_stand_in.to_string() << ")"
+              << (choice.profile->virtual_clock ? " and has one clock" : "") << "\n";
+  }
   std::cout << "explore: " << chosen->name << ", seed " << seed_ << ", up to " << programs_
             << " programs" << (options.time_budget ? " within " + time_budget_ : "")
-            << (jobs_ > 1 ? ", " + std::to_string(jobs_) + " jobs" : "") << "\n"
+            << (jobs > 1 ? ", " + std::to_string(jobs) + " jobs" : "") << "\n"
             << std::flush;
-  const bool shared_clock = choice.profile && choice.profile->virtual_clock;
-  if (jobs_ > 1 && !shared_clock) return run_jobs(options, progress);
+  if (jobs > 1) return run_jobs(options, progress);
   options.progress = [&](const scenarios::explore_progress& p) { show_progress(p, progress); };
   const auto result = scenarios::explore(options);
   if (progress == "tty") std::cerr << "\r\033[K";
