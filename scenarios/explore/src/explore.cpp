@@ -19,6 +19,8 @@
 #include "generate.hpp"
 #include "toolwire/actors/invariants.hpp"
 #include "toolwire/actors/judge.hpp"
+#include "toolwire/protocol/events.hpp"
+#include "toolwire/protocol/routes.hpp"
 #include "toolwire/protocol/safe_json.hpp"
 
 namespace toolwire::scenarios {
@@ -158,16 +160,19 @@ race_instants race_instants_of(const actors::run_result& oracle) {
   in.deadlines = oracle.deadlines;
   std::string session;
   for (const auto& r : oracle.trace.records()) {
-    const std::string path = protocol::string_at(r.data, "path");
     if (r.kind == "response" && r.data.value("status", 0) == 201) {
-      if (session.empty() && path == "/v1/sessions") {
+      const auto route = protocol::match_route(protocol::string_at(r.data, "method"),
+                                               protocol::string_at(r.data, "path"));
+      const auto is = [&](protocol::route_id id) { return route && route->route->id == id; };
+      if (session.empty() && is(protocol::route_id::create_session)) {
         session = protocol::string_at(protocol::member_at(r.data, "body"), "id");
-      } else if (path.ends_with("/clients")) {
+      } else if (is(protocol::route_id::register_client)) {
         in.registrations.try_emplace(r.actor, r.at);
       }
     }
     if (r.kind == "event" && protocol::string_at(r.data, "session") == session &&
-        protocol::string_at(r.data, "type") == "client_tool_dispatched") {
+        protocol::parse_event_type(protocol::string_at(r.data, "type")) ==
+            protocol::event_type::client_tool_dispatched) {
       in.dispatches.push_back(r.at);
     }
   }
