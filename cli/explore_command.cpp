@@ -337,6 +337,12 @@ void explore_command::print_retried(const scenarios::explore_result& result) con
     for (const auto& line : result.first_retried)
       std::cout << "    " << line << "\n";
   }
+  if (result.unanswered_retried > 0) {
+    std::cout << "explore: " << result.unanswered_retried
+              << " program(s) ran again because the target did not answer a request in their "
+                 "first run (not judged there); the first, in program "
+              << result.first_unanswered_program << ": " << result.first_unanswered << "\n";
+  }
 }
 
 int explore_command::report(const scenarios::explore_result& result, std::uint64_t seed) const {

@@ -156,8 +156,9 @@ binary is installed, else the source tree's scenarios/library; here )" +
                conformance::default_library_dir() + R"(.
 Exit codes: 0 every seed held its expectations and invariants (or, with
 --skip-inapplicable, the scenario is not applicable to the target); 1 one did not; 2 bad
-usage, a scenario that does not load, a target that cannot be used, or a scenario the
-target cannot run (not applicable: nothing was checked).
+usage, a scenario that does not load, a target that cannot be used, a target that did
+not answer a request (refused, reset, timed out: nothing after it is judged), or a
+scenario the target cannot run (not applicable: nothing was checked).
 Read: docs/simulator.md, docs/scenario-language.md, docs/scenario-library.md)");
   app_->add_option("scenario", scenario_,
                    "a scenario file (FILE.yaml, see docs/scenario-language.md) or library:NAME, "
@@ -248,7 +249,7 @@ int simulate_command::run() const {
   const bool progress = many && !quiet_ && isatty(STDERR_FILENO);
   json report_seeds = json::array();
   std::set<std::string> distinct;
-  std::uint64_t failed = 0, runs = 0;
+  std::uint64_t failed = 0, runs = 0, unanswered = 0;
   for (std::uint64_t seed = range.first;; ++seed) {
     auto result = run_seed(*plan, located->source, on, seed);
     if (!result) {
@@ -295,6 +296,14 @@ int simulate_command::run() const {
       }
     }
     if (result->hit_step_limit) verdict += ", stopped at the step limit";
+    // Why not a failure: what a run showed after its target stopped answering says nothing
+    // about SPEC (issue 21.4); the seed is an error, and the command exits 2 unless another
+    // seed failed on its own.
+    const bool reached = judged.unanswered.empty();
+    if (!reached) {
+      bad = true;
+      verdict = "ERROR, the target did not answer: " + judged.unanswered;
+    }
     if (bad || !many) {
       if (progress) std::cerr << "\r\033[K";
       std::cout << "seed " << seed << ": " << result->trace.records().size() << " records, "
@@ -314,6 +323,7 @@ int simulate_command::run() const {
     if (!json_.empty()) {
       json entry = {{"seed", seed},
                     {"passed", !bad},
+                    {"unanswered", judged.unanswered},
                     {"verdict", verdict},
                     {"hash", hash},
                     {"records", result->trace.records().size()},
@@ -339,7 +349,7 @@ int simulate_command::run() const {
       }
     }
     if (bad) {
-      ++failed;
+      ++(reached ? failed : unanswered);
       std::cout << "  reproduce: toolwire simulate " << located->source << " --seed " << seed
                 << target_.as_flags() << " --trace seed-" << seed << ".jsonl\n";
     }
@@ -356,6 +366,7 @@ int simulate_command::run() const {
                          {"target", chosen->name},
                          {"runs", runs},
                          {"failed", failed},
+                         {"unanswered", unanswered},
                          {"distinct_traces", distinct.size()},
                          {"determinism_checked", check_determinism_},
                          {"seeds", std::move(report_seeds)}};
@@ -367,9 +378,16 @@ int simulate_command::run() const {
   if (many || check_determinism_) {
     std::cout << located->source << ": " << runs << " seed(s), " << distinct.size()
               << " distinct trace(s), " << failed << " failed"
+              << (unanswered > 0 ? ", " + std::to_string(unanswered) + " not answered" : "")
               << (check_determinism_ ? ", determinism checked" : "") << "\n";
   }
-  return failed == 0 ? 0 : 1;
+  if (failed > 0) return 1;
+  if (unanswered > 0) {
+    std::cerr << "toolwire simulate: the target did not answer in " << unanswered << " of " << runs
+              << " run(s): nothing was judged there\n";
+    return 2;
+  }
+  return 0;
 }
 
 replay_command::replay_command(CLI::App& parent) {

@@ -1,6 +1,9 @@
 // The one judgement of a run (judge.hpp).
 #include "toolwire/actors/judge.hpp"
 
+#include "toolwire/protocol/api.hpp"
+#include "toolwire/protocol/safe_json.hpp"
+
 namespace toolwire::actors {
 
 run_judgement judge(const scenarios::scenario& plan, const trace& run) {
@@ -10,7 +13,28 @@ run_judgement judge(const scenarios::scenario& plan, const trace& run) {
   for (const auto& r : run.records()) {
     if (r.kind == "transport_error") judged.transport_errors.push_back(r.data);
   }
+  judged.unanswered = first_unanswered(run);
   return judged;
+}
+
+std::string first_unanswered(const trace& run) {
+  for (const auto& r : run.records()) {
+    const auto where = [&] {
+      return protocol::string_at(r.data, "method") + " " + protocol::string_at(r.data, "path") +
+             " at " + std::to_string(r.at) + " ms: ";
+    };
+    // A request still waiting when the run ended (its target actor stopped first): the
+    // target took longer than the whole run to answer.
+    if (r.kind == "request_error") {
+      return where() + "no answer before the run ended (" + protocol::string_at(r.data, "error") +
+             ")";
+    }
+    if (r.kind != "response" || r.data.value("status", -1) != 0) continue;
+    const protocol::json& body = protocol::member_at(r.data, "body");
+    if (!protocol::says_unreachable(body)) continue;
+    return where() + protocol::string_at(protocol::member_at(body, "error"), "message");
+  }
+  return "";
 }
 
 }  // namespace toolwire::actors

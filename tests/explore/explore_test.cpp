@@ -2,10 +2,13 @@
 // scenario written out reproduces the failure; the clean reference never fails.
 #include <catch2/catch.hpp>
 
+#include <functional>
+#include <memory>
 #include <optional>
 
 #include "toolwire/actors/expectations.hpp"
 #include "toolwire/actors/invariants.hpp"
+#include "toolwire/actors/judge.hpp"
 #include "toolwire/actors/simulator.hpp"
 #include "toolwire/scenarios/explore.hpp"
 #include "toolwire/scenarios/loader.hpp"
@@ -222,4 +225,100 @@ steps:
     CAPTURE(seed);
     CHECK_FALSE(fails(written, seed, {}));
   }
+}
+
+namespace {
+
+//! A target of explore's that runs each program on the clean in-process core, but for the
+//! programs `unanswered` names (1-based, in the order run) records a request the target
+//! did not answer, as the HTTP harness does when a server refuses or times out.
+class unanswering_target final : public scenarios::program_target {
+ public:
+  explicit unanswering_target(std::function<bool(int)> unanswered)
+      : unanswered_(std::move(unanswered)) {}
+  toolwire::protocol::outcome<actors::run_result> run(const scenarios::scenario& program,
+                                                      std::uint64_t seed,
+                                                      std::vector<actors::time_ms>) override {
+    actors::run_options options;
+    options.seed = seed;
+    auto result = actors::simulate(program, options);
+    if (result && unanswered_(++runs_)) {
+      // Its first answer never came: a status-0 transport failure in its place.
+      actors::trace refused;
+      refused.set_header(result->trace.header());
+      bool replaced = false;
+      for (const auto& r : result->trace.records()) {
+        nlohmann::json data = r.data;
+        if (!replaced && r.kind == "response") {
+          replaced = true;
+          const auto failure = toolwire::protocol::transport_failure(
+              "connection refused", toolwire::protocol::transport_cause::unreachable);
+          data["status"] = failure.status;
+          data["body"] = failure.body;
+        }
+        refused.add(r.at, r.actor, r.kind, std::move(data));
+      }
+      result->trace = std::move(refused);
+    }
+    return result;
+  }
+
+ private:
+  std::function<bool(int)> unanswered_;
+  int runs_ = 0;
+};
+
+scenarios::explore_options on_unanswering_target(std::function<bool(int)> unanswered) {
+  scenarios::explore_options options;
+  options.programs = 6;
+  options.seed = 20261204;
+  options.target = [unanswered] {
+    return toolwire::protocol::outcome<std::unique_ptr<scenarios::program_target>>(
+        std::make_unique<unanswering_target>(unanswered));
+  };
+  return options;
+}
+
+}  // namespace
+
+TEST_CASE(
+    "explore runs a program again when its target did not answer a request, and reads "
+    "no divergence into it",
+    "[explore]") {
+  // The third run finds a refused request; the program's next run is answered.
+  const auto result = scenarios::explore(on_unanswering_target([](int run) { return run == 3; }));
+  CHECK_FALSE(result.error);
+  CHECK_FALSE(result.failure);
+  CHECK(result.programs_run == 6);
+  CHECK(result.unanswered_retried == 1);
+  CHECK(result.first_unanswered_program == 3);
+  CHECK_THAT(result.first_unanswered,
+             Catch::Matches("(GET|POST|PUT|DELETE) /v1/\\S+ at [0-9]+ ms: connection refused"));
+}
+
+TEST_CASE("explore stops with an error, not a divergence, when its target stops answering",
+          "[explore]") {
+  const auto result = scenarios::explore(on_unanswering_target([](int run) { return run >= 3; }));
+  CHECK_FALSE(result.failure);
+  REQUIRE(result.error);
+  CHECK_THAT(result.error->message,
+             Catch::Matches("it stopped answering at program 3 \\(after 2 programs judged\\): "
+                            "(GET|POST|PUT|DELETE) /v1/\\S+ at [0-9]+ ms: connection refused; "
+                            "the run before: .*connection refused"));
+  CHECK(result.programs_run == 2);
+}
+
+TEST_CASE("a request still unanswered when the run ended is a target that did not answer",
+          "[explore]") {
+  actors::trace run;
+  run.add(5, "client1", "response",
+          {{"method", "POST"}, {"path", "/v1/sessions"}, {"status", 201}});
+  run.add(900, "caller1", "request_error",
+          {{"method", "GET"}, {"path", "/v1/tasks/t1"}, {"error", "request_receiver_down"}});
+  CHECK(actors::first_unanswered(run) ==
+        "GET /v1/tasks/t1 at 900 ms: no answer before the run ended (request_receiver_down)");
+  actors::trace answered;
+  answered.add(5, "client1", "response",
+               {{"method", "POST"}, {"path", "/v1/sessions"}, {"status", 201}});
+  CHECK(actors::first_unanswered(answered).empty());
 }

@@ -89,23 +89,6 @@ beast_request to_beast(const protocol::api_request& request, const host_port& se
 
 }  // namespace detail
 
-protocol::api_response transport_failure(std::string message, transport_cause cause) {
-  protocol::api_response response;
-  response.status = 0;
-  response.body = {{"error", {{"type", "transport"}, {"message", std::move(message)}}}};
-  if (cause == transport_cause::unreachable) response.body["error"]["unreachable"] = true;
-  return response;
-}
-
-bool is_transport_failure(const protocol::api_response& response) {
-  return response.status == 0;
-}
-
-bool says_unreachable(const json& body) {
-  return body.is_object() && body.contains("error") && body["error"].is_object() &&
-         body["error"].value("unreachable", false) == true;
-}
-
 std::string describe_answer(const protocol::api_response& response) {
   if (is_transport_failure(response)) return response.body["error"].value("message", "");
   return "HTTP " + std::to_string(response.status) + " " + safe_dump(response.body);

@@ -82,20 +82,6 @@ case_result base_result(const catalog_case& c, const target_choice& target, std:
   return result;
 }
 
-//! The first request of `run` that the target did not answer at all (refused, reset, timed
-//! out), as "METHOD PATH at N ms: <how>"; "" when it answered every one.
-std::string first_unanswered(const actors::trace& run) {
-  for (const auto& r : run.records()) {
-    if (r.kind != "response" || r.data.value("status", -1) != 0) continue;
-    const protocol::json& body = protocol::member_at(r.data, "body");
-    if (!says_unreachable(body)) continue;
-    return protocol::string_at(r.data, "method") + " " + protocol::string_at(r.data, "path") +
-           " at " + std::to_string(r.at) +
-           " ms: " + protocol::string_at(protocol::member_at(body, "error"), "message");
-  }
-  return "";
-}
-
 void judge(case_result& result, const catalog_case& c, const actors::trace& run) {
   try {
     result.evidence = evidence_of(c, run);
@@ -106,7 +92,7 @@ void judge(case_result& result, const catalog_case& c, const actors::trace& run)
   result.trace = records_of(run);
   // Why before the expectations' verdict: what a case saw after its target stopped
   // answering says nothing about SPEC (a refused request has no status to check).
-  result.unreachable_because = first_unanswered(run);
+  result.unreachable_because = actors::first_unanswered(run);
   if (!result.unreachable_because.empty()) {
     result.verdict = verdict::error;
     result.evidence.insert(result.evidence.begin(),

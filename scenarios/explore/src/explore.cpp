@@ -71,6 +71,9 @@ struct judgement {
   std::vector<std::string> spec_ids;
   std::uint64_t requests = 0;
   std::optional<protocol::api_error> error;  // the target could not be used
+  //! The first request the target did not answer (actors::first_unanswered): the run is
+  //! not compared, since what it showed after that says nothing about SPEC.
+  std::string unanswered;
   actors::trace target_trace, oracle_trace;  // what was compared
   bool failed() const { return !problems.empty(); }
 };
@@ -283,11 +286,14 @@ judgement judge_on(const scenario& generated, std::uint64_t seed, runner& on,
   for (const auto& r : target->trace.records()) {
     if (r.kind == "request") ++j.requests;
   }
-  for (const auto& v : actors::judge(program, target->trace).violations) {
+  j.target_trace = target->trace;
+  const auto judged = actors::judge(program, target->trace);
+  j.unanswered = judged.unanswered;
+  if (!j.unanswered.empty()) return j;
+  for (const auto& v : judged.violations) {
     j.problems.push_back("invariant " + actors::describe(v));
     j.spec_ids.push_back(v.spec_id);
   }
-  j.target_trace = target->trace;
   if (!oracle) return j;
   j.oracle_trace = oracle->trace;
   const time_ms end = end_of_run(program, shape);
@@ -358,6 +364,13 @@ struct search {
       result.first_retried_program = progress.programs + 1;
     }
   }
+  void counted_unanswered(const judgement& j) {
+    std::lock_guard lock(mutex);
+    if (result.unanswered_retried++ == 0) {
+      result.first_unanswered = j.unanswered;
+      result.first_unanswered_program = progress.programs + 1;
+    }
+  }
   void failed_to_use(const protocol::api_error& error) {
     std::lock_guard lock(mutex);
     if (!result.error) result.error = error;
@@ -366,9 +379,11 @@ struct search {
 };
 
 void triage_and_verify(explore_failure& failure, runner& on, const program_shape& shape, int runs) {
-  failure.triage_runs = runs;
   for (int i = 0; i < runs; ++i) {
-    if (judge_on(failure.program, failure.seed, on, shape).failed()) ++failure.triage_failures;
+    const auto j = judge_on(failure.program, failure.seed, on, shape);
+    if (!j.unanswered.empty()) continue;  // says nothing either way
+    ++failure.triage_runs;
+    if (j.failed()) ++failure.triage_failures;
   }
   failure.program = with_oracle_expectations(failure.program, failure.seed, failure.divergence,
                                              shape.tolerance_ms);
@@ -400,6 +415,23 @@ void search_on(search& s) {
     }
     const auto program = *rc::gen::exec([&] { return detail::gen_program(options.shape); });
     auto j = judge_on(program, options.seed, on, options.shape);
+    if (!j.unanswered.empty() && !mine) {
+      // A target that did not answer a request (refused, reset, timed out, or slower than
+      // the whole run) shows nothing about SPEC in that run: the program runs again, and a
+      // target that still does not answer stops the search as an error, not a divergence
+      // (check does the same for its cases; issue 21).
+      auto again = judge_on(program, options.seed, on, options.shape);
+      if (!again.unanswered.empty()) {
+        s.failed_to_use(protocol::api_error{
+            protocol::error_code::invalid_request,
+            "it stopped answering at program " + std::to_string(s.progress.programs + 1) +
+                " (after " + std::to_string(s.progress.programs) +
+                " programs judged): " + again.unanswered + "; the run before: " + j.unanswered});
+        return;
+      }
+      s.counted_unanswered(j);
+      j = std::move(again);
+    }
     if (j.error) {
       s.failed_to_use(*j.error);
       return;
@@ -455,7 +487,8 @@ void search_on(search& s) {
 }  // namespace
 
 std::string explore_failure::label() const {
-  if (triage_runs == 0) return "deterministic";
+  // No re-run was judged (--triage 0, or the target did not answer any): nothing to say.
+  if (triage_runs == 0) return "not triaged";
   return triage_failures == triage_runs ? "deterministic" : "intermittent";
 }
 
@@ -489,6 +522,10 @@ program_judgement judge_program(const scenario& program, std::uint64_t seed,
   judged.target_trace = std::move(j.target_trace);
   judged.oracle_trace = std::move(j.oracle_trace);
   judged.error = std::move(j.error);
+  if (!judged.error && !j.unanswered.empty()) {
+    judged.error = protocol::api_error{protocol::error_code::invalid_request,
+                                       "it did not answer: " + j.unanswered};
+  }
   return judged;
 }
 

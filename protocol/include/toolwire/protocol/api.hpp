@@ -33,4 +33,23 @@ struct api_response {
   std::string allow;                       // for 405: the methods the path accepts
 };
 
+//! Why no HTTP answer came: the target could not be reached or did not answer in time
+//! (refused, reset, closed, timed out: it may have gone away, which says nothing about
+//! SPEC), or it answered something that is not an HTTP answer the suite can read.
+enum class transport_cause { unreachable, unreadable };
+
+//! `{"error": {"type": "transport", "message": <message>}}` with status 0: what a request
+//! answers when no HTTP answer came (refused, timed out, malformed, closed). An
+//! unreachable cause adds `"unreachable": true` to the error. Here, beside the response
+//! type, because the harness sends it and every judge of a run reads it.
+api_response transport_failure(std::string message,
+                               transport_cause cause = transport_cause::unreadable);
+
+//! True for a transport_failure answer.
+bool is_transport_failure(const api_response& response);
+
+//! True for a transport_failure answer of the unreachable cause, given as a response
+//! record's body (trace records keep the body).
+bool says_unreachable(const nlohmann::json& body);
+
 }  // namespace toolwire::protocol

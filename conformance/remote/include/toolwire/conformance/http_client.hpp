@@ -13,23 +13,11 @@
 
 namespace toolwire::conformance {
 
-//! Why no HTTP answer came: the target could not be reached or did not answer in time
-//! (refused, reset, closed, timed out: it may have gone away, which says nothing about
-//! SPEC), or it answered something that is not an HTTP answer the suite can read.
-enum class transport_cause { unreachable, unreadable };
-
-//! `{"error": {"type": "transport", "message": <message>}}` with status 0: what a request
-//! answers when no HTTP answer came (refused, timed out, malformed, closed). An
-//! unreachable cause adds `"unreachable": true` to the error.
-protocol::api_response transport_failure(std::string message,
-                                         transport_cause cause = transport_cause::unreadable);
-
-//! True for a transport_failure answer.
-bool is_transport_failure(const protocol::api_response& response);
-
-//! True for a transport_failure answer of the unreachable cause, given as a response
-//! record's body (trace records keep the body).
-bool says_unreachable(const json& body);
+// The transport failure answer is protocol/'s (api.hpp): every judge of a run reads it.
+using protocol::is_transport_failure;
+using protocol::says_unreachable;
+using protocol::transport_cause;
+using protocol::transport_failure;
 
 //! An answer in one line for a message: the transport failure's text, or
 //! "HTTP <status> <body>".

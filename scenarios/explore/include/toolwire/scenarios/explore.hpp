@@ -113,8 +113,15 @@ struct explore_result {
   int retried = 0;
   std::vector<std::string> first_retried;
   int first_retried_program = 0;
+  //! Over HTTP: programs whose run found a request the target did not answer and that
+  //! then ran clean again (not judged on the first run), and the first such request.
+  int unanswered_retried = 0;
+  std::string first_unanswered;
+  int first_unanswered_program = 0;
   std::optional<explore_failure> failure;
-  std::optional<protocol::api_error> error;  // the target could not be used
+  //! The target could not be used, or stopped answering (a request not answered in two
+  //! runs of one program in a row).
+  std::optional<protocol::api_error> error;
 };
 
 explore_result explore(const explore_options& options);
