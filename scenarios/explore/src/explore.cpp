@@ -343,6 +343,7 @@ struct search {
   std::mutex mutex;  // guards the fields below
   explore_progress progress;
   explore_result result;
+  std::vector<std::uint64_t> requests_per_program;
 
   bool over_budget() const {
     return options.time_budget && clock_type::now() - started >= *options.time_budget;
@@ -354,6 +355,7 @@ struct search {
     std::lock_guard lock(mutex);
     ++progress.programs;
     progress.requests += j.requests;
+    requests_per_program.push_back(j.requests);
     progress.seconds = seconds();
     if (options.progress) options.progress(progress);
   }
@@ -551,12 +553,26 @@ void load_rapidcheck_configuration_quietly() {
   });
 }
 
+namespace {
+
+//! The nearest-rank `percent` percentile of `values` (0 when empty).
+std::uint64_t percentile(std::vector<std::uint64_t> values, int percent) {
+  if (values.empty()) return 0;
+  std::sort(values.begin(), values.end());
+  const std::size_t rank = (values.size() * static_cast<std::size_t>(percent) + 99) / 100;
+  return values[std::max<std::size_t>(rank, 1) - 1];
+}
+
+}  // namespace
+
 explore_result explore(const explore_options& options) {
   load_rapidcheck_configuration_quietly();
   search s(options);
   search_on(s);
   explore_result result = std::move(s.result);
   result.requests = s.progress.requests;
+  result.requests_median = percentile(s.requests_per_program, 50);
+  result.requests_p95 = percentile(s.requests_per_program, 95);
   result.seconds = s.seconds();
   result.programs_run = result.failure ? result.failure->programs_before + 1 : s.progress.programs;
   result.out_of_time = !result.failure && s.over_budget() && s.progress.programs < options.programs;

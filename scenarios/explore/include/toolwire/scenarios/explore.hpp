@@ -106,6 +106,9 @@ struct explore_failure {
 struct explore_result {
   int programs_run = 0;
   std::uint64_t requests = 0;
+  //! Requests per program judged (shrink and triage runs not included): what a program
+  //! costs the target, by the nearest-rank median and 95th percentile.
+  std::uint64_t requests_median = 0, requests_p95 = 0;
   double seconds = 0;
   bool out_of_time = false;  // the time budget ended the search
   //! Over HTTP: divergences that did not show again when their program ran again at once
