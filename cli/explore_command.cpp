@@ -353,12 +353,11 @@ int explore_command::report(const scenarios::explore_result& result, std::uint64
   }
   // "30 programs, 460 requests (per program: median 12, p95 40), 9.2 s (3 programs/s)";
   // what was found leads the line.
-  const std::string summary = std::to_string(result.programs_run) + " programs, " +
-                              std::to_string(result.requests) + " requests (per program: median " +
-                              std::to_string(result.requests_median) + ", p95 " +
-                              std::to_string(result.requests_p95) + "), " +
-                              seconds_text(result.seconds) + " (" +
-                              per_second(result.programs_run, result.seconds) + " programs/s)";
+  const std::string summary =
+      std::to_string(result.programs_run) + " programs, " + std::to_string(result.requests) +
+      " requests (per program: median " + std::to_string(result.requests_median) + ", p95 " +
+      std::to_string(result.requests_p95) + "), " + seconds_text(result.seconds) + " (" +
+      per_second(result.programs_run, result.seconds) + " programs/s)";
   print_retried(result);
   if (!result.failure) {
     if (result.programs_run == 0) {

@@ -322,3 +322,23 @@ TEST_CASE("a request still unanswered when the run ended is a target that did no
                {{"method", "POST"}, {"path", "/v1/sessions"}, {"status", 201}});
   CHECK(actors::first_unanswered(answered).empty());
 }
+
+TEST_CASE("Programs for SPEC's default timeouts cost what they test, not what the timeouts are",
+          "[explore]") {
+  // ack 10 s, result 300 s, interrupt 600 s: a program waits out minutes, and a client
+  // pinging a 2 s TTL all that while cost hundreds of requests per program (issue 27).
+  scenarios::explore_options options;
+  options.programs = 300;
+  options.seed = 27;
+  options.shape.ack_timeout_ms = 10'000;
+  options.shape.result_timeout_ms = 300'000;
+  options.shape.interrupt_timeout_ms = 600'000;
+  const auto result = scenarios::explore(options);
+  REQUIRE_FALSE(result.failure);
+  REQUIRE(result.programs_run == 300);
+  INFO("requests per program: median " << result.requests_median << ", p95 "
+                                       << result.requests_p95);
+  CHECK(result.requests_median <= 40);
+  CHECK(result.requests_p95 <= 150);
+  CHECK(result.requests_median > 0);
+}

@@ -51,7 +51,9 @@ time_ms horizon_of(const program_shape& shape) {
 //! for the whole of such a program costs hundreds of requests that test nothing new (issue
 //! 27), so there the generator scales what lasts to what is exercised. Below it programs
 //! are drawn as they always were, so a seed gives the same program it gave before.
-bool long_horizon(const program_shape& shape) { return horizon_of(shape) > 120'000; }
+bool long_horizon(const program_shape& shape) {
+  return horizon_of(shape) > 120'000;
+}
 
 scenarios::client_spec gen_client(std::size_t index, const program_shape& shape) {
   // Why two statements: the order in which a call's arguments are evaluated is the
@@ -137,9 +139,8 @@ scenarios::task_caller_spec gen_task_caller(std::size_t index, const program_sha
   caller.client_tools = scenarios::build::tools(names);
   caller.start_at = *rc::gen::inRange<time_ms>(0, 2'000);
   caller.poll_every = *rc::gen::element<time_ms>(250, 1'000);
-  caller.answer_delay =
-      clear_of(*rc::gen::inRange<time_ms>(0, shape.interrupt_timeout_ms * 5 / 4),
-               shape.interrupt_timeout_ms, shape);
+  caller.answer_delay = clear_of(*rc::gen::inRange<time_ms>(0, shape.interrupt_timeout_ms * 5 / 4),
+                                 shape.interrupt_timeout_ms, shape);
   caller.error_results = *rc::gen::inRange(0, 6) == 0;
   std::vector<std::string> callable = names;
   if (*rc::gen::inRange(0, 4) == 0) callable.push_back("ghost");
