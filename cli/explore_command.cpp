@@ -205,6 +205,11 @@ Read: docs/explore.md, docs/simulator.md, docs/scenario-language.md)");
   app_->add_option("--time-budget", time_budget_,
                    "stop generating after this long, e.g. 90s, 5m, 1500ms (shrinking and "
                    "triage of a divergence found in time still run)");
+  app_->add_option("--until-coverage", until_coverage_,
+                   "stop generating once the reference has reached this percentage of its "
+                   "life-cycle points (every move of a call, task, turn or client, and every "
+                   "refusal SPEC answers with 409) in the programs judged")
+      ->check(CLI::Range(1, 100));
   app_->add_option("--jobs", jobs_,
                    "searches at once, each a process with its own target and seed (--seed, "
                    "--seed + 1, ...), sharing --programs; the first divergence stops them "
@@ -262,6 +267,7 @@ int explore_command::run() const {
           time_budget_ + "'");
     }
   }
+  if (until_coverage_ > 0) options.until_coverage_percent = until_coverage_;
   if (!judge_.empty()) return judge_file(options);
   const std::string progress = quiet_                  ? "none"
                                : progress_ != "auto"   ? progress_
@@ -328,6 +334,27 @@ void explore_command::show_progress(const scenarios::explore_progress& p,
   }
 }
 
+namespace {
+
+//! "explore: the reference reached 30 of 34 life-cycle points in these programs; never:
+//! task interrupted --interrupt_deadline_passed--> failed (TASK-7), ...": what a clean
+//! result looked at. `reached` is index for index with life_cycle_points().
+void print_coverage(const std::vector<bool>& reached, bool met) {
+  const auto& points = reference_server::life_cycle_points();
+  std::vector<std::string> never;
+  for (std::size_t i = 0; i < points.size(); ++i) {
+    if (i >= reached.size() || !reached[i]) never.push_back(points[i].describe());
+  }
+  std::cout << "explore: the reference reached " << points.size() - never.size() << " of "
+            << points.size() << " life-cycle points in these programs"
+            << (met ? " (--until-coverage ended the search)" : "");
+  for (std::size_t i = 0; i < never.size(); ++i)
+    std::cout << (i == 0 ? "; never: " : ", ") << never[i];
+  std::cout << "\n";
+}
+
+}  // namespace
+
 void explore_command::print_retried(const scenarios::explore_result& result) const {
   if (result.retried > 0) {
     std::cout << "explore: " << result.retried
@@ -364,6 +391,7 @@ int explore_command::report(const scenarios::explore_result& result, std::uint64
       std::cerr << "toolwire explore: nothing was checked: no program ran\n";
       return 2;
     }
+    print_coverage(result.reached, result.coverage_met);
     std::cout << "explore: no divergence in " << summary;
     if (result.out_of_time) std::cout << "; the time budget ended the search";
     std::cout << "\n";
@@ -399,8 +427,9 @@ int explore_command::report(const scenarios::explore_result& result, std::uint64
             << traces_line(*traces) << "reproduce: toolwire simulate " << path << " --seed "
             << failure.seed << flags << "\n"
             << "judge again: toolwire explore --judge " << path << " --seed " << failure.seed
-            << flags << "\n"
-            << "explore: 1 divergence in " << summary << std::endl;
+            << flags << "\n";
+  print_coverage(result.reached, false);
+  std::cout << "explore: 1 divergence in " << summary << std::endl;
   return 1;
 }
 
@@ -412,6 +441,9 @@ struct shared_search {
   std::atomic<int> claimed_by{-1};  // the job that found the divergence
   std::atomic<int> programs[max_jobs];
   std::atomic<std::uint64_t> requests[max_jobs];
+  //! The life-cycle points any job's reference reached (coverage), index for index.
+  static constexpr std::size_t max_points = 256;
+  std::atomic<bool> reached[max_points];
 
   //! The jobs' programs and requests so far, added up, and the time since `started`.
   scenarios::explore_progress total(int jobs, std::chrono::steady_clock::time_point started) const {
@@ -466,6 +498,9 @@ int explore_command::run_jobs(scenarios::explore_options options,
       return shared->claimed_by.compare_exchange_strong(none, job);
     };
     const auto result = scenarios::explore(options);
+    for (std::size_t i = 0; i < result.reached.size() && i < shared_search::max_points; ++i) {
+      if (result.reached[i]) shared->reached[i] = true;
+    }
     if (result.failure || result.error) std::_Exit(report(result, options.seed));
     print_retried(result);
     std::cout << std::flush;
@@ -501,6 +536,9 @@ int explore_command::run_jobs(scenarios::explore_options options,
   const int programs = total.programs;
   const std::uint64_t requests = total.requests;
   const double seconds = total.seconds;
+  std::vector<bool> reached(shared_search::max_points);
+  for (std::size_t i = 0; i < reached.size(); ++i)
+    reached[i] = shared->reached[i];
   munmap(memory, sizeof(shared_search));
   if (worst == 0 && programs == 0) {
     std::cerr << "toolwire explore: nothing was checked: no program ran\n";
@@ -511,6 +549,7 @@ int explore_command::run_jobs(scenarios::explore_options options,
   const std::string found = worst == 1   ? "1 divergence"
                             : broken > 0 ? std::to_string(broken) + " job(s) failed"
                                          : "no divergence";
+  print_coverage(reached, false);
   std::cout << "explore: " << jobs_ << " jobs: " << programs << " programs, " << requests
             << " requests, " << found << ", " << seconds_text(seconds) << " ("
             << per_second(programs, seconds) << " programs/s)\n";

@@ -39,6 +39,7 @@ class explore_command {
   target_flags target_;
   bool no_shrink_ = false;
   std::string time_budget_;
+  int until_coverage_ = 0;  // 0: not asked
   int jobs_ = 1;
   int triage_ = 5;
   std::string progress_ = "auto";

@@ -29,6 +29,17 @@ struct director_state {
   std::size_t next_step = 0;
   //! Since when the next step has waited for what the target owes (awaits_the_target).
   std::optional<time_ms> owed_since;
+  //! On a real clock: how far behind its written time the latest step played, because one
+  //! before it waited for what the target owed. Every step of a later instant keeps that
+  //! delay, so the gaps between steps stay as written. Why not play the late ones at once:
+  //! two messages written 101 ms apart went out together, and the second met the first's
+  //! turn still running on the target (409) where the reference had finished it (explore on
+  //! a real clock, seed 7000, program 55).
+  time_ms carried_late_ms = 0;
+  //! The written instant of the steps now playing and the delay they share: steps of one
+  //! instant keep one delay, so that those waiting for one thing wait out one window.
+  time_ms instant_written = -1;
+  time_ms instant_delay = 0;
   static inline const char* name = "director";
 };
 
@@ -78,7 +89,7 @@ void step_done(self_pointer self) {
 bool play_again_within_window(self_pointer self, time_ms retry_ms) {
   auto& st = self->state;
   const time_ms now = run_context::elapsed(self);
-  if (!st.owed_since) st.owed_since = st.plan->steps[st.next_step].at;
+  if (!st.owed_since) st.owed_since = st.plan->steps[st.next_step].at + st.instant_delay;
   const time_ms window_end = *st.owed_since + st.script.owed_wait_ms;
   if (now >= window_end) return false;
   // The last try falls on the window's end, not past it: the run (and explore's
@@ -247,10 +258,16 @@ void play(self_pointer self, std::size_t index) {
 void schedule_next(self_pointer self) {
   auto& st = self->state;
   if (st.next_step >= st.plan->steps.size()) return;
-  const time_ms at = st.plan->steps[st.next_step].at;
+  const time_ms written = st.plan->steps[st.next_step].at;
+  if (written != st.instant_written) {
+    st.instant_written = written;
+    st.instant_delay = st.carried_late_ms;
+  }
+  const time_ms at = written + st.instant_delay;
   const time_ms now = run_context::elapsed(self);
   if (at <= now) {
-    st.context->steps_late_ms = std::max(st.context->steps_late_ms, now - at);
+    st.carried_late_ms = std::max(st.carried_late_ms, now - written);
+    st.context->steps_late_ms = std::max(st.context->steps_late_ms, now - written);
     return play(self, st.next_step);
   }
   self->delayed_send(self, std::chrono::milliseconds(at - now), play_atom::value);

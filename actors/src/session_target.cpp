@@ -46,6 +46,17 @@ struct target_state {
   std::optional<time_ms> armed;
   std::vector<pending_advance> advances;
   static inline const char* name = "target";
+
+  target_state() = default;
+  target_state(const target_state&) = delete;
+  target_state& operator=(const target_state&) = delete;
+  //! Why here: the actor's state goes when the run tears it down, after its last command,
+  //! so what the core reached is complete (explore's coverage).
+  ~target_state() {
+    if (context != nullptr && context->life_cycle_reached != nullptr && core) {
+      *context->life_cycle_reached = core->life_cycle_reached();
+    }
+  }
 };
 
 using self_pointer = target_actor::stateful_pointer<target_state>;

@@ -79,7 +79,9 @@ time_ms next_due(caf::scheduler::test_coordinator& sched) {
 //! even without a timer of its own: what its last steps expect may still be owed.
 class real_time_driver {
  public:
-  real_time_driver(target_host& host, time_ms limit) : host_(host), limit_(limit) {}
+  //! `steps_late`: run_context::steps_late_ms, read at each idle moment.
+  real_time_driver(target_host& host, time_ms limit, const time_ms& steps_late)
+      : host_(host), limit_(limit), steps_late_(steps_late) {}
 
   //! How far behind the wall clock a timer fired, at worst.
   time_ms worst_late_ms() const { return worst_late_ms_; }
@@ -88,6 +90,10 @@ class real_time_driver {
   bool idle(caf::scheduler::test_coordinator& sched) {
     using std::chrono::milliseconds;
     host_.await_quiet();
+    // Why later by the steps' delay: once a step waited for what the target owed, every
+    // later step plays that much after its written time (the director keeps their gaps),
+    // the last one too, and the grace after it is still the target's.
+    const time_ms limit = limit_ + steps_late_;
     const time_ms now = now_of(sched);
     const time_ms due = next_due(sched);
     if (const auto arrived = host_.latest_arrival_before(std::numeric_limits<time_ms>::max())) {
@@ -95,7 +101,7 @@ class real_time_driver {
       // run's own requests caused (a model request, a dispatch), which takes no time in the
       // script's terms, as on a virtual clock. It is recorded at its arrival, or just before
       // that timer (or the run's end) when the target took longer than the gap to it.
-      const time_ms at = std::max(now, std::min({*arrived, due - 1, limit_ - 1}));
+      const time_ms at = std::max(now, std::min({*arrived, due - 1, limit - 1}));
       if (at > now) sched.clock().advance_time(milliseconds(at - now));
       host_.deliver_arrived_by(*arrived);
       return false;
@@ -109,9 +115,9 @@ class real_time_driver {
     // settle time for longer than the paced gap between steps (a slow target, a loaded
     // machine, a long settle_ms) sent it late; ending at the written time would judge
     // the target on a window it never had (issue 21: a 60 ms settle failed every run).
-    const time_ms wall_until = due <= limit_ ? due : limit_ + late_ms_;
+    const time_ms wall_until = due <= limit ? due : limit + late_ms_;
     if (host_.wall_elapsed() >= wall_until) {
-      if (due > limit_) return true;
+      if (due > limit) return true;
       late_ms_ = std::max<time_ms>(0, host_.wall_elapsed() - due);
       worst_late_ms_ = std::max(worst_late_ms_, late_ms_);
       sched.clock().advance_time(milliseconds(due - now));
@@ -124,6 +130,7 @@ class real_time_driver {
  private:
   target_host& host_;
   time_ms limit_;
+  const time_ms& steps_late_;
   //! How much later than its due time the harness fired the last timer (wall ms).
   time_ms late_ms_ = 0;
   time_ms worst_late_ms_ = 0;
@@ -172,11 +179,11 @@ std::size_t eligible_jobs(caf::scheduler::test_coordinator& sched, const caf::re
 
 void drive(caf::scheduler::test_coordinator& sched, seeded_picker& picker, time_ms limit,
            const scenarios::scenario& plan, const run_options& options, const caf::resumable* model,
-           run_result& result) {
+           const run_context& context, run_result& result) {
   due_expectation_wait due_wait(plan, options, result.trace);
   const bool real = options.host != nullptr && options.host->real_time();
   std::optional<real_time_driver> real_time;
-  if (real) real_time.emplace(*options.host, limit);
+  if (real) real_time.emplace(*options.host, limit, context.steps_late_ms);
   for (;;) {
     if (result.steps >= options.max_steps) {
       result.hit_step_limit = true;
@@ -251,6 +258,7 @@ protocol::outcome<run_result> simulate(const scenarios::scenario& plan,
   run_context context;
   context.trace = options.record ? &result.trace : nullptr;
   if (options.note_deadlines) context.deadlines = &result.deadlines;
+  context.life_cycle_reached = &result.life_cycle_reached;
   context.plan = &plan;
   context.settings.api_key = options.host ? options.host->api_key() : simulator_api_key;
   context.settings.limited_key = options.host ? options.host->limited_key() : simulator_limited_key;
@@ -295,7 +303,7 @@ protocol::outcome<run_result> simulate(const scenarios::scenario& plan,
   // Real time runs on past its last step by the grace its expectations allow.
   const time_ms real_end = scenarios::end_of_steps(plan) + context.settings.owed_wait_ms;
   drive(sched, picker, real ? real_end : scenarios::end_of(plan) + settle, plan, options, model_job,
-        result);
+        context, result);
   result.simulated_ms = now_of(sched);
   if (real) result.harness_late_ms = std::max(result.harness_late_ms, context.steps_late_ms);
   // Why the trace closes here: tearing down fires the timers still pending, and an actor

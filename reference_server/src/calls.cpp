@@ -164,9 +164,12 @@ outcome<json> ack(state& s, session_record& session, const std::string& cid,
   auto found = find_call(s, session, cid, call_id);
   if (!found) return found.error();
   call_record& call = **found;
-  if (!allows(call.status, call_event::acked)) return s.policy->answer_to_settled_ack(call);
+  if (!allows(call.status, call_event::acked)) {
+    refusal_noted(s, call.status, call_event::acked);
+    return s.policy->answer_to_settled_ack(call);
+  }
   const bool first_ack = call.status == call_status::dispatched;
-  move(call.status, call_event::acked);
+  move_noted(s, call.status, call_event::acked);
   if (first_ack) extend_deadline(s, session, call, now);
   touch_ttl_on_call_traffic(s, session, **client, now);
   return json{{"call_id", call.id}, {"status", "acked"}};
@@ -185,10 +188,11 @@ outcome<json> post_result(state& s, session_record& session, const std::string& 
   call_record* call = &s.policy->call_settled_by_result(session, cid, **found);
   const bool is_error = std::holds_alternative<protocol::tool_error>(request->outcome);
   if (!allows(call->status, call_event::result_posted)) {
+    refusal_noted(s, call->status, call_event::result_posted);
     return s.policy->answer_to_settled_result(s, session, *call, is_error, now);
   }
 
-  move(call->status, call_event::result_posted);
+  move_noted(s, call->status, call_event::result_posted);
   s.policy->close_settled_call(s, session, *call);
   touch_ttl_on_call_traffic(s, session, **client, now);
   s.policy->announce_completion(s, session, *call, is_error, now);
@@ -198,7 +202,7 @@ outcome<json> post_result(state& s, session_record& session, const std::string& 
 
 void fail_call(state& s, session_record& session, call_record& call, const std::string& reason,
                time_ms now) {
-  move(call.status, failure_cause(reason));
+  move_noted(s, call.status, failure_cause(reason));
   close_call(s, session, call);
   emit_failed(s, session, call, reason, now);
   report_to_turn(s, session, call,
@@ -219,7 +223,7 @@ void fail_unavailable_call(state& s, session_record& session, const client_recor
   call.dispatched_at = now;
   // Why a record at all: the call exists and is settled, so a later ack or result on its
   // id is 409 (CALL-6), not 404.
-  move(call.status, call_event::tool_unavailable);
+  move_noted(s, call.status, call_event::tool_unavailable);
   session.turn->slots[slot].call_id = call.id;
   emit_failed(s, session, call, "tool_unavailable", now);
   session.calls.emplace(call.id, std::move(call));

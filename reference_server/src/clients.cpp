@@ -173,7 +173,8 @@ void end_client(state& s, session_record& session, std::uint64_t serial, departu
                 time_ms now) {
   auto node = session.clients.extract(serial);
   client_record client = std::move(node.mapped());
-  move(client.status, why == departure::left ? client_event::deleted : client_event::ttl_lapsed);
+  move_noted(s, client.status,
+             why == departure::left ? client_event::deleted : client_event::ttl_lapsed);
   session.client_serials.erase(client.id);
   cancel(s, client.serial);
   const char* reason = why == departure::left ? "left" : "expired";

@@ -127,6 +127,13 @@ const core_config& core::config() const {
   return state_->config;
 }
 
+std::vector<bool> core::life_cycle_reached() const {
+  std::vector<bool> reached(state_->reached.size());
+  for (std::size_t i = 0; i < reached.size(); ++i)
+    reached[i] = state_->reached.test(i);
+  return reached;
+}
+
 // -- authentication ---------------------------------------------------------------------
 
 principal core::identify(const std::optional<std::string>& credential) const {

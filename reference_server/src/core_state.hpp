@@ -3,6 +3,7 @@
 // identical for identical inputs.
 #pragma once
 
+#include <bitset>
 #include <cstdint>
 #include <deque>
 #include <initializer_list>
@@ -154,9 +155,28 @@ struct state {
   //! list only orders the waiting turns; the turn's own status says that it waits.
   bool firing_timers = false;
   std::vector<std::string> deferred_turns;  // session ids
+  //! The life-cycle points (lifecycle.hpp) this core has reached: coverage, never a
+  //! decision. Set by move_noted and refusal_noted only.
+  std::bitset<life_cycle_point_count> reached;
 
   std::uint64_t serial() { return next_serial++; }
 };
+
+// -- life cycles -------------------------------------------------------------------------
+//! Moves `current` along its table (lifecycle.hpp `move`: throws, changing nothing, when
+//! the table has no such move) and notes the row reached.
+template <typename Event>
+void move_noted(state& s, status_of<Event>& current, Event on) {
+  const auto point = point_of_move(current, on);
+  move(current, on);
+  s.reached.set(*point);  // move threw when the table has no row
+}
+
+//! Notes a refusal SPEC answers (409) when `on` from `from` is one.
+template <typename Event>
+void refusal_noted(state& s, status_of<Event> from, Event on) {
+  if (const auto point = point_of_refusal(from, on)) s.reached.set(*point);
+}
 
 // -- timers (core.cpp) -----------------------------------------------------------------
 void schedule(state& s, std::uint64_t key, time_ms at, timer_ref ref);

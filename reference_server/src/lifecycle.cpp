@@ -2,6 +2,9 @@
 #include "lifecycle.hpp"
 
 #include <string>
+#include <vector>
+
+#include "toolwire/reference_server/core.hpp"
 
 namespace toolwire::reference_server::detail {
 
@@ -139,3 +142,43 @@ illegal_transition::illegal_transition(std::string_view life_cycle, std::string_
                        " on " + std::string(on)) {}
 
 }  // namespace toolwire::reference_server::detail
+
+namespace toolwire::reference_server {
+
+namespace {
+
+template <typename Event>
+void add_points(std::vector<life_cycle_point>& points) {
+  using detail::life_cycle;
+  const std::string name(life_cycle<Event>::name);
+  for (const auto& row : life_cycle<Event>::table) {
+    points.push_back({name, std::string(detail::to_string(row.from)),
+                      std::string(detail::to_string(row.on)),
+                      std::string(detail::to_string(row.to)), std::string(row.rules)});
+  }
+  for (const auto& row : life_cycle<Event>::refusals) {
+    points.push_back({name, std::string(detail::to_string(row.from)),
+                      std::string(detail::to_string(row.on)), "refused", std::string(row.rules)});
+  }
+}
+
+}  // namespace
+
+std::string life_cycle_point::describe() const {
+  return life_cycle + " " + from + " --" + on + "--> " + to + " (" + rules + ")";
+}
+
+const std::vector<life_cycle_point>& life_cycle_points() {
+  static const std::vector<life_cycle_point> points = [] {
+    std::vector<life_cycle_point> all;
+    // The order of life_cycle<...>::first_point: call, task, turn, client.
+    add_points<detail::call_event>(all);
+    add_points<detail::task_event>(all);
+    add_points<detail::turn_event>(all);
+    add_points<detail::client_event>(all);
+    return all;
+  }();
+  return points;
+}
+
+}  // namespace toolwire::reference_server

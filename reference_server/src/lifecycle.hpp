@@ -100,46 +100,73 @@ struct transition {
   Status from;
   Event on;
   Status to;
+  std::string_view rules;  // the SPEC IDs that make this move
+};
+
+//! A move a client asks for where the table has none, which SPEC answers (409) rather than
+//! the core refusing it as a bug: a row of its own for coverage (explore reports both).
+template <typename Status, typename Event>
+struct refusal {
+  Status from;
+  Event on;
+  std::string_view rules;
 };
 
 inline constexpr auto call_table = std::to_array<transition<call_status, call_event>>({
-    {call_status::dispatched, call_event::acked, call_status::acked},
-    {call_status::acked, call_event::acked, call_status::acked},
-    {call_status::dispatched, call_event::result_posted, call_status::completed},
-    {call_status::acked, call_event::result_posted, call_status::completed},
-    {call_status::dispatched, call_event::deadline_passed, call_status::failed},
-    {call_status::acked, call_event::deadline_passed, call_status::failed},
-    {call_status::dispatched, call_event::client_gone, call_status::failed},
-    {call_status::acked, call_event::client_gone, call_status::failed},
-    {call_status::dispatched, call_event::tool_unavailable, call_status::failed},
+    {call_status::dispatched, call_event::acked, call_status::acked, "CALL-3"},
+    {call_status::acked, call_event::acked, call_status::acked, "CALL-3"},
+    {call_status::dispatched, call_event::result_posted, call_status::completed, "CALL-4"},
+    {call_status::acked, call_event::result_posted, call_status::completed, "CALL-4"},
+    {call_status::dispatched, call_event::deadline_passed, call_status::failed, "CALL-5"},
+    {call_status::acked, call_event::deadline_passed, call_status::failed, "CALL-5"},
+    {call_status::dispatched, call_event::client_gone, call_status::failed, "LIFE-5"},
+    {call_status::acked, call_event::client_gone, call_status::failed, "LIFE-5"},
+    {call_status::dispatched, call_event::tool_unavailable, call_status::failed, "TOOLS-5"},
 });
 
 inline constexpr auto task_table = std::to_array<transition<task_status, task_event>>({
-    {task_status::pending, task_event::step_requested, task_status::processing},
-    {task_status::processing, task_event::tool_calls, task_status::interrupted},
-    {task_status::interrupted, task_event::tool_results, task_status::processing},
-    {task_status::processing, task_event::text_answer, task_status::completed},
-    {task_status::processing, task_event::model_failed, task_status::failed},
-    {task_status::processing, task_event::step_limit_reached, task_status::failed},
-    {task_status::interrupted, task_event::interrupt_deadline_passed, task_status::failed},
+    {task_status::pending, task_event::step_requested, task_status::processing, "TASK-3"},
+    {task_status::processing, task_event::tool_calls, task_status::interrupted, "TASK-3"},
+    {task_status::interrupted, task_event::tool_results, task_status::processing, "TASK-4"},
+    {task_status::processing, task_event::text_answer, task_status::completed, "TASK-3"},
+    {task_status::processing, task_event::model_failed, task_status::failed, "MODEL-4"},
+    {task_status::processing, task_event::step_limit_reached, task_status::failed, "TASK-3"},
+    {task_status::interrupted, task_event::interrupt_deadline_passed, task_status::failed,
+     "TASK-7"},
 });
 
 inline constexpr auto turn_table = std::to_array<transition<turn_status, turn_event>>({
-    {turn_status::started, turn_event::step_requested, turn_status::awaiting_model},
-    {turn_status::settled, turn_event::step_requested, turn_status::awaiting_model},
-    {turn_status::started, turn_event::step_limit_reached, turn_status::failed},
-    {turn_status::settled, turn_event::step_limit_reached, turn_status::failed},
-    {turn_status::awaiting_model, turn_event::text_answer, turn_status::completed},
-    {turn_status::awaiting_model, turn_event::model_failed, turn_status::failed},
-    {turn_status::awaiting_model, turn_event::tool_calls, turn_status::dispatching},
-    {turn_status::dispatching, turn_event::calls_resolved, turn_status::awaiting_calls},
-    {turn_status::awaiting_calls, turn_event::calls_settled, turn_status::settled},
+    {turn_status::started, turn_event::step_requested, turn_status::awaiting_model, "SES-2"},
+    {turn_status::settled, turn_event::step_requested, turn_status::awaiting_model, "CALL-9"},
+    {turn_status::started, turn_event::step_limit_reached, turn_status::failed, "SES-4"},
+    {turn_status::settled, turn_event::step_limit_reached, turn_status::failed, "SES-4"},
+    {turn_status::awaiting_model, turn_event::text_answer, turn_status::completed, "SES-5"},
+    {turn_status::awaiting_model, turn_event::model_failed, turn_status::failed, "MODEL-4"},
+    {turn_status::awaiting_model, turn_event::tool_calls, turn_status::dispatching, "CALL-1"},
+    {turn_status::dispatching, turn_event::calls_resolved, turn_status::awaiting_calls, "TOOLS-5"},
+    {turn_status::awaiting_calls, turn_event::calls_settled, turn_status::settled, "CALL-9"},
 });
 
 inline constexpr auto client_table = std::to_array<transition<client_status, client_event>>({
-    {client_status::live, client_event::deleted, client_status::left},
-    {client_status::live, client_event::ttl_lapsed, client_status::expired},
+    {client_status::live, client_event::deleted, client_status::left, "LIFE-1"},
+    {client_status::live, client_event::ttl_lapsed, client_status::expired, "LIFE-3"},
 });
+
+inline constexpr auto call_refusals = std::to_array<refusal<call_status, call_event>>({
+    {call_status::completed, call_event::acked, "CALL-6"},
+    {call_status::failed, call_event::acked, "CALL-6"},
+    {call_status::completed, call_event::result_posted, "CALL-6"},
+    {call_status::failed, call_event::result_posted, "CALL-6"},
+});
+
+inline constexpr auto task_refusals = std::to_array<refusal<task_status, task_event>>({
+    {task_status::processing, task_event::tool_results, "TASK-4"},
+    {task_status::completed, task_event::tool_results, "TASK-4"},
+    {task_status::failed, task_event::tool_results, "TASK-4"},
+});
+
+inline constexpr std::array<refusal<turn_status, turn_event>, 0> turn_refusals{};
+inline constexpr std::array<refusal<client_status, client_event>, 0> client_refusals{};
 
 //! Which table and name go with an event type.
 template <typename Event>
@@ -149,25 +176,40 @@ struct life_cycle<call_event> {
   using status = call_status;
   static constexpr std::string_view name = "call";
   static constexpr const auto& table = call_table;
+  static constexpr const auto& refusals = call_refusals;
+  static constexpr std::size_t first_point = 0;
 };
 template <>
 struct life_cycle<task_event> {
   using status = task_status;
   static constexpr std::string_view name = "task";
   static constexpr const auto& table = task_table;
+  static constexpr const auto& refusals = task_refusals;
+  static constexpr std::size_t first_point = call_table.size() + call_refusals.size();
 };
 template <>
 struct life_cycle<turn_event> {
   using status = turn_status;
   static constexpr std::string_view name = "turn";
   static constexpr const auto& table = turn_table;
+  static constexpr const auto& refusals = turn_refusals;
+  static constexpr std::size_t first_point =
+      life_cycle<task_event>::first_point + task_table.size() + task_refusals.size();
 };
 template <>
 struct life_cycle<client_event> {
   using status = client_status;
   static constexpr std::string_view name = "client";
   static constexpr const auto& table = client_table;
+  static constexpr const auto& refusals = client_refusals;
+  static constexpr std::size_t first_point =
+      life_cycle<turn_event>::first_point + turn_table.size() + turn_refusals.size();
 };
+
+//! The coverage points: every row of the four tables and every refusal, numbered in this
+//! file's order (call, task, turn, client; each table's rows, then its refusals).
+inline constexpr std::size_t life_cycle_point_count =
+    life_cycle<client_event>::first_point + client_table.size() + client_refusals.size();
 
 template <typename Event>
 using status_of = typename life_cycle<Event>::status;
@@ -191,6 +233,28 @@ constexpr std::optional<status_of<Event>> next_status(status_of<Event> from, Eve
 template <typename Event>
 constexpr bool allows(status_of<Event> from, Event on) {
   return next_status(from, on).has_value();
+}
+
+//! The coverage point of the move `on` from `from` (a table row), if the table has it.
+template <typename Event>
+constexpr std::optional<std::size_t> point_of_move(status_of<Event> from, Event on) {
+  const auto& table = life_cycle<Event>::table;
+  for (std::size_t i = 0; i < table.size(); ++i) {
+    if (table[i].from == from && table[i].on == on) return life_cycle<Event>::first_point + i;
+  }
+  return std::nullopt;
+}
+
+//! The coverage point of a refusal SPEC answers, if `on` from `from` is one.
+template <typename Event>
+constexpr std::optional<std::size_t> point_of_refusal(status_of<Event> from, Event on) {
+  const auto& refusals = life_cycle<Event>::refusals;
+  for (std::size_t i = 0; i < refusals.size(); ++i) {
+    if (refusals[i].from == from && refusals[i].on == on) {
+      return life_cycle<Event>::first_point + life_cycle<Event>::table.size() + i;
+    }
+  }
+  return std::nullopt;
 }
 
 //! Moves `current` along the table; throws illegal_transition, leaving it as it was, when

@@ -25,7 +25,7 @@ std::string make_uuid(std::uint64_t n) {
 void fail_task(state& s, task_record& task, task_event cause, const std::string& reason,
                const std::string& message) {
   cancel(s, task.serial);
-  move(task.status, cause);
+  move_noted(s, task.status, cause);
   task.pending.clear();
   task.error = json{{"reason", reason}, {"message", message}};
 }
@@ -267,7 +267,7 @@ outcome<json> create_task(state& s, const json& body, time_ms now) {
   }
   json response = {{"uuid", task.uuid}, {"status", "pending"}};
   task_record& stored = s.tasks.emplace(task.uuid, std::move(task)).first->second;
-  move(stored.status, task_event::step_requested);
+  move_noted(s, stored.status, task_event::step_requested);
   issue_step(s, stored);
   return response;
 }
@@ -293,13 +293,14 @@ outcome<json> post_tool_results(state& s, const std::string& uuid, const json& b
   task_record& task = found->second;
   if (auto early = s.policy->check_before_status(body); !early) return early.error();
   if (!allows(task.status, task_event::tool_results)) {
+    refusal_noted(s, task.status, task_event::tool_results);
     return protocol::conflict("task '" + uuid + "' is " + std::string(to_string(task.status)) +
                               ", not interrupted (TASK-4)");
   }
   if (auto settled = s.policy->settle_round(s, task, body); !settled) return settled.error();
   task.pending.clear();
   cancel(s, task.serial);
-  move(task.status, task_event::tool_results);
+  move_noted(s, task.status, task_event::tool_results);
   continue_task(s, task);
   return json{{"uuid", task.uuid}, {"status", s.policy->status_after_tool_results()}};
 }
@@ -318,7 +319,7 @@ void task_model_replied(state& s, task_record& task, const model_reply& reply, t
     task.output.push_back({{"type", "text"}, {"text", *answer.text}});
   }
   if (answer.tool_calls.empty()) {
-    move(task.status, task_event::text_answer);
+    move_noted(s, task.status, task_event::text_answer);
     return;
   }
   task.round.clear();
@@ -329,7 +330,7 @@ void task_model_replied(state& s, task_record& task, const model_reply& reply, t
     continue_task(s, task);
     return;
   }
-  move(task.status, task_event::tool_calls);
+  move_noted(s, task.status, task_event::tool_calls);
   if (auto deadline = s.policy->interrupt_deadline(s, task, now)) {
     task.interrupt_deadline = deadline;
     schedule(s, task.serial, *deadline, {timer_kind::task_interrupt, task.uuid, ""});

@@ -56,12 +56,12 @@ void end_turn(session_record& session) {
 void issue_step(state& s, session_record& session, time_ms now) {
   turn_record& turn = *session.turn;
   if (turn.steps >= s.config.max_model_steps) {
-    move(turn.status, turn_event::step_limit_reached);
+    move_noted(s, turn.status, turn_event::step_limit_reached);
     emit(s, session, protocol::turn_failed{turn.id, "max_steps_exceeded"}, now);
     end_turn(session);
     return;
   }
-  move(turn.status, turn_event::step_requested);
+  move_noted(s, turn.status, turn_event::step_requested);
   ++turn.steps;
   turn.slots.clear();
   // TOOLS-6: the step's tool list is one snapshot, taken here, all at once.
@@ -139,7 +139,7 @@ protocol::model_answer rule_policy::answer_as_taken(protocol::model_answer answe
 void rule_policy::model_step_failed(state& s, session_record& session, const std::string& why,
                                     time_ms now) const {
   turn_record& turn = *session.turn;
-  move(turn.status, turn_event::model_failed);
+  move_noted(s, turn.status, turn_event::model_failed);
   emit(s, session, protocol::turn_failed{turn.id, "model_error: " + why}, now);
   end_turn(session);
 }
@@ -225,7 +225,7 @@ void turn_model_replied(state& s, session_record& session, const model_reply& re
   const protocol::model_answer answer = s.policy->answer_as_taken(*reply.answer);
   turn.messages.push_back(protocol::to_assistant_message(answer));
   if (answer.tool_calls.empty()) {
-    move(turn.status, turn_event::text_answer);
+    move_noted(s, turn.status, turn_event::text_answer);
     emit(s, session, protocol::turn_completed{turn.id, answer.text.value_or("")}, now);
     end_turn(session);
     return;
@@ -235,13 +235,13 @@ void turn_model_replied(state& s, session_record& session, const model_reply& re
   }
   // Why dispatching: a call settled at once must not start the next step before the
   // later calls of the same answer have been dispatched (settle_slot waits for this).
-  move(turn.status, turn_event::tool_calls);
+  move_noted(s, turn.status, turn_event::tool_calls);
   for (std::size_t i = 0; i < answer.tool_calls.size(); ++i) {
     start_call(s, session, i, answer.tool_calls[i], now);
   }
-  move(turn.status, turn_event::calls_resolved);
+  move_noted(s, turn.status, turn_event::calls_resolved);
   if (!s.policy->step_complete(turn)) return;
-  move(turn.status, turn_event::calls_settled);
+  move_noted(s, turn.status, turn_event::calls_settled);
   continue_turn(s, session, now);
 }
 
@@ -253,7 +253,7 @@ void settle_slot(state& s, session_record& session, std::size_t slot, tool_outco
   // answer's last call is out (turn_model_replied), a settled one already waits for its
   // next step.
   if (!allows(turn.status, turn_event::calls_settled) || !s.policy->step_complete(turn)) return;
-  move(turn.status, turn_event::calls_settled);
+  move_noted(s, turn.status, turn_event::calls_settled);
   if (s.firing_timers) {
     s.deferred_turns.push_back(session.id);
     return;

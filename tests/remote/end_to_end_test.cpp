@@ -447,3 +447,71 @@ steps:
     CHECK(at == due + options.timing_tolerance_ms);  // the last try falls on the window's end
   }
 }
+
+TEST_CASE("On a real clock, steps after one that waited keep their written gaps",
+          "[remote][e2e][real-clock]") {
+  // Regression (explore on a real-clock target, seed 7000, program 55): an ack waited the
+  // window for a call never dispatched; the two messages written after it, 5 s apart, then
+  // went out together, and the second met the first's turn still running (409) where the
+  // reference had finished it (202). Steps after a wait keep their gaps, shifted by it.
+  fixture_options options;
+  options.real_clock = true;
+  options.timing_tolerance_ms = 300;
+  reference_target server(options);
+  scenarios::timing timing;
+  timing.real_clock = true;
+  timing.tolerance_ms = options.timing_tolerance_ms;
+  auto plan = scenarios::load_text(R"(name: gaps_after_a_wait
+purpose: two messages after a step that waited keep the gap between them
+spec: [SES-2]
+duration: 12s
+clients:
+  tab: {name: web, tools: [read_form]}
+model:
+  rules:
+    - match: ""
+      steps:
+        - content: done
+steps:
+  - at: 0s
+    actor: tab
+    register: {}
+  - at: 1s
+    actor: tab
+    ack: {call: 1}
+  - at: 1001ms
+    post_message: {content: first}
+    expect: [{status: 202, spec: [SES-2]}]
+  - at: 6001ms
+    post_message: {content: second}
+    expect: [{status: 202, spec: [SES-2]}]
+)",
+                                   "gaps_after_a_wait.yaml", timing);
+  if (!plan) FAIL(plan.error().message);
+  auto host = conformance::remote_host::start(server.profile(), "[tw:gaps] ");
+  REQUIRE(host.ok());
+  actors::run_options run;
+  run.seed = 7;
+  run.host = host->get();
+  run.message_tag = "[tw:gaps] ";
+  run.owed_wait_ms = options.timing_tolerance_ms;
+  auto result = actors::simulate(*plan, run);
+  REQUIRE(result);
+  std::vector<time_ms> messages;
+  std::vector<int> statuses;
+  for (const auto& r : result->trace.records()) {
+    if (r.kind == "response" && r.data.value("method", "") == "POST" &&
+        r.data.value("path", "").ends_with("/messages")) {
+      messages.push_back(r.at);
+      statuses.push_back(r.data.value("status", 0));
+    }
+  }
+  REQUIRE(messages.size() == 2);
+  CHECK(statuses == std::vector<int>{202, 202});
+  // The second went out its written gap (5 s, paced to 100 ms) after the first.
+  CHECK(messages[1] - messages[0] >= plan->steps[3].at - plan->steps[2].at);
+  // Both messages' expectations hold; the ack's step could not run (no call came).
+  const auto report = actors::check_expectations(*plan, result->trace);
+  CHECK(report.failures() == 0);
+  CHECK(report.step_errors.size() == 1);
+}

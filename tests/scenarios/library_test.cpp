@@ -12,6 +12,7 @@
 #include "toolwire/actors/expectations.hpp"
 #include "toolwire/actors/invariants.hpp"
 #include "toolwire/actors/simulator.hpp"
+#include "toolwire/reference_server/core.hpp"
 #include "toolwire/reference_server/faults.hpp"
 #include "toolwire/scenarios/loader.hpp"
 
@@ -128,4 +129,63 @@ TEST_CASE("every library scenario fails against at least one reference fault (se
     INFO(file_name(path) << " passes against every fault of toolwire serve --list-faults");
     CHECK_FALSE(breaking.empty());
   }
+}
+
+namespace {
+
+//! Which life-cycle points (reference_server::life_cycle_points) `plan` reaches in-process.
+std::vector<bool> reached_by(const scenario& plan) {
+  toolwire::actors::run_options options;
+  options.seed = 1;
+  auto result = toolwire::actors::simulate(plan, options);
+  REQUIRE(result);
+  return result->life_cycle_reached;
+}
+
+bool reaches(const std::vector<bool>& reached, const std::string& point) {
+  const auto& points = toolwire::reference_server::life_cycle_points();
+  for (std::size_t i = 0; i < points.size() && i < reached.size(); ++i) {
+    if (points[i].describe() == point) return reached[i];
+  }
+  FAIL("no life-cycle point " << point);
+  return false;
+}
+
+}  // namespace
+
+TEST_CASE("A run reports the life-cycle points its reference core reached", "[library][coverage]") {
+  const auto timeout = reached_by(load(library_dir + "/task_interrupt_timeout.yaml"));
+  CHECK(reaches(timeout, "task interrupted --interrupt_deadline_passed--> failed (TASK-7)"));
+  CHECK_FALSE(reaches(timeout, "client live --deleted--> left (LIFE-1)"));
+  const auto double_result = reached_by(load(library_dir + "/double_result.yaml"));
+  CHECK(reaches(double_result, "call completed --result_posted--> refused (CALL-6)"));
+  CHECK_FALSE(
+      reaches(double_result, "task interrupted --interrupt_deadline_passed--> failed (TASK-7)"));
+}
+
+TEST_CASE("The library reaches every life-cycle point but those it names", "[library][coverage]") {
+  const auto& points = toolwire::reference_server::life_cycle_points();
+  std::vector<bool> reached(points.size());
+  for (const auto& file : library_files()) {
+    const auto one = reached_by(load(file));
+    REQUIRE(one.size() == points.size());
+    for (std::size_t i = 0; i < one.size(); ++i)
+      reached[i] = reached[i] || one[i];
+  }
+  // What no library scenario plays (the catalog's cases do: a model that fails, a turn or
+  // task past max_model_steps; and a client gone before it acked a call). A scenario added
+  // for one of these removes it here.
+  const std::vector<std::string> not_in_library = {
+      "call dispatched --client_gone--> failed (LIFE-5)",
+      "task processing --model_failed--> failed (MODEL-4)",
+      "task processing --step_limit_reached--> failed (TASK-3)",
+      "turn started --step_limit_reached--> failed (SES-4)",
+      "turn settled --step_limit_reached--> failed (SES-4)",
+      "turn awaiting_model --model_failed--> failed (MODEL-4)",
+  };
+  std::vector<std::string> never;
+  for (std::size_t i = 0; i < points.size(); ++i) {
+    if (!reached[i]) never.push_back(points[i].describe());
+  }
+  CHECK(never == not_in_library);
 }

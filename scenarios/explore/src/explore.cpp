@@ -22,6 +22,7 @@
 #include "toolwire/protocol/events.hpp"
 #include "toolwire/protocol/routes.hpp"
 #include "toolwire/protocol/safe_json.hpp"
+#include "toolwire/reference_server/core.hpp"
 
 namespace toolwire::scenarios {
 
@@ -74,6 +75,8 @@ struct judgement {
   //! The first request the target did not answer (actors::first_unanswered): the run is
   //! not compared, since what it showed after that says nothing about SPEC.
   std::string unanswered;
+  //! Which life-cycle points the reference reached running the program (coverage).
+  std::vector<bool> reached;
   actors::trace target_trace, oracle_trace;  // what was compared
   bool failed() const { return !problems.empty(); }
 };
@@ -283,6 +286,7 @@ judgement judge_on(const scenario& generated, std::uint64_t seed, runner& on,
     j.error = target.error();
     return j;
   }
+  j.reached = oracle ? oracle->life_cycle_reached : target->life_cycle_reached;
   for (const auto& r : target->trace.records()) {
     if (r.kind == "request") ++j.requests;
   }
@@ -344,7 +348,17 @@ struct search {
   explore_progress progress;
   explore_result result;
   std::vector<std::uint64_t> requests_per_program;
+  //! The union of what the reference reached in the programs judged (coverage).
+  std::vector<bool> reached = std::vector<bool>(reference_server::life_cycle_points().size());
 
+  //! --until-coverage: the share of life-cycle points asked for is reached.
+  bool covered_enough() {
+    if (!options.until_coverage_percent) return false;
+    std::lock_guard lock(mutex);
+    const auto count = static_cast<std::size_t>(std::count(reached.begin(), reached.end(), true));
+    return count * 100 >=
+           static_cast<std::size_t>(*options.until_coverage_percent) * reached.size();
+  }
   bool over_budget() const {
     return options.time_budget && clock_type::now() - started >= *options.time_budget;
   }
@@ -356,6 +370,9 @@ struct search {
     ++progress.programs;
     progress.requests += j.requests;
     requests_per_program.push_back(j.requests);
+    for (std::size_t i = 0; i < j.reached.size() && i < reached.size(); ++i) {
+      if (j.reached[i]) reached[i] = true;
+    }
     progress.seconds = seconds();
     if (options.progress) options.progress(progress);
   }
@@ -410,7 +427,8 @@ void search_on(search& s) {
     // Once the search has a failure, every call is a shrink step and runs; before, a
     // program runs only while the search goes on.
     if (!mine) {
-      if (s.stop || s.over_budget() || (options.stopped_elsewhere && options.stopped_elsewhere()) ||
+      if (s.stop || s.over_budget() || s.covered_enough() ||
+          (options.stopped_elsewhere && options.stopped_elsewhere()) ||
           s.claimed.fetch_add(1) >= options.programs) {
         return;
       }
@@ -571,6 +589,17 @@ explore_result explore(const explore_options& options) {
   search_on(s);
   explore_result result = std::move(s.result);
   result.requests = s.progress.requests;
+  const auto& points = reference_server::life_cycle_points();
+  result.points_total = points.size();
+  for (std::size_t i = 0; i < points.size(); ++i) {
+    if (s.reached[i]) {
+      ++result.points_reached;
+    } else {
+      result.never_reached.push_back(points[i].describe());
+    }
+  }
+  result.reached = s.reached;
+  result.coverage_met = options.until_coverage_percent && s.covered_enough();
   result.requests_median = percentile(s.requests_per_program, 50);
   result.requests_p95 = percentile(s.requests_per_program, 95);
   result.seconds = s.seconds();

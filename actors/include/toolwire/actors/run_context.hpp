@@ -43,6 +43,9 @@ struct run_context {
   const scenarios::scenario* plan = nullptr;  // what is running
   run_settings settings;
   std::vector<armed_deadline>* deadlines = nullptr;  // non-null: every deadline the target arms
+  //! Non-null: where the in-process target leaves which life-cycle points its core reached
+  //! (reference_server::life_cycle_points), once the run is over.
+  std::vector<bool>* life_cycle_reached = nullptr;
   //! How far past its written time the director played a step, at worst (a step before it
   //! waited for what a real-clock target owed).
   time_ms steps_late_ms = 0;

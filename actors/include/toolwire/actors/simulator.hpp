@@ -113,6 +113,9 @@ struct run_result {
   //! the gap to the next step), or a step played after an earlier one waited for what the
   //! target owed. What its steps caused shows that much later than their written times.
   time_ms harness_late_ms = 0;
+  //! In-process: which reference_server::life_cycle_points() the core reached (index for
+  //! index); empty over HTTP, where the target's core is not ours to look into.
+  std::vector<bool> life_cycle_reached;
 };
 
 //! Runs `plan` with `options.seed`. Fails only when the scenario itself is invalid

@@ -112,6 +112,21 @@ struct principal {
   std::string session_id;  // for session tokens
 };
 
+//! A row of the core's life-cycle tables (a call, task, turn or client moving on an event),
+//! or a refusal SPEC answers with 409 (an ack of a settled call): what a run reached, the
+//! unit of coverage explore reports.
+struct life_cycle_point {
+  std::string life_cycle;  // call, task, turn, client
+  std::string from, on;
+  std::string to;     // "refused" for a refusal
+  std::string rules;  // the SPEC IDs of the move
+  //! "call dispatched --deadline_passed--> failed (CALL-5)"
+  std::string describe() const;
+};
+
+//! Every point, in the order core::life_cycle_reached numbers them.
+const std::vector<life_cycle_point>& life_cycle_points();
+
 class core {
  public:
   explicit core(core_config config);
@@ -121,6 +136,8 @@ class core {
 
   const core_config& config() const;
   bool has_fault(fault f) const;
+  //! Which life_cycle_points() this core has reached so far (index for index).
+  std::vector<bool> life_cycle_reached() const;
 
   // -- authentication (section 1) ---------------------------------------------------
   principal identify(const std::optional<std::string>& credential) const;

@@ -72,6 +72,9 @@ struct explore_options {
   std::optional<std::chrono::milliseconds> time_budget;
   //! A divergence is re-run this many times to label it deterministic or intermittent.
   int triage_runs = 5;
+  //! Stop generating programs once the reference has reached this share (percent) of the
+  //! life-cycle points (reference_server::life_cycle_points) in the programs judged.
+  std::optional<int> until_coverage_percent;
   //! Called after each program.
   std::function<void(const explore_progress&)> progress;
   //! Searches in other processes (`toolwire explore --jobs`): checked before each program,
@@ -109,6 +112,14 @@ struct explore_result {
   //! Requests per program judged (shrink and triage runs not included): what a program
   //! costs the target, by the nearest-rank median and 95th percentile.
   std::uint64_t requests_median = 0, requests_p95 = 0;
+  //! Coverage: of the reference's life-cycle points (reference_server::life_cycle_points:
+  //! each row of the call, task, turn and client tables and each refusal SPEC answers), how
+  //! many the programs judged reached, and the rest, described. So that "no divergence"
+  //! says what was looked at.
+  std::size_t points_reached = 0, points_total = 0;
+  std::vector<std::string> never_reached;
+  std::vector<bool> reached;  // index for index with life_cycle_points()
+  bool coverage_met = false;  // --until-coverage ended the search
   double seconds = 0;
   bool out_of_time = false;  // the time budget ended the search
   //! Over HTTP: divergences that did not show again when their program ran again at once
