@@ -264,8 +264,9 @@ class late_events final : public reference_server::web::wire_policy {
 
 //! Runs `plan` as run `tag` against `server` on a real clock with a window of
 //! `tolerance_ms`; every expectation must hold. Returns the run.
-actors::run_result run_real_clock(const reference_target& server, const scenario& plan,
-                                  const std::string& tag, time_ms tolerance_ms) {
+//! `plan` on `server`'s real clock, steps waiting up to `tolerance_ms` for what it owes.
+actors::run_result simulate_real_clock(const reference_target& server, const scenario& plan,
+                                       const std::string& tag, time_ms tolerance_ms) {
   auto host = conformance::remote_host::start(server.profile(), tag);
   REQUIRE(host.ok());
   actors::run_options run;
@@ -275,12 +276,29 @@ actors::run_result run_real_clock(const reference_target& server, const scenario
   run.owed_wait_ms = tolerance_ms;
   auto result = actors::simulate(plan, run);
   REQUIRE(result);
-  const auto report = actors::check_expectations(plan, result->trace);
+  return std::move(*result);
+}
+
+//! A scenario's text read for a real clock with this tolerance.
+scenario real_clock_plan(const std::string& yaml, const std::string& source, time_ms tolerance_ms) {
+  scenarios::timing timing;
+  timing.real_clock = true;
+  timing.tolerance_ms = tolerance_ms;
+  auto plan = scenarios::load_text(yaml, source, timing);
+  if (!plan) FAIL(plan.error().message);
+  return *plan;
+}
+
+//! simulate_real_clock, and every expectation of `plan` must hold.
+actors::run_result run_real_clock(const reference_target& server, const scenario& plan,
+                                  const std::string& tag, time_ms tolerance_ms) {
+  auto result = simulate_real_clock(server, plan, tag, tolerance_ms);
+  const auto report = actors::check_expectations(plan, result.trace);
   for (const auto& r : report.results) {
     if (!r.passed) FAIL_CHECK(actors::describe(r, plan));
   }
   CHECK(report.passed());
-  return std::move(*result);
+  return result;
 }
 
 }  // namespace
@@ -405,10 +423,8 @@ TEST_CASE(
   options.real_clock = true;
   options.timing_tolerance_ms = 300;
   reference_target server(options);
-  scenarios::timing timing;
-  timing.real_clock = true;
-  timing.tolerance_ms = options.timing_tolerance_ms;
-  auto plan = scenarios::load_text(R"(name: two_steps_wait_for_one_call
+  const auto plan =
+      real_clock_plan(R"(name: two_steps_wait_for_one_call
 purpose: two steps at one instant wait for a call that never comes
 spec: [CALL-3]
 duration: 2s
@@ -425,23 +441,15 @@ steps:
     actor: tab
     ack: {call: 1}
 )",
-                                   "two_steps_wait_for_one_call.yaml", timing);
-  if (!plan) FAIL(plan.error().message);
-  auto host = conformance::remote_host::start(server.profile(), "[tw:owed-together] ");
-  REQUIRE(host.ok());
-  actors::run_options run;
-  run.seed = 7;
-  run.host = host->get();
-  run.message_tag = "[tw:owed-together] ";
-  run.owed_wait_ms = options.timing_tolerance_ms;
-  auto result = actors::simulate(*plan, run);
-  REQUIRE(result);
+                      "two_steps_wait_for_one_call.yaml", options.timing_tolerance_ms);
+  const auto result =
+      simulate_real_clock(server, plan, "[tw:owed-together] ", options.timing_tolerance_ms);
   std::vector<time_ms> gave_up;
-  for (const auto& r : result->trace.records()) {
+  for (const auto& r : result.trace.records()) {
     if (r.kind == "step_error") gave_up.push_back(r.at);
   }
   REQUIRE(gave_up.size() == 2);
-  const time_ms due = plan->steps[1].at;
+  const time_ms due = plan.steps[1].at;
   for (const time_ms at : gave_up) {
     CHECK(at >= due + options.timing_tolerance_ms);
     CHECK(at == due + options.timing_tolerance_ms);  // the last try falls on the window's end
@@ -458,10 +466,7 @@ TEST_CASE("On a real clock, steps after one that waited keep their written gaps"
   options.real_clock = true;
   options.timing_tolerance_ms = 300;
   reference_target server(options);
-  scenarios::timing timing;
-  timing.real_clock = true;
-  timing.tolerance_ms = options.timing_tolerance_ms;
-  auto plan = scenarios::load_text(R"(name: gaps_after_a_wait
+  const auto plan = real_clock_plan(R"(name: gaps_after_a_wait
 purpose: two messages after a step that waited keep the gap between them
 spec: [SES-2]
 duration: 12s
@@ -486,20 +491,11 @@ steps:
     post_message: {content: second}
     expect: [{status: 202, spec: [SES-2]}]
 )",
-                                   "gaps_after_a_wait.yaml", timing);
-  if (!plan) FAIL(plan.error().message);
-  auto host = conformance::remote_host::start(server.profile(), "[tw:gaps] ");
-  REQUIRE(host.ok());
-  actors::run_options run;
-  run.seed = 7;
-  run.host = host->get();
-  run.message_tag = "[tw:gaps] ";
-  run.owed_wait_ms = options.timing_tolerance_ms;
-  auto result = actors::simulate(*plan, run);
-  REQUIRE(result);
+                                    "gaps_after_a_wait.yaml", options.timing_tolerance_ms);
+  const auto result = simulate_real_clock(server, plan, "[tw:gaps] ", options.timing_tolerance_ms);
   std::vector<time_ms> messages;
   std::vector<int> statuses;
-  for (const auto& r : result->trace.records()) {
+  for (const auto& r : result.trace.records()) {
     if (r.kind == "response" && r.data.value("method", "") == "POST" &&
         r.data.value("path", "").ends_with("/messages")) {
       messages.push_back(r.at);
@@ -509,9 +505,9 @@ steps:
   REQUIRE(messages.size() == 2);
   CHECK(statuses == std::vector<int>{202, 202});
   // The second went out its written gap (5 s, paced to 100 ms) after the first.
-  CHECK(messages[1] - messages[0] >= plan->steps[3].at - plan->steps[2].at);
+  CHECK(messages[1] - messages[0] >= plan.steps[3].at - plan.steps[2].at);
   // Both messages' expectations hold; the ack's step could not run (no call came).
-  const auto report = actors::check_expectations(*plan, result->trace);
+  const auto report = actors::check_expectations(plan, result.trace);
   CHECK(report.failures() == 0);
   CHECK(report.step_errors.size() == 1);
 }
