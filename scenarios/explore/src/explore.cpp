@@ -129,6 +129,27 @@ std::optional<actors::divergence> divergence_from(const actors::trace& reference
   return actors::first_divergence(expected, target, tolerance_ms);
 }
 
+//! When a task caller last saw its task's status change (a poll whose status differs from
+//! the one before). Why: a task failed by its interrupt deadline (TASK-7) shows no event,
+//! only the next poll's status, and a run ending before that poll never compared it (with
+//! SPEC's 600 s interrupt timeout the program ended first, and explore could not find
+//! `interrupt_never_times_out`).
+time_ms last_task_change(const actors::trace& run) {
+  time_ms last = 0;
+  std::map<std::string, std::string> status_of;  // task path -> status last polled
+  for (const auto& r : run.records()) {
+    if (r.kind != "response" || r.data.value("status", 0) != 200) continue;
+    const std::string path = protocol::string_at(r.data, "path");
+    const auto route = protocol::match_route(protocol::string_at(r.data, "method"), path);
+    if (!route || route->route->id != protocol::route_id::get_task) continue;
+    const std::string status = protocol::string_at(protocol::member_at(r.data, "body"), "status");
+    auto& before = status_of[path];
+    if (status != before) last = std::max(last, r.at);
+    before = status;
+  }
+  return last;
+}
+
 //! The program lasting until the reference has settled everything it started. Why: a
 //! run in-process goes on after its duration until every deadline has passed (CALL-5),
 //! while a remote target is not waited for beyond the duration, and a real-clock run ends
@@ -142,6 +163,7 @@ scenario lasting_until_settled(scenario program, std::uint64_t seed, const progr
     for (const auto& r : oracle.trace.records()) {
       if (r.kind == "event" || r.kind == "model_step") last = std::max(last, r.at);
     }
+    last = std::max(last, last_task_change(oracle.trace));
   }
   program.duration = std::max(program.duration, last + 1);
   if (shape.real_clock && last + 1 > scenarios::end_of_steps(program)) {
