@@ -286,3 +286,30 @@ TEST_CASE("TASK-8's error is free in every comparison; a declared tool's reason 
     CHECK(d->subject.find("model steps of") != std::string::npos);
   }
 }
+
+TEST_CASE("A string result JSON-quoted for the model diverges; an object re-spaced does not",
+          "[observations][freedom]") {
+  // CALL-8: string content reaches the model as it is; other content as its JSON text, whose
+  // spacing and key order are free. Found by explore: "ok" and "\"ok\"" compared equal.
+  const auto reference = library_run("parallel_reverse_order");
+  const auto with_results = [&](const std::function<json(const json&)>& change) {
+    return rewritten(reference, [&](trace_record& r) {
+      if (r.kind != "model_step" || !r.data.contains("tool_results")) return;
+      for (auto& result : r.data["tool_results"])
+        result["content"] = change(result["content"]);
+    });
+  };
+  const auto quoted = with_results([](const json& content) { return json(content.dump()); });
+  const auto d = first_divergence(observe(reference), observe(quoted), 1);
+  REQUIRE(d);
+  CHECK(d->subject.find("model steps of") == 0);
+
+  // An object's JSON text with other spacing is the same value.
+  const auto object_reference =
+      with_results([](const json&) { return json(R"({"a":1,"b":[2]})"); });
+  const auto respaced =
+      with_results([](const json&) { return json("{ \"b\" : [ 2 ], \"a\" : 1 }"); });
+  const auto same = first_divergence(observe(object_reference), observe(respaced), 1);
+  INFO(divergence_text(same));
+  CHECK_FALSE(same);
+}

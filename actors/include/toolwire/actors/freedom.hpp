@@ -34,8 +34,10 @@ struct info {
 //! Every freedom, in declaration order.
 std::span<const info> all();
 
-//! A tool result the model received, as far as SPEC fixes it: a text that is JSON is its
-//! value (CALL-8: any spacing or key order of the serialization is the same value); an
+//! A tool result the model received, as far as SPEC fixes it: a text that is a JSON object,
+//! array, number or literal is its value (CALL-8: any spacing or key order of the
+//! serialization is the same value), while a text that parses as a JSON string stays the
+//! text (string content reaches the model as it is, not quoted); an
 //! error `{"error": {"reason", "message"}}` is `{"error": <reason>}` (the message is free
 //! text); where the reason is free too (`reason_free`: TASK-8, a call to a tool that is not
 //! the task's), `{"error": true}`.
