@@ -401,8 +401,21 @@ class observer {
       }
     }
     std::sort(results.begin(), results.end());
-    add(r.at, "model steps of " + owner, compact({{"results", results}}),
-        {"CALL-8", "MODEL-1", "CALL-9"}, true);
+    json value = {{"results", results}};
+    std::vector<std::string> rules = {"CALL-8", "MODEL-1", "CALL-9"};
+    // A task's tools are fixed when it is created (TASK-1), so what its steps are offered
+    // is too, under the names declared (TASK-10), in any order; a session's are not
+    // (above). Found by explore: a server offering "client_tools__confirm" went unseen.
+    if (protocol::string_at(r.data, "owner") == "task") {
+      std::vector<std::string> offered;
+      for (const auto& name : protocol::member_at(r.data, "offered")) {
+        if (name.is_string()) offered.push_back(name.get<std::string>());
+      }
+      std::sort(offered.begin(), offered.end());
+      value["offered"] = offered;
+      rules.push_back("TASK-10");
+    }
+    add(r.at, "model steps of " + owner, compact(value), std::move(rules), true);
   }
 
   void add(time_ms at, const std::string& subject, std::string value,

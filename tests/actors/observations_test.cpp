@@ -313,3 +313,26 @@ TEST_CASE("A string result JSON-quoted for the model diverges; an object re-spac
   INFO(divergence_text(same));
   CHECK_FALSE(same);
 }
+
+TEST_CASE("A task's model steps are offered its declared tools, in any order",
+          "[observations][freedom]") {
+  // TASK-10; found by explore: a server offering "client_tools__confirm" went unseen.
+  const auto reference = library_run("task_three_rounds");
+  const auto offered_as = [&](const std::function<void(json&)>& change) {
+    return rewritten(reference, [&](trace_record& r) {
+      if (r.kind == "model_step" && r.data.value("owner", "") == "task") change(r.data["offered"]);
+    });
+  };
+  const auto reversed =
+      offered_as([](json& offered) { std::reverse(offered.begin(), offered.end()); });
+  const auto same = first_divergence(observe(reference), observe(reversed), 1);
+  INFO(divergence_text(same));
+  CHECK_FALSE(same);
+  const auto prefixed = offered_as([](json& offered) {
+    for (auto& name : offered)
+      name = "client_tools__" + name.get<std::string>();
+  });
+  const auto d = first_divergence(observe(reference), observe(prefixed), 1);
+  REQUIRE(d);
+  CHECK(std::find(d->spec_ids.begin(), d->spec_ids.end(), "TASK-10") != d->spec_ids.end());
+}
