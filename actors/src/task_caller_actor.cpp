@@ -53,9 +53,16 @@ void answer(self_pointer self, const json& pending) {
   auto& st = self->state;
   for (const auto& call : pending)
     st.answered.insert(protocol::string_at(call, "id"));
+  auto answer_all = [self, pending] {
+    request(self, protocol::route_id::post_tool_results, {self->state.uuid},
+            {{"tool_results", results_for(self->state, pending)}},
+            [self](const protocol::api_response&) { schedule_poll(self); });
+  };
+  if (!st.spec.partial_results || pending.size() < 2) return answer_all();
+  // The first result alone first: a server must refuse a partial round (TASK-4).
   request(self, protocol::route_id::post_tool_results, {st.uuid},
-          {{"tool_results", results_for(st, pending)}},
-          [self](const protocol::api_response&) { schedule_poll(self); });
+          {{"tool_results", results_for(st, json::array({pending[0]}))}},
+          [answer_all](const protocol::api_response&) { answer_all(); });
 }
 
 void on_status(self_pointer self, const protocol::api_response& response) {

@@ -68,6 +68,8 @@ const std::vector<key>& task_caller_keys() {
       {"poll_every", duration, false, "polls the task on this interval (default 1s)"},
       {"answer_delay", duration, false, "answers pending calls this late"},
       {"error_results", boolean, false, "answers with error results"},
+      {"partial_results", boolean, false,
+       "of a round of two or more calls, posts the first result alone, then all (TASK-4)"},
       {"result_content", json_value, false, "the content it answers with (default \"ok\")"},
   };
   return table;

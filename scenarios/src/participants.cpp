@@ -169,6 +169,7 @@ scenarios::task_caller_spec read_task_caller(const value& v) {
   knob(m, "poll_every", spec.poll_every, as_time);
   knob(m, "answer_delay", spec.answer_delay, as_time);
   knob(m, "error_results", spec.error_results, as_boolean);
+  knob(m, "partial_results", spec.partial_results, as_boolean);
   knob(m, "result_content", spec.result_content, json_of);
   return spec;
 }

@@ -64,6 +64,9 @@ struct task_caller_spec {
   time_ms poll_every = 1000;
   time_ms answer_delay = 0;
   bool error_results = false;
+  //! Of a round of two or more pending calls, posts the first call's result alone, then
+  //! all of them: a partial round is refused (TASK-4), the whole one accepted.
+  bool partial_results = false;
   json result_content = "ok";
 };
 
