@@ -342,3 +342,68 @@ TEST_CASE("Programs for SPEC's default timeouts cost what they test, not what th
   CHECK(result.requests_p95 <= 150);
   CHECK(result.requests_median > 0);
 }
+
+namespace {
+
+//! A target that runs programs on the in-process core and keeps the last program it got.
+class capturing_target final : public scenarios::program_target {
+ public:
+  explicit capturing_target(std::shared_ptr<scenarios::scenario> last) : last_(std::move(last)) {}
+  toolwire::protocol::outcome<actors::run_result> run(const scenarios::scenario& program,
+                                                      std::uint64_t seed,
+                                                      std::vector<actors::time_ms>) override {
+    *last_ = program;
+    actors::run_options options;
+    options.seed = seed;
+    return actors::simulate(program, options);
+  }
+
+ private:
+  std::shared_ptr<scenarios::scenario> last_;
+};
+
+}  // namespace
+
+TEST_CASE(
+    "On a real clock a client does not join within the tolerance of an answer naming "
+    "its tool",
+    "[explore]") {
+  // Regression (explore on a real-clock target, seed 7000, program 177): the held answer
+  // naming web_2__read is applied at 1046 ms, and the client that becomes web_2 joins at
+  // 1072 ms. A slow target applies the answer later and dispatches where the oracle failed
+  // the call: the join moves clear of the answer.
+  auto program = scenarios::load_text(R"(name: join_races_answer
+purpose: a client joins just after a held answer naming its tool is applied
+spec: [TOOLS-5]
+duration: 5s
+clients:
+  c1: {name: web, lifetime: never, tools: [read], join: 1072ms, acks: false, answers: false}
+  c2: {name: web, lifetime: never, tools: [read]}
+model:
+  rules:
+    - match: ""
+      steps:
+        - tool_calls: [{name: web_2__read, arguments: {}}]
+          hold: 300ms
+        - content: done
+steps:
+  - at: 746ms
+    post_message: {content: explore}
+)",
+                                      "join_races_answer.yaml");
+  REQUIRE(program);
+  auto last = std::make_shared<scenarios::scenario>();
+  scenarios::explore_options options;
+  options.shape.real_clock = true;
+  options.shape.tolerance_ms = 100;
+  options.target = [last] {
+    return toolwire::protocol::outcome<std::unique_ptr<scenarios::program_target>>(
+        std::make_unique<capturing_target>(last));
+  };
+  const auto judged = scenarios::judge_program(*program, 1, options);
+  CHECK(judged.problems.empty());
+  REQUIRE(last->clients.size() == 2);
+  // Resolved at 1046 ms: the join moves to twice the tolerance after it.
+  CHECK(last->clients[0].join_at == 1046 + 200);
+  CHECK(last->clients[1].join_at == 0);
+}
