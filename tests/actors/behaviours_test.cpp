@@ -7,6 +7,8 @@
 #include <vector>
 
 #include "actors/actor_test_support.hpp"
+#include "toolwire/reference_server/faults.hpp"
+#include "toolwire/scenarios/loader.hpp"
 
 using namespace toolwire::actor_test;
 using toolwire::scenarios::build::message_at;
@@ -657,4 +659,52 @@ TEST_CASE("Task caller: three interrupt rounds, then completed with every call i
     CHECK(offered(step) == std::vector<std::string>{"confirm", "locate"});  // TASK-10: unprefixed
   }
   require_no_violation(t);
+}
+
+TEST_CASE("Partial task caller: posts one result of a round alone, refused, then the whole round",
+          "[actors][behaviours]") {
+  auto plan = toolwire::scenarios::load_text(R"(name: partial_round
+purpose: a caller posts a partial round first (TASK-4), then the whole one
+spec: [TASK-4]
+needs: [part_b]
+duration: 10s
+task_callers:
+  caller1:
+    input: two tools
+    tools: [locate, confirm]
+    poll_every: 250ms
+    partial_results: true
+model:
+  rules:
+    - match: two tools
+      steps:
+        - tool_calls:
+            - {name: locate, arguments: {}}
+            - {name: confirm, arguments: {}}
+        - content: done
+)",
+                                             "partial_round.yaml");
+  REQUIRE(plan);
+  const auto posted = [](const toolwire::actors::trace& run) {
+    std::vector<std::pair<std::size_t, int>> out;  // results posted, status answered
+    std::size_t sent = 0;
+    for (const auto& r : run.records()) {
+      const std::string path = r.data.value("path", "");
+      if (r.actor != "caller1" || !path.ends_with("/tool-results")) continue;
+      if (r.kind == "request") sent = r.data["body"]["tool_results"].size();
+      if (r.kind == "response") out.emplace_back(sent, r.data.value("status", 0));
+    }
+    return out;
+  };
+  const auto clean = run(*plan).trace;
+  CHECK(posted(clean) == std::vector<std::pair<std::size_t, int>>{{1, 400}, {2, 200}});
+  // Against a server that applies a partial round, the first post is taken and the whole
+  // round, which then finds the task processing, is refused.
+  auto faulty_plan = *plan;
+  faulty_plan.faults = {*toolwire::reference_server::parse_fault("partial_tool_results_accepted")};
+  const auto faulty = run(faulty_plan).trace;
+  const auto answers = posted(faulty);
+  REQUIRE(answers.size() == 2);
+  CHECK(answers[0] == std::pair<std::size_t, int>{1, 200});
+  CHECK(answers[1].second == 409);
 }

@@ -2,6 +2,7 @@
 // target diverged and passes on the reference.
 #include <algorithm>
 #include <map>
+#include <set>
 
 #include "generate.hpp"
 #include "toolwire/actors/observations.hpp"
@@ -140,10 +141,29 @@ std::optional<expectation> model_expectation(const divergence& d, const actors::
   const json reference = json::parse(*d.reference, nullptr, false);
   const json target = d.target ? json::parse(*d.target, nullptr, false) : json();
   if (!reference.is_object()) return std::nullopt;
-  // The first result the target got otherwise.
-  std::map<std::string, std::string> names;  // the model's call id -> model-side tool name
+  // The first result the target got otherwise. Why by owner: the model's call ids restart
+  // for every turn and task (call_0_0 in the session and in a task are two calls), and a
+  // name looked up across owners named a task's call by the session's tool (explore_over_http:
+  // an expectation of client_error for 'ghost', a call the server answers itself).
+  std::map<std::uint64_t, std::string> owner_of_step;  // model step -> owner id
+  std::string owner;  // of the step that diverged: the one at its instant carrying its results
+  std::set<std::string> diverged_ids;
+  for (const auto& result : reference["results"])
+    diverged_ids.insert(result.value("tool_call_id", ""));
+  for (const auto& r : oracle.records()) {
+    if (r.kind != "model_step") continue;
+    const std::string owner_id = protocol::string_at(r.data, "owner_id");
+    owner_of_step[r.data.value("step_id", std::uint64_t{0})] = owner_id;
+    std::set<std::string> ids;
+    for (const auto& result : protocol::member_at(r.data, "tool_results"))
+      ids.insert(protocol::string_at(result, "tool_call_id"));
+    if (owner.empty() && r.at == d.reference_at && ids == diverged_ids) owner = owner_id;
+  }
+  std::map<std::string, std::string> names;  // the owner's model call id -> tool name
   for (const auto& r : oracle.records()) {
     if (r.kind != "model_reply") continue;
+    const auto step_owner = owner_of_step.find(r.data.value("step_id", std::uint64_t{0}));
+    if (step_owner == owner_of_step.end() || step_owner->second != owner) continue;
     for (const auto& call : protocol::member_at(protocol::member_at(r.data, "reply"), "tool_calls"))
       names[protocol::string_at(call, "id")] = protocol::string_at(call, "name");
   }
