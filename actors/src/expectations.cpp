@@ -281,17 +281,26 @@ bool result_matches(const json& args, const json& content) {
 
 verdict check_received(const json& args, const trace_view& view, time_ms by) {
   const std::string tool = args.value("tool", "");
-  std::map<std::string, std::string> names;  // tool_call_id -> model-side tool name
+  // Why by owner: the model's call ids restart for every turn and task, so call_0_0 of one
+  // task and of another are two calls with their own tools.
+  std::map<std::uint64_t, std::string> owner_of_step;                // step -> owner id
+  std::map<std::pair<std::string, std::string>, std::string> names;  // (owner, id) -> tool
   std::vector<std::string> received;
   for (const auto& r : view.records()) {
     if (r.at > by) break;
+    if (r.kind == "model_step") {
+      owner_of_step[r.data.value("step_id", std::uint64_t{0})] =
+          protocol::string_at(r.data, "owner_id");
+    }
     if (r.kind == "model_reply" && r.data["reply"].contains("tool_calls")) {
+      const std::string owner = owner_of_step[r.data.value("step_id", std::uint64_t{0})];
       for (const auto& call : r.data["reply"]["tool_calls"])
-        names[call.value("id", "")] = call.value("name", "");
+        names[{owner, call.value("id", "")}] = call.value("name", "");
     }
     if (r.kind != "model_step" || !r.data.contains("tool_results")) continue;
+    const std::string owner = protocol::string_at(r.data, "owner_id");
     for (const auto& result : r.data["tool_results"]) {
-      if (names[protocol::string_at(result, "tool_call_id")] != tool) continue;
+      if (names[{owner, protocol::string_at(result, "tool_call_id")}] != tool) continue;
       received.push_back(brief(result["content"], 160));
       if (result_matches(args, result["content"])) return {true, "received " + received.back()};
     }
