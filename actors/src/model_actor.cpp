@@ -33,10 +33,14 @@ caf::behavior model(caf::stateful_actor<model_state>* self, reference_server::mo
           self->send(director, model_calls_atom::value,
                      task_model_calls{step.owner_id, std::move(calls)});
         }
-        context->record(self, "model", "model_reply", [&] {
-          return json{{"step_id", step.step_id}, {"reply", describe(reply)}};
-        });
         const auto hold = script.hold_ms(step.body);
+        // The hold in the record: the answer is applied that much later, which explore needs
+        // to keep a real-clock program's steps clear of that instant.
+        context->record(self, "model", "model_reply", [&] {
+          json data = {{"step_id", step.step_id}, {"reply", describe(reply)}};
+          if (hold > 0) data["hold_ms"] = hold;
+          return data;
+        });
         if (hold == 0) return self->send(target, model_reply_atom::value, step.step_id, reply);
         // Timed straight into the target's mailbox: a held answer is applied before anything
         // another actor does at the instant it is due. Over HTTP the harness keeps that order

@@ -407,3 +407,46 @@ steps:
   CHECK(last->clients[0].join_at == 1046 + 200);
   CHECK(last->clients[1].join_at == 0);
 }
+
+TEST_CASE("On a real clock a step that changes tools moves clear of a held answer's application",
+          "[explore]") {
+  // Regression (explore on a real-clock target, seed 8000, program 166): a held answer
+  // calling db__pick is applied at 972 ms, the instant c1 PUTs an empty tool list. A slow
+  // target applies the answer after the PUT, where the oracle failed the call before it.
+  auto program = scenarios::load_text(R"(name: put_races_held_answer
+purpose: a PUT at the instant a held answer naming its tool is applied
+spec: [TOOLS-5]
+duration: 5s
+clients:
+  c1: {name: db, lifetime: never, tools: [pick], acks: false, answers: false}
+model:
+  rules:
+    - match: ""
+      steps:
+        - tool_calls: [{name: db__pick, arguments: {}}]
+          hold: 600ms
+        - content: done
+steps:
+  - at: 372ms
+    post_message: {content: explore}
+  - at: 972ms
+    actor: c1
+    put_tools: {tools: []}
+)",
+                                      "put_races_held_answer.yaml");
+  REQUIRE(program);
+  auto last = std::make_shared<scenarios::scenario>();
+  scenarios::explore_options options;
+  options.shape.real_clock = true;
+  options.shape.tolerance_ms = 100;
+  options.target = [last] {
+    return toolwire::protocol::outcome<std::unique_ptr<scenarios::program_target>>(
+        std::make_unique<capturing_target>(last));
+  };
+  const auto judged = scenarios::judge_program(*program, 1, options);
+  CHECK(judged.problems.empty());
+  REQUIRE(last->steps.size() >= 2);
+  CHECK(last->steps[0].at == 372);
+  // Applied at 372 + 600 ms: the PUT moves to twice the tolerance after it.
+  CHECK(last->steps[1].at == 972 + 200);
+}

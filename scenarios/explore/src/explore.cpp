@@ -184,12 +184,15 @@ struct race_instants {
   //! When the target resolved a model answer's tool names (TOOLS-5: a dispatch, or the
   //! next step asked once the answer's calls failed at once).
   std::vector<time_ms> resolutions;
+  //! A turn's held model answers: when each was asked for and applied (plus the hold).
+  std::vector<actors::armed_deadline> held_answers;
 };
 
 race_instants race_instants_of(const actors::run_result& oracle) {
   race_instants in;
   in.deadlines = oracle.deadlines;
   std::string session;
+  std::set<std::uint64_t> turn_steps;  // model steps of the session's turns
   for (const auto& r : oracle.trace.records()) {
     if (r.kind == "response" && r.data.value("status", 0) == 201) {
       const auto route = protocol::match_route(protocol::string_at(r.data, "method"),
@@ -207,7 +210,16 @@ race_instants race_instants_of(const actors::run_result& oracle) {
       in.dispatches.push_back(r.at);
       in.resolutions.push_back(r.at);
     }
-    if (r.kind == "model_step") in.resolutions.push_back(r.at);
+    if (r.kind == "model_step") {
+      in.resolutions.push_back(r.at);
+      if (protocol::string_at(r.data, "owner") == "turn")
+        turn_steps.insert(r.data.value("step_id", std::uint64_t{0}));
+    }
+    // A turn's answers only: a task's tools are its own, which no client step changes.
+    if (r.kind == "model_reply" && r.data.contains("hold_ms") &&
+        turn_steps.contains(r.data.value("step_id", std::uint64_t{0}))) {
+      in.held_answers.push_back({r.at, r.at + r.data.value("hold_ms", time_ms{0})});
+    }
   }
   return in;
 }
@@ -232,6 +244,18 @@ std::optional<time_ms> raced_instant(const scripted_step& step, const race_insta
     if (n >= 1 && static_cast<std::size_t>(n) <= in.dispatches.size() &&
         appears_after(in.dispatches[static_cast<std::size_t>(n - 1)])) {
       return in.dispatches[static_cast<std::size_t>(n - 1)];
+    }
+  }
+  // A step that changes which tools are live (a PUT, a departure, a registration) at the
+  // instant a held answer is applied decides whether the answer's calls find their tools
+  // (TOOLS-5); on a real clock the answer is applied later, after the step (explore, seed
+  // 8000, program 166: a PUT and a DELETE at that instant).
+  if (step.action == "put_tools" || step.action == "delete" || step.action == "vanish" ||
+      step.action == "register") {
+    // Asked for before the step, as a deadline armed before it: one the step (or a later
+    // one) causes moves with it.
+    for (const auto& answer : in.held_answers) {
+      if (answer.armed_at < at && std::abs(answer.due - at) < margin) return answer.due;
     }
   }
   // Not a registration the step makes itself.
