@@ -78,6 +78,7 @@ void register_self(self_pointer self) {
   json body = {{"name", st.spec.requested_name},
                {"lifetime", protocol::to_json(st.spec.lifetime)},
                {"tools", protocol::to_json(st.spec.tools)}};
+  ++st.context->registrations_sent[st.spec.actor];
   request(self, protocol::route_id::register_client, {}, body,
           [self](const protocol::api_response& response) {
             if (response.status == 201) return on_registered(self, response);
@@ -227,6 +228,7 @@ void scripted_register(self_pointer self, std::size_t index, step_promise done) 
   const json body = detail::registration_body(step, st.spec);
   auto send = [self, index, body, done](const protocol::api_response&) {
     auto& st = self->state;
+    ++st.context->registrations_sent[st.spec.actor];
     detail::send_request(
         self, st.target, st.context, st.spec.actor,
         detail::make_request(protocol::route_id::register_client, {st.access.session_id}, body,

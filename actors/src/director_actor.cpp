@@ -279,6 +279,8 @@ void start_participants(self_pointer self) {
     auto client = spawn_client(self, spec, st.target, caf::actor_cast<director_actor>(self),
                                st.access, st.context);
     st.clients[spec.actor] = client;
+    st.context->client_jobs[dynamic_cast<caf::resumable*>(
+        caf::actor_cast<caf::abstract_actor*>(client))] = spec.actor;
     st.participants.push_back(caf::actor_cast<caf::actor>(client));
   }
   for (const auto& spec : st.plan->task_callers) {

@@ -445,6 +445,21 @@ std::vector<observation> observe(const trace& run) {
   return std::move(o).done();
 }
 
+std::vector<std::string> registration_order(const trace& run) {
+  const id_names ids(run);
+  std::vector<std::string> order;
+  for (const auto& r : run.records()) {
+    if (r.kind != "event" || protocol::parse_event_type(protocol::string_at(r.data, "type")) !=
+                                 event_type::client_registered) {
+      continue;
+    }
+    const std::string id = protocol::string_at(protocol::member_at(r.data, "data"), "client_id");
+    const std::string actor = ids.name_of(id);
+    if (actor != id) order.push_back(actor);
+  }
+  return order;
+}
+
 std::optional<divergence> first_divergence(const std::vector<observation>& reference,
                                            const std::vector<observation>& target,
                                            time_ms tolerance_ms) {

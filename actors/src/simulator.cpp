@@ -177,6 +177,33 @@ std::size_t eligible_jobs(caf::scheduler::test_coordinator& sched, const caf::re
   return count == 0 ? sched.jobs.size() : count;
 }
 
+//! With run_options::registration_order, when the pick fell on a client: the eligible
+//! client whose next registration comes first in that order (ties keep the pick). Only
+//! clients against each other are ordered; the seed still decides the rest.
+std::size_t next_registration_first(const std::deque<caf::resumable*>& jobs, std::size_t chosen,
+                                    std::size_t eligible, const run_options& options,
+                                    const run_context& context) {
+  const auto& order = options.registration_order;
+  auto rank = [&](const caf::resumable* job) -> std::optional<std::size_t> {
+    const auto client = context.client_jobs.find(job);
+    if (client == context.client_jobs.end()) return std::nullopt;
+    const auto sent = context.registrations_sent.find(client->second);
+    std::size_t earlier = sent == context.registrations_sent.end() ? 0 : sent->second;
+    for (std::size_t i = 0; i < order.size(); ++i) {
+      if (order[i] == client->second && earlier-- == 0) return i;
+    }
+    return order.size();
+  };
+  const auto picked = rank(jobs[chosen]);
+  if (!picked) return chosen;
+  std::size_t best = chosen, best_rank = *picked;
+  for (std::size_t i = 0; i < eligible; ++i) {
+    const auto r = rank(jobs[i]);
+    if (r && *r < best_rank) best = i, best_rank = *r;
+  }
+  return best;
+}
+
 void drive(caf::scheduler::test_coordinator& sched, seeded_picker& picker, time_ms limit,
            const scenarios::scenario& plan, const run_options& options, const caf::resumable* model,
            const run_context& context, run_result& result) {
@@ -192,7 +219,10 @@ void drive(caf::scheduler::test_coordinator& sched, seeded_picker& picker, time_
     if (!sched.jobs.empty()) {
       if (sched.jobs.size() > 1) {
         ++result.choices;
-        const std::size_t chosen = picker.pick(eligible_jobs(sched, model, options));
+        const std::size_t eligible = eligible_jobs(sched, model, options);
+        std::size_t chosen = picker.pick(eligible);
+        if (!options.registration_order.empty())
+          chosen = next_registration_first(sched.jobs, chosen, eligible, options, context);
         std::rotate(sched.jobs.begin(), sched.jobs.begin() + static_cast<std::ptrdiff_t>(chosen),
                     sched.jobs.begin() + static_cast<std::ptrdiff_t>(chosen) + 1);
       }
@@ -255,6 +285,12 @@ protocol::outcome<run_result> simulate(const scenarios::scenario& plan,
                            {"scenario", plan.name},
                            {"source", options.source},
                            {"seed", options.seed}});
+  if (!options.registration_order.empty()) {
+    // Part of what picked the interleaving: without it the seed alone does not replay it.
+    json header = result.trace.header();
+    header["registration_order"] = options.registration_order;
+    result.trace.set_header(std::move(header));
+  }
   run_context context;
   context.trace = options.record ? &result.trace : nullptr;
   if (options.note_deadlines) context.deadlines = &result.deadlines;

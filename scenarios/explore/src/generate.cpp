@@ -149,6 +149,7 @@ scenarios::task_caller_spec gen_task_caller(std::size_t index, const program_sha
   caller.answer_delay = clear_of(*rc::gen::inRange<time_ms>(0, shape.interrupt_timeout_ms * 5 / 4),
                                  shape.interrupt_timeout_ms, shape);
   caller.error_results = *rc::gen::inRange(0, 6) == 0;
+  caller.partial_results = *rc::gen::inRange(0, 4) == 0;
   std::vector<std::string> callable = names;
   if (*rc::gen::inRange(0, 4) == 0) callable.push_back("ghost");
   rules.push_back({{"match", caller.input}, {"steps", gen_calling_steps(callable, "task done")}});

@@ -30,6 +30,11 @@ struct observation {
 //! Everything `run` shows, normalised, in the order it happened.
 std::vector<observation> observe(const trace& run);
 
+//! The actors whose registrations `run`'s target accepted, in the order its streams showed
+//! them (client_registered), an actor once for each registration: the order the target
+//! took where several arrived at one instant (run_options::registration_order).
+std::vector<std::string> registration_order(const trace& run);
+
 //! The first observation (in time) where the target differs from the reference.
 struct divergence {
   time_ms at = 0;

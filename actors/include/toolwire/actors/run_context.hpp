@@ -49,6 +49,10 @@ struct run_context {
   //! How far past its written time the director played a step, at worst (a step before it
   //! waited for what a real-clock target owed).
   time_ms steps_late_ms = 0;
+  //! The client actors' jobs on the test coordinator, with their names, and how many
+  //! registrations each has sent so far: what run_options::registration_order orders.
+  std::map<const caf::resumable*, std::string> client_jobs;
+  std::map<std::string, std::size_t> registrations_sent;
 
   //! Virtual milliseconds since the run started, from the actor system's clock.
   static time_ms elapsed(const caf::local_actor* self) {

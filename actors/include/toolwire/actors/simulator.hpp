@@ -97,6 +97,12 @@ struct run_options {
   bool note_deadlines = false;
   //! With a real-time host: run_settings::owed_wait_ms (the target's tolerance window).
   time_ms owed_wait_ms = 0;
+  //! Clients' names in the order a target registered them (each registration once). Where
+  //! several clients can act at one instant, the one whose next registration comes first
+  //! here goes first. Why: REG-5's name counter follows the order registrations arrive,
+  //! which SPEC leaves open for one instant; with five clients of one app there are 120
+  //! orders, and explore follows the target's instead of hoping to sample it.
+  std::vector<std::string> registration_order;
 };
 
 struct run_result {
