@@ -225,6 +225,10 @@ Read: docs/explore.md, docs/simulator.md, docs/scenario-language.md)");
                    "program: on the target, with its clock stops, against the oracle; writes "
                    "both traces to --out; exit 1 when it diverges")
       ->check(CLI::ExistingFile);
+  app_->add_option("--json", json_,
+                   "write the search's summary here as JSON: the outcome, programs, requests (per "
+                   "program: median and p95), time, what the reference covered, and the "
+                   "divergence (its problems, rules, triage and the files written) or the error");
   auto* quiet = app_->add_flag("--quiet", quiet_, "no progress: the same as --progress none");
   app_->add_option("--progress", progress_,
                    "'tty' rewrites one line, 'lines' prints one line per 100 programs, 'none' "
@@ -339,12 +343,18 @@ namespace {
 //! "explore: the reference reached 30 of 34 life-cycle points in these programs; never:
 //! task interrupted --interrupt_deadline_passed--> failed (TASK-7), ...": what a clean
 //! result looked at. `reached` is index for index with life_cycle_points().
-void print_coverage(const std::vector<bool>& reached, bool met) {
+std::vector<std::string> never_reached(const std::vector<bool>& reached) {
   const auto& points = reference_server::life_cycle_points();
   std::vector<std::string> never;
   for (std::size_t i = 0; i < points.size(); ++i) {
     if (i >= reached.size() || !reached[i]) never.push_back(points[i].describe());
   }
+  return never;
+}
+
+void print_coverage(const std::vector<bool>& reached, bool met) {
+  const auto& points = reference_server::life_cycle_points();
+  const auto never = never_reached(reached);
   std::cout << "explore: the reference reached " << points.size() - never.size() << " of "
             << points.size() << " life-cycle points in these programs"
             << (met ? " (--until-coverage ended the search)" : "");
@@ -353,7 +363,27 @@ void print_coverage(const std::vector<bool>& reached, bool met) {
   std::cout << "\n";
 }
 
+//! The figures of a search, as --json writes them (one job's, or the jobs' added up).
+protocol::json figures_json(int programs, std::uint64_t requests, double seconds,
+                            const std::vector<bool>& reached) {
+  const auto never = never_reached(reached);
+  const auto total = reference_server::life_cycle_points().size();
+  return {{"programs", programs},
+          {"requests", requests},
+          {"seconds", seconds},
+          {"programs_per_second", programs / std::max(seconds, 1e-9)},
+          {"coverage", {{"reached", total - never.size()}, {"total", total}, {"never", never}}}};
+}
+
 }  // namespace
+
+bool explore_command::write_json(const protocol::json& summary) const {
+  if (json_.empty()) return true;
+  std::ofstream out(json_);
+  out << summary.dump(2) << "\n";
+  if (!out) std::cerr << "toolwire explore: cannot write " << json_ << "\n";
+  return static_cast<bool>(out);
+}
 
 void explore_command::print_retried(const scenarios::explore_result& result) const {
   if (result.retried > 0) {
@@ -374,13 +404,30 @@ void explore_command::print_retried(const scenarios::explore_result& result) con
 }
 
 int explore_command::report(const scenarios::explore_result& result, std::uint64_t seed) const {
+  protocol::json summary =
+      figures_json(result.programs_run, result.requests, result.seconds, result.reached);
+  summary["toolwire_explore"] = 1;
+  summary["seed"] = seed;
+  summary["requests_per_program"] = {{"median", result.requests_median},
+                                     {"p95", result.requests_p95}};
+  summary["out_of_time"] = result.out_of_time;
+  summary["until_coverage_met"] = result.coverage_met;
+  summary["retried"] = {{"divergences", result.retried},
+                        {"first", result.first_retried},
+                        {"first_program", result.first_retried_program}};
+  summary["unanswered_retried"] = {{"programs", result.unanswered_retried},
+                                   {"first", result.first_unanswered},
+                                   {"first_program", result.first_unanswered_program}};
   if (result.error) {
     std::cerr << "toolwire explore: the target cannot be used: " << result.error->message << "\n";
+    summary["outcome"] = "error";
+    summary["error"] = result.error->message;
+    write_json(summary);
     return 2;
   }
   // "30 programs, 460 requests (per program: median 12, p95 40), 9.2 s (3 programs/s)";
   // what was found leads the line.
-  const std::string summary =
+  const std::string line =
       std::to_string(result.programs_run) + " programs, " + std::to_string(result.requests) +
       " requests (per program: median " + std::to_string(result.requests_median) + ", p95 " +
       std::to_string(result.requests_p95) + "), " + seconds_text(result.seconds) + " (" +
@@ -389,13 +436,16 @@ int explore_command::report(const scenarios::explore_result& result, std::uint64
   if (!result.failure) {
     if (result.programs_run == 0) {
       std::cerr << "toolwire explore: nothing was checked: no program ran\n";
+      summary["outcome"] = "nothing_checked";
+      write_json(summary);
       return 2;
     }
     print_coverage(result.reached, result.coverage_met);
-    std::cout << "explore: no divergence in " << summary;
+    std::cout << "explore: no divergence in " << line;
     if (result.out_of_time) std::cout << "; the time budget ended the search";
     std::cout << "\n";
-    return 0;
+    summary["outcome"] = "no_divergence";
+    return write_json(summary) ? 0 : 2;
   }
   const auto& failure = *result.failure;
   std::error_code ec;
@@ -429,8 +479,24 @@ int explore_command::report(const scenarios::explore_result& result, std::uint64
             << "judge again: toolwire explore --judge " << path << " --seed " << failure.seed
             << flags << "\n";
   print_coverage(result.reached, false);
-  std::cout << "explore: 1 divergence in " << summary << std::endl;
-  return 1;
+  std::cout << "explore: 1 divergence in " << line << std::endl;
+  summary["outcome"] = "divergence";
+  summary["divergence"] = {{"program", result.programs_run},
+                           {"problems", failure.problems},
+                           {"rules", failure.spec_ids},
+                           {"shrink_runs", failure.shrink_runs},
+                           {"triage",
+                            {{"label", failure.label()},
+                             {"runs", failure.triage_runs},
+                             {"failures", failure.triage_failures}}},
+                           {"written", path},
+                           {"traces", *traces},
+                           {"fails_on_target", failure.fails_on_target},
+                           {"passes_on_oracle", failure.passes_on_oracle},
+                           {"seed", failure.seed},
+                           {"reproduce", "toolwire simulate " + path + " --seed " +
+                                             std::to_string(failure.seed) + flags}};
+  return write_json(summary) ? 1 : 2;
 }
 
 namespace {
@@ -473,6 +539,9 @@ int explore_command::run_jobs(scenarios::explore_options options,
     return 2;
   }
   auto* shared = new (memory) shared_search();
+  // A job that finds a divergence or an error writes --json itself (it alone knows it);
+  // the search then adds the other jobs' figures. An old file would pass for its.
+  if (!json_.empty()) std::filesystem::remove(json_);
   const auto started = std::chrono::steady_clock::now();
   std::vector<pid_t> children;
   const int share = (programs_ + jobs_ - 1) / jobs_;
@@ -554,7 +623,24 @@ int explore_command::run_jobs(scenarios::explore_options options,
             << " requests, " << found << ", " << seconds_text(seconds) << " ("
             << per_second(programs, seconds) << " programs/s)\n";
   if (worst == 0) std::cout << "explore: no divergence in " << programs << " programs\n";
-  return worst;
+  if (json_.empty()) return worst;
+  protocol::json summary = protocol::json::object();
+  if (std::ifstream written{json_}) {
+    summary = protocol::json::parse(written, nullptr, /*allow_exceptions=*/false);
+    if (!summary.is_object()) summary = protocol::json::object();
+  }
+  summary.update(figures_json(programs, requests, seconds, reached));
+  summary["toolwire_explore"] = 1;
+  summary["jobs"] = jobs_;
+  summary["seed"] = seed_;
+  // Why left out: these are one job's own figures (the jobs do not share them), and the
+  // summary's others are the search's.
+  for (const char* one_jobs : {"requests_per_program", "retried", "unanswered_retried"})
+    summary.erase(one_jobs);
+  if (!summary.contains("outcome")) {
+    summary["outcome"] = worst == 0 ? "no_divergence" : broken > 0 ? "jobs_failed" : "error";
+  }
+  return write_json(summary) ? worst : 2;
 }
 
 }  // namespace toolwire::cli

@@ -11,6 +11,7 @@
 #include <CLI/CLI.hpp>
 
 #include "target_flags.hpp"
+#include "toolwire/protocol/types.hpp"
 #include "toolwire/scenarios/explore.hpp"
 
 namespace toolwire::cli {
@@ -26,6 +27,8 @@ class explore_command {
  private:
   //! Prints what a search found (writing a divergence to --out) and returns the exit code.
   int report(const scenarios::explore_result& result, std::uint64_t seed) const;
+  //! --json: writes `summary` there (nothing without --json); false after saying why not.
+  bool write_json(const protocol::json& summary) const;
   void print_retried(const scenarios::explore_result& result) const;
   void show_progress(const scenarios::explore_progress& p, const std::string& progress) const;
   int run_jobs(scenarios::explore_options options, const std::string& progress) const;
@@ -44,6 +47,7 @@ class explore_command {
   int triage_ = 5;
   std::string progress_ = "auto";
   std::string judge_;
+  std::string json_;
   bool quiet_ = false;
 };
 

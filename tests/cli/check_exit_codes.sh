@@ -129,6 +129,18 @@ expect 2 "a directory as the profile" -- "$toolwire" check --target "$work"
 expect_text "is a directory; a target profile is a JSON file" "$work/err" "directory profile"
 expect 2 "a negative seed" -- "$toolwire" check "${few[@]}" --seed -1
 expect 2 "a negative seed to explore" -- "$toolwire" explore --seed -1 --programs 1
+# explore --json: the summary a script reads (bench/explore_power does), clean and found.
+expect 0 "explore --json, clean" -- "$toolwire" explore --programs 20 --progress none --json "$work/clean.json"
+expect_text '"outcome": "no_divergence"' "$work/clean.json" "explore --json outcome"
+expect_text '"programs": 20,' "$work/clean.json" "explore --json programs"
+expect_text '"median": [1-9]' "$work/clean.json" "explore --json requests per program"
+expect_text '"total": [1-9][0-9]*' "$work/clean.json" "explore --json coverage"
+expect 1 "explore --json, a divergence" -- "$toolwire" explore --fault put_merges_tools --programs 2000 \
+  --jobs 2 --triage 1 --progress none --out "$work/explore" --json "$work/found.json"
+expect_text '"outcome": "divergence"' "$work/found.json" "explore --json divergence"
+expect_text '"jobs": 2,' "$work/found.json" "explore --json jobs"
+expect_text "\"written\": \"$work/explore/explore-seed[0-9]*.yaml\"" "$work/found.json" "explore --json written"
+expect_text '"TOOLS-[0-9]*"' "$work/found.json" "explore --json rules"
 expect 2 "a negative seed to simulate" -- "$toolwire" simulate library:double_result --seed -1
 expect 2 "a fault nothing is close to" -- "$toolwire" check "${few[@]}" --fault zzz
 if grep -q "did you mean" "$work/err"; then
