@@ -265,15 +265,16 @@ step_promise perform(self_pointer self, std::uint64_t index) {
   auto& st = self->state;
   auto done = self->make_response_promise<bool>();
   const auto& step = st.context->plan->steps[index];
-  if (step.action == "register") {
+  using scenarios::vocabulary::action_id;
+  if (step.performs(action_id::register_client)) {
     scripted_register(self, index, done);
     return done;
   }
-  if (step.action == "reconnect") {
+  if (step.performs(action_id::reconnect)) {
     scripted_reconnect(self, index, done);
     return done;
   }
-  if (step.action == "vanish") on_vanish(self);
+  if (step.performs(action_id::vanish)) on_vanish(self);
   done.deliver(true);
   return done;
 }
@@ -282,7 +283,8 @@ step_promise perform(self_pointer self, std::uint64_t index) {
 step_promise perform(self_pointer self, std::uint64_t index, protocol::api_request built) {
   auto& st = self->state;
   auto done = self->make_response_promise<bool>();
-  if (st.context->plan->steps[index].action == "delete") st.gone = true;
+  if (st.context->plan->steps[index].performs(scenarios::vocabulary::action_id::delete_client))
+    st.gone = true;
   detail::send_request(
       self, st.target, st.context, st.spec.actor, std::move(built),
       [done](const protocol::api_response&) { finish(done); }, index, failed(done));

@@ -111,7 +111,7 @@ bool wait_for_what_is_owed(self_pointer self, const protocol::api_error& error) 
 
 //! The status a poll step's response is expected to show (`expect: {body: {status: S}}`).
 std::optional<std::string> expected_task_status(const scenarios::scripted_step& step) {
-  if (step.action != "poll") return std::nullopt;
+  if (!step.performs(scenarios::vocabulary::action_id::poll)) return std::nullopt;
   for (const auto& expected : step.expect) {
     if (scenarios::vocabulary::expectation_named(expected.kind) !=
         scenarios::vocabulary::expectation_id::response) {
@@ -222,7 +222,7 @@ void perform_by_client(self_pointer self, std::size_t index, const scenarios::sc
     step_error(self, index, self->system().render(error));
     step_done(self);
   };
-  if (detail::performed_by_the_client_itself(step.action)) {
+  if (detail::performed_by_the_client_itself(step)) {
     self->request(client->second, caf::infinite, perform_atom::value, std::uint64_t{index})
         .then([self](bool) { step_done(self); }, on_error);
     return;
@@ -250,7 +250,8 @@ void play(self_pointer self, std::size_t index) {
       });
   // A step played again after a wait is checked where it was first due.
   if (checks_trace && !self->state.owed_since) mark_expectations(self, index, step);
-  if (step.action.empty() || step.action == "advance") return step_done(self);
+  if (step.action.empty() || step.performs(scenarios::vocabulary::action_id::advance))
+    return step_done(self);
   if (step.actor != "director") return perform_by_client(self, index, step);
   perform_as_director(self, index, step);
 }

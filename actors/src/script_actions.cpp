@@ -11,6 +11,8 @@
 
 namespace toolwire::actors::detail {
 
+using scenarios::vocabulary::action_id;
+
 namespace {
 
 std::string client_id_of(const script_state& state, const std::string& actor) {
@@ -137,7 +139,7 @@ protocol::outcome<protocol::api_request> call_request(const scenarios::scripted_
 
 json result_body(const scenarios::scripted_step& step) {
   if (step.args.contains("body")) return step.args["body"];
-  if (step.action == "error_result") {
+  if (step.performs(action_id::error_result)) {
     json body = {{"error", step.args.value("error", "the tool failed in the client")}};
     if (step.args.contains("reason")) body["reason"] = step.args["reason"];
     return body;
@@ -237,8 +239,9 @@ bool awaits_the_target(const protocol::api_error& error) {
   return error.code == protocol::error_code::not_found;
 }
 
-bool performed_by_the_client_itself(std::string_view action) {
-  return action == "register" || action == "reconnect" || action == "vanish";
+bool performed_by_the_client_itself(const scenarios::scripted_step& step) {
+  return step.performs(action_id::register_client) || step.performs(action_id::reconnect) ||
+         step.performs(action_id::vanish);
 }
 
 protocol::outcome<std::string> resolve_call(const script_state& state, const json& ref) {
@@ -313,55 +316,65 @@ json registration_body(const scenarios::scripted_step& step, const scenarios::cl
 protocol::outcome<protocol::api_request> request_for(const scenarios::scripted_step& step,
                                                      const performer_view& by,
                                                      const script_state& state) {
-  const std::string& action = step.action;
   using protocol::route_id;
   const auto own_credential = by.client ? state.token : state.api_key;
   const std::string client_id = client_id_of(state, by.actor);
-  if (action == "ping")
-    return make_request(route_id::ping, {state.session_id, client_id}, json(), own_credential);
-  if (action == "delete") {
-    return make_request(route_id::delete_client, {state.session_id, client_id}, json(),
-                        own_credential);
+  const auto action = scenarios::vocabulary::action_named(step.action);
+  switch (action.value_or(action_id::advance)) {
+    case action_id::ping:
+      return make_request(route_id::ping, {state.session_id, client_id}, json(), own_credential);
+    case action_id::delete_client:
+      return make_request(route_id::delete_client, {state.session_id, client_id}, json(),
+                          own_credential);
+    case action_id::put_tools: {
+      const json body = step.args.contains("body")
+                            ? step.args["body"]
+                            : json{{"tools", step.args.value("tools", json::array())}};
+      return make_request(route_id::put_tools, {state.session_id, client_id}, body, own_credential);
+    }
+    case action_id::ack:
+      return call_request(step, by, state, route_id::ack, json());
+    case action_id::result:
+    case action_id::error_result:
+      return call_request(step, by, state, route_id::post_result, result_body(step));
+    case action_id::post_message:
+      return make_request(route_id::post_message, {state.session_id},
+                          {{"content", state.message_tag + step.args.value("content", "")}},
+                          own_credential);
+    case action_id::create_task:
+      return make_request(route_id::create_task, {}, task_body(step, state), state.api_key);
+    case action_id::poll:
+    case action_id::tool_results: {
+      auto uuid = task_uuid(state, step.args.value("task", ""));
+      if (!uuid) return uuid.error();
+      if (*action == action_id::poll)
+        return make_request(route_id::get_task, {*uuid}, json(), state.api_key);
+      auto body = tool_results_body(step, state);
+      if (!body) return body.error();
+      return make_request(route_id::post_tool_results, {*uuid}, *body, state.api_key);
+    }
+    case action_id::request:
+      return raw_request(step, by, state);
+    case action_id::register_client:
+    case action_id::vanish:
+    case action_id::reconnect:
+    case action_id::advance:
+      break;
   }
-  if (action == "put_tools") {
-    const json body = step.args.contains("body")
-                          ? step.args["body"]
-                          : json{{"tools", step.args.value("tools", json::array())}};
-    return make_request(route_id::put_tools, {state.session_id, client_id}, body, own_credential);
-  }
-  if (action == "ack") return call_request(step, by, state, route_id::ack, json());
-  if (action == "result" || action == "error_result") {
-    return call_request(step, by, state, route_id::post_result, result_body(step));
-  }
-  if (action == "post_message") {
-    return make_request(route_id::post_message, {state.session_id},
-                        {{"content", state.message_tag + step.args.value("content", "")}},
-                        own_credential);
-  }
-  if (action == "create_task")
-    return make_request(route_id::create_task, {}, task_body(step, state), state.api_key);
-  if (action == "poll" || action == "tool_results") {
-    auto uuid = task_uuid(state, step.args.value("task", ""));
-    if (!uuid) return uuid.error();
-    if (action == "poll") return make_request(route_id::get_task, {*uuid}, json(), state.api_key);
-    auto body = tool_results_body(step, state);
-    if (!body) return body.error();
-    return make_request(route_id::post_tool_results, {*uuid}, *body, state.api_key);
-  }
-  if (action == "request") return raw_request(step, by, state);
-  return protocol::invalid_request("action '" + action + "' is not a request");
+  return protocol::invalid_request("action '" + step.action + "' is not a request");
 }
 
 void learn(script_state& state, const scenarios::scripted_step& step, const std::string& actor,
            const protocol::api_response& response) {
-  if (step.action == "register" && response.status == 201) {
+  if (step.performs(action_id::register_client) && response.status == 201) {
     state.client_ids[actor] = protocol::string_at(response.body, "client_id");
   }
   const std::string label = step.args.value("task", "");
-  if (step.action == "create_task" && response.status == 201) {
+  if (step.performs(action_id::create_task) && response.status == 201) {
     state.tasks[label] = protocol::string_at(response.body, "uuid");
   }
-  if (step.action == "poll" && response.status == 200) state.task_views[label] = response.body;
+  if (step.performs(action_id::poll) && response.status == 200)
+    state.task_views[label] = response.body;
 }
 
 }  // namespace toolwire::actors::detail

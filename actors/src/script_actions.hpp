@@ -39,7 +39,7 @@ struct script_state : run_settings {
 
 //! True for the actions a client performs from its own state (its stream, its
 //! registration), with no request the director could build for it.
-bool performed_by_the_client_itself(std::string_view action);
+bool performed_by_the_client_itself(const scenarios::scripted_step& step);
 
 //! The call_id a call reference means now: an integer n is the session's n-th dispatched
 //! call (1-based); a string is the latest dispatched call of that tool (as declared).

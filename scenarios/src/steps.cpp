@@ -96,7 +96,9 @@ json read_field(const value& v, const field& f, std::string_view owner) {
     case call_ref:
       return read_call_ref(v);
     case tool_list:
-      return read_tool_list(v, owner == "create_task" ? "input_schema" : "parameters");
+      return read_tool_list(v, vocabulary::action_named(owner) == vocabulary::action_id::create_task
+                                   ? "input_schema"
+                                   : "parameters");
     case string_list:
       return as_string_list(v);
     case list:
@@ -172,11 +174,11 @@ class step_reader {
     step.actor = read_actor(m);
     read_action(m, step);
     learn_ttl(step);
-    if (step.action == "request" && step.args.contains("body")) {
+    if (step.performs(vocabulary::action_id::request) && step.args.contains("body")) {
       step.args["body"] = with_times(step.args["body"], item.line);
     }
     step.expect = read_expectations(m, !step.action.empty());
-    advanced_ = step.action == "advance";
+    advanced_ = step.performs(vocabulary::action_id::advance);
     now_ = step.at + (advanced_ ? step.args["by"].get<time_ms>() : 0);
     return step;
   }
@@ -205,7 +207,7 @@ class step_reader {
 
   //! A `register` with a TTL: later times may name it as ttl(actor).
   static void learn_ttl(const scripted_step& step) {
-    if (step.action != "register") return;
+    if (!step.performs(vocabulary::action_id::register_client)) return;
     const json lifetime = step.args.value("lifetime", json());
     if (lifetime.is_object() && lifetime.value("ttl", json()).is_number_integer()) {
       current_time().ttls[step.actor] = lifetime["ttl"].get<time_ms>() * 1000;

@@ -24,43 +24,55 @@ const field body_field{"body", any, false,
 
 const std::vector<action>& actions() {
   static const std::vector<action> table = {
-      {"register",
+      {action_id::register_client,
+       "register",
        performer::client,
        {{"name", string, false, "requested name (default: the client's `name`)"},
         {"lifetime", any, false, "`never` or {ttl: seconds} (default: the client's)"},
         {"tools", tool_list, false, "the tool list (default: the client's)"},
         body_field},
        "opens the client's event stream if needed, then registers (POST .../clients)"},
-      {"ping", performer::client, {}, "POST .../clients/{cid}/ping"},
-      {"put_tools",
+      {action_id::ping, "ping", performer::client, {}, "POST .../clients/{cid}/ping"},
+      {action_id::put_tools,
+       "put_tools",
        performer::client,
        {{"tools", tool_list, false, "the new whole list"}, body_field},
        "PUT .../clients/{cid}/tools"},
-      {"delete", performer::client, {}, "DELETE .../clients/{cid} (the client leaves)"},
-      {"vanish",
+      {action_id::delete_client,
+       "delete",
+       performer::client,
+       {},
+       "DELETE .../clients/{cid} (the client leaves)"},
+      {action_id::vanish,
+       "vanish",
        performer::client,
        {},
        "the client stops pinging and drops its stream without a word (a closed tab)"},
-      {"reconnect",
+      {action_id::reconnect,
+       "reconnect",
        performer::client,
        {{"last_event_id", any, false, "sent as Last-Event-ID (default: the last seq it saw)"}},
        "drops the client's stream and opens it again with Last-Event-ID"},
-      {"ack", performer::client, {call_field}, "POST .../calls/{call_id}/ack"},
-      {"result",
+      {action_id::ack, "ack", performer::client, {call_field}, "POST .../calls/{call_id}/ack"},
+      {action_id::result,
+       "result",
        performer::client,
        {call_field, {"content", any, false, "the result content (default \"ok\")"}, body_field},
        "POST .../calls/{call_id}/result with content"},
-      {"error_result",
+      {action_id::error_result,
+       "error_result",
        performer::client,
        {call_field,
         {"error", string, false, "the error message"},
         {"reason", string, false, "the error reason code"}},
        "POST .../calls/{call_id}/result with an error"},
-      {"post_message",
+      {action_id::post_message,
+       "post_message",
        performer::any,
        {{"content", string, true, "the user's message text; the model script matches it"}},
        "POST /v1/sessions/{sid}/messages (starts a model turn)"},
-      {"create_task",
+      {action_id::create_task,
+       "create_task",
        performer::director,
        {{"task", string, true, "a label that later steps use to name this task"},
         {"input", string, false, "the input text (the model script matches it)"},
@@ -68,11 +80,13 @@ const std::vector<action>& actions() {
         {"assistant_id", integer, false, "default: the target's"},
         body_field},
        "POST /api/tasks"},
-      {"poll",
+      {action_id::poll,
+       "poll",
        performer::director,
        {{"task", string, true, "the task's label"}},
        "GET /api/tasks/{uuid}"},
-      {"tool_results",
+      {action_id::tool_results,
+       "tool_results",
        performer::director,
        {{"task", string, true, "the task's label"},
         {"results", list, false,
@@ -80,7 +94,8 @@ const std::vector<action>& actions() {
         {"all", any, false, "answer every pending call with this content"},
         body_field},
        "POST /api/tasks/{uuid}/tool-results"},
-      {"request",
+      {action_id::request,
+       "request",
        performer::any,
        {{"method", string, true, "GET, POST, PUT or DELETE"},
         {"path", string, true,
@@ -92,7 +107,8 @@ const std::vector<action>& actions() {
         {"query", string, false, "the query string, without '?'; may hold {token}"},
         {"last_event_id", string, false, "sent as Last-Event-ID"}},
        "any request, for auth, routing and validation cases"},
-      {"advance",
+      {action_id::advance,
+       "advance",
        performer::director,
        {{"by", duration, true, "how much virtual time passes before the next step"}},
        "lets time pass: the steps after it happen `by` later"},
@@ -164,6 +180,18 @@ const action* find_action(std::string_view name) {
   auto it =
       std::find_if(table.begin(), table.end(), [&](const action& a) { return a.name == name; });
   return it == table.end() ? nullptr : &*it;
+}
+
+std::optional<action_id> action_named(std::string_view name) {
+  const auto* found = find_action(name);
+  if (found == nullptr) return std::nullopt;
+  return found->id;
+}
+
+std::string_view name_of(action_id id) {
+  const auto& table = actions();
+  auto it = std::find_if(table.begin(), table.end(), [&](const action& a) { return a.id == id; });
+  return it == table.end() ? std::string_view() : it->name;
 }
 
 const expectation_kind* find_expectation(std::string_view name) {

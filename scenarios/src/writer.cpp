@@ -256,8 +256,9 @@ ordered args_form(const std::string& action_name, const json& args) {
       form[key] = spelt(args[key].get<time_ms>());
     }
     if (f.type == vocabulary::field_type::tool_list) {
-      form[key] =
-          tool_list_form(args[key], action_name == "create_task" ? "input_schema" : "parameters");
+      form[key] = tool_list_form(args[key], action->id == vocabulary::action_id::create_task
+                                                ? "input_schema"
+                                                : "parameters");
     }
   }
   return form;

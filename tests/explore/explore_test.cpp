@@ -483,11 +483,12 @@ steps:
   REQUIRE(program);
   const auto played = judged_on_real_clock(*program);
   REQUIRE(played.steps.size() >= 2);
-  CHECK(played.steps[0].action == "post_message");
-  CHECK(played.steps[1].action == "delete");
+  using scenarios::vocabulary::action_id;
+  CHECK(played.steps[0].performs(action_id::post_message));
+  CHECK(played.steps[1].performs(action_id::delete_client));
   CHECK(played.steps[1].at == 636);
   for (const auto& step : played.steps)
-    CHECK(step.action != "ack");
+    CHECK_FALSE(step.performs(action_id::ack));
 }
 
 namespace {

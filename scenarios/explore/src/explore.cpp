@@ -256,8 +256,9 @@ std::optional<time_ms> raced_instant(const scripted_step& step, const race_insta
   // instant a held answer is applied decides whether the answer's calls find their tools
   // (TOOLS-5); on a real clock the answer is applied later, after the step (explore, seed
   // 8000, program 166: a PUT and a DELETE at that instant).
-  if (step.action == "put_tools" || step.action == "delete" || step.action == "vanish" ||
-      step.action == "register") {
+  using scenarios::vocabulary::action_id;
+  if (step.performs(action_id::put_tools) || step.performs(action_id::delete_client) ||
+      step.performs(action_id::vanish) || step.performs(action_id::register_client)) {
     // Asked for before the step, as a deadline armed before it: one the step (or a later
     // one) causes moves with it.
     for (const auto& answer : in.held_answers) {
@@ -266,7 +267,7 @@ std::optional<time_ms> raced_instant(const scripted_step& step, const race_insta
   }
   // Not a registration the step makes itself.
   const auto registered = in.registrations.find(step.actor);
-  if (step.action != "register" && registered != in.registrations.end() &&
+  if (!step.performs(action_id::register_client) && registered != in.registrations.end() &&
       appears_after(registered->second)) {
     return registered->second;
   }

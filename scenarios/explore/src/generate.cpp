@@ -16,6 +16,7 @@ namespace {
 using protocol::json;
 using scenarios::scenario;
 using scenarios::scripted_step;
+using scenarios::vocabulary::action_id;
 
 const std::vector<std::string> tool_pool = {"read", "save", "pick"};
 const std::vector<std::string> task_tool_pool = {"locate", "confirm"};
@@ -156,25 +157,33 @@ scenarios::task_caller_spec gen_task_caller(std::size_t index, const program_sha
   return caller;
 }
 
-json gen_args(const std::string& action) {
-  if (action == "post_message") return {{"content", "explore"}};
-  if (action == "put_tools") return {{"tools", protocol::to_json(gen_tools())}};
-  if (action == "ack" || action == "result" || action == "error_result") {
-    return {{"call", *rc::gen::inRange(1, 5)}};
+json gen_args(action_id action) {
+  switch (action) {
+    case action_id::post_message:
+      return {{"content", "explore"}};
+    case action_id::put_tools:
+      return {{"tools", protocol::to_json(gen_tools())}};
+    case action_id::ack:
+    case action_id::result:
+    case action_id::error_result:
+      return {{"call", *rc::gen::inRange(1, 5)}};
+    default:
+      return json::object();
   }
-  return json::object();
 }
 
 scripted_step gen_step(time_ms at, const std::vector<scenarios::client_spec>& clients) {
-  const auto action =
-      *rc::gen::element<std::string>("post_message", "post_message", "ping", "put_tools", "delete",
-                                     "vanish", "ack", "result", "result", "error_result");
+  // Repeats weigh the draw: messages start turns, results settle calls.
+  const auto action = *rc::gen::element(
+      action_id::post_message, action_id::post_message, action_id::ping, action_id::put_tools,
+      action_id::delete_client, action_id::vanish, action_id::ack, action_id::result,
+      action_id::result, action_id::error_result);
   std::string actor = "director";
-  if (action != "post_message") {
+  if (action != action_id::post_message) {
     actor =
         clients[static_cast<std::size_t>(*rc::gen::inRange<std::size_t>(0, clients.size()))].actor;
   }
-  return {at, actor, action, gen_args(action), {}, ""};
+  return {at, actor, std::string(scenarios::vocabulary::name_of(action)), gen_args(action), {}, ""};
 }
 
 }  // namespace
@@ -207,7 +216,12 @@ scenario gen_program(const program_shape& shape) {
   time_ms at = 0;
   for (const auto& c : plan.clients) {
     if (!c.auto_join)
-      plan.steps.push_back({c.join_at, c.actor, "register", json::object(), {}, ""});
+      plan.steps.push_back({c.join_at,
+                            c.actor,
+                            std::string(scenarios::vocabulary::name_of(action_id::register_client)),
+                            json::object(),
+                            {},
+                            ""});
   }
   std::stable_sort(plan.steps.begin(), plan.steps.end(),
                    [](const auto& a, const auto& b) { return a.at < b.at; });
@@ -222,13 +236,18 @@ scenario gen_program(const program_shape& shape) {
   return plan;
 }
 
-std::vector<std::string> ids_for(const std::string& action) {
-  static const std::map<std::string, std::vector<std::string>> ids = {
-      {"register", {"REG-5", "REG-6"}},       {"ping", {"LIFE-2", "LIFE-3", "LIFE-4"}},
-      {"put_tools", {"TOOLS-1", "LIFE-4"}},   {"delete", {"LIFE-1", "LIFE-4"}},
-      {"ack", {"CALL-3", "CALL-6"}},          {"result", {"CALL-4", "CALL-6"}},
-      {"error_result", {"CALL-4", "CALL-6"}}, {"post_message", {"SES-2"}}};
-  auto it = ids.find(action);
+std::vector<std::string> ids_for(const scripted_step& step) {
+  static const std::map<action_id, std::vector<std::string>> ids = {
+      {action_id::register_client, {"REG-5", "REG-6"}},
+      {action_id::ping, {"LIFE-2", "LIFE-3", "LIFE-4"}},
+      {action_id::put_tools, {"TOOLS-1", "LIFE-4"}},
+      {action_id::delete_client, {"LIFE-1", "LIFE-4"}},
+      {action_id::ack, {"CALL-3", "CALL-6"}},
+      {action_id::result, {"CALL-4", "CALL-6"}},
+      {action_id::error_result, {"CALL-4", "CALL-6"}},
+      {action_id::post_message, {"SES-2"}}};
+  const auto action = scenarios::vocabulary::action_named(step.action);
+  const auto it = action ? ids.find(*action) : ids.end();
   return it == ids.end() ? std::vector<std::string>{"C-3"} : it->second;
 }
 

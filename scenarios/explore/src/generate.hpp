@@ -12,6 +12,6 @@ namespace toolwire::scenarios::detail {
 scenarios::scenario gen_program(const program_shape& shape);
 
 //! The SPEC IDs a scripted action bears on (for the expectations written from the oracle).
-std::vector<std::string> ids_for(const std::string& action);
+std::vector<std::string> ids_for(const scenarios::scripted_step& step);
 
 }  // namespace toolwire::scenarios::detail

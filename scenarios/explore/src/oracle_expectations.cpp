@@ -221,7 +221,7 @@ scenario with_oracle_expectations(scenario program, std::uint64_t seed,
     if (auto answer = answers.find(i); answer != answers.end()) {
       json args = {{"status", answer->second.status}};
       if (!answer->second.error.empty()) args["error"] = answer->second.error;
-      step.expect = {{"response", args, detail::ids_for(step.action), ""}};
+      step.expect = {{"response", args, detail::ids_for(step), ""}};
       continue;
     }
     // The reference could not even perform this step (it names a call that was never

@@ -11,6 +11,7 @@
 
 #include "toolwire/protocol/types.hpp"
 #include "toolwire/reference_server/core.hpp"
+#include "toolwire/scenarios/vocabulary.hpp"
 
 namespace toolwire::scenarios {
 
@@ -93,6 +94,9 @@ struct scripted_step {
   json args = json::object();
   std::vector<expectation> expect;
   std::string where;  // "file.yaml:14"
+
+  //! Whether the step performs `id` (the loader admits only the vocabulary's actions).
+  bool performs(vocabulary::action_id id) const { return vocabulary::action_named(action) == id; }
 
   friend bool operator==(const scripted_step&, const scripted_step&) = default;
 };

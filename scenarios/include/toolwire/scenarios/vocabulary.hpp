@@ -33,8 +33,30 @@ struct field {
 //! director (session-level, with the API key), or either (`actor:` picks, default director).
 enum class performer { client, director, any };
 
+//! The scripted actions, one per row of `actions()`. Why an enum: the executor, the
+//! director and explore dispatch on the action, and a misspelt string there would
+//! silently match nothing (tests/design/actions_in_vocabulary.sh keeps it so).
+enum class action_id {
+  register_client,
+  ping,
+  put_tools,
+  delete_client,
+  vanish,
+  reconnect,
+  ack,
+  result,
+  error_result,
+  post_message,
+  create_task,
+  poll,
+  tool_results,
+  request,
+  advance,
+};
+
 struct action {
-  std::string_view name;
+  action_id id;
+  std::string_view name;  // the YAML spelling, as steps and messages write it
   performer by;
   std::vector<field> fields;
   std::string_view help;
@@ -66,6 +88,11 @@ const std::vector<action>& actions();
 const std::vector<expectation_kind>& expectation_kinds();
 
 const action* find_action(std::string_view name);
+//! The action a YAML name stands for, or nullopt for a name the vocabulary lacks (and for
+//! the empty name of a step that only checks).
+std::optional<action_id> action_named(std::string_view name);
+//! The YAML name of `id` (the table's row).
+std::string_view name_of(action_id id);
 const expectation_kind* find_expectation(std::string_view name);
 //! The kind a YAML name stands for, or nullopt for a name the vocabulary lacks.
 std::optional<expectation_id> expectation_named(std::string_view name);
