@@ -279,14 +279,22 @@ bool result_matches(const json& args, const json& content) {
   return true;
 }
 
-verdict check_received(const json& args, const trace_view& view, time_ms by) {
+//! The results for `args`' tool the model received by `by`, briefly, and how many of them
+//! match `args`.
+struct received_results {
+  std::vector<std::string> texts;
+  std::size_t matching = 0;
+};
+
+received_results results_received(const json& args, const std::vector<trace_record>& records,
+                                  time_ms by) {
   const std::string tool = args.value("tool", "");
   // Why by owner: the model's call ids restart for every turn and task, so call_0_0 of one
   // task and of another are two calls with their own tools.
   std::map<std::uint64_t, std::string> owner_of_step;                // step -> owner id
   std::map<std::pair<std::string, std::string>, std::string> names;  // (owner, id) -> tool
-  std::vector<std::string> received;
-  for (const auto& r : view.records()) {
+  received_results received;
+  for (const auto& r : records) {
     if (r.at > by) break;
     if (r.kind == "model_step") {
       owner_of_step[r.data.value("step_id", std::uint64_t{0})] =
@@ -301,13 +309,27 @@ verdict check_received(const json& args, const trace_view& view, time_ms by) {
     const std::string owner = protocol::string_at(r.data, "owner_id");
     for (const auto& result : r.data["tool_results"]) {
       if (names[{owner, protocol::string_at(result, "tool_call_id")}] != tool) continue;
-      received.push_back(brief(result["content"], 160));
-      if (result_matches(args, result["content"])) return {true, "received " + received.back()};
+      received.texts.push_back(brief(result["content"], 160));
+      if (result_matches(args, result["content"])) ++received.matching;
     }
   }
-  if (received.empty()) return {false, "the model received no result for " + tool};
+  return received;
+}
+
+verdict check_received(const json& args, const trace_view& view, time_ms by) {
+  const auto received = results_received(args, view.records(), by);
+  const std::string tool = args.value("tool", "");
+  if (args.contains("count")) {
+    // Exactly: a result the model should have received and did not is what a count pins
+    // (explore writes it where another owner's step received a result of the same kind).
+    const auto wanted = args["count"].get<std::size_t>();
+    return {received.matching == wanted, "the model received " + std::to_string(received.matching) +
+                                             " such result(s) for " + tool};
+  }
+  if (received.matching > 0) return {true, "received a result that matches"};
+  if (received.texts.empty()) return {false, "the model received no result for " + tool};
   std::string observed = "the model received for " + tool + ":";
-  for (const auto& r : received)
+  for (const auto& r : received.texts)
     observed += " " + r;
   return {false, observed};
 }
@@ -445,6 +467,10 @@ bool expectation_report::passed() const {
 std::size_t expectation_report::failures() const {
   return static_cast<std::size_t>(std::count_if(
       results.begin(), results.end(), [](const expectation_result& r) { return !r.passed; }));
+}
+
+std::size_t model_results_received(const json& args, const trace& run, time_ms by) {
+  return results_received(args, run.records(), by).matching;
 }
 
 expectation_report check_expectations(const scenarios::scenario& plan, const trace& run) {

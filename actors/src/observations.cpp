@@ -472,7 +472,9 @@ std::optional<divergence> first_divergence(const std::vector<observation>& refer
     const observation& any = ref != nullptr ? *ref : *tgt;
     time_ms at = any.at;
     if (ref != nullptr && tgt != nullptr) {
-      const bool same_time = !any.timed || std::abs(ref->at - tgt->at) <= tolerance_ms;
+      const bool same_time =
+          !any.timed ||
+          std::abs(ref->at - tgt->at) <= tolerance_ms + std::max(ref->slack_ms, tgt->slack_ms);
       if (ref->value == tgt->value && same_time) return;
       at = std::min(ref->at, tgt->at);
     }

@@ -4,6 +4,8 @@
 // comparison failed.
 #include <catch2/catch.hpp>
 
+#include <optional>
+
 #include "toolwire/actors/expectations.hpp"
 
 using toolwire::actors::value_matches;
@@ -116,12 +118,14 @@ namespace {
 
 //! A one-step plan expecting `model_received {tool: web__list_ids, content: <want>}`, and a
 //! trace in which the model got `got` as that call's tool message content.
-toolwire::actors::expectation_report received(const json& want, const json& got) {
+toolwire::actors::expectation_report received(const json& want, const json& got,
+                                              std::optional<int> count = std::nullopt) {
   toolwire::scenarios::scenario plan;
   toolwire::scenarios::scripted_step step;
   step.at = 10;
-  step.expect.push_back(
-      {"model_received", {{"tool", "web__list_ids"}, {"content", want}}, {"CALL-8"}, ""});
+  json args = {{"tool", "web__list_ids"}, {"content", want}};
+  if (count) args["count"] = *count;
+  step.expect.push_back({"model_received", args, {"CALL-8"}, ""});
   plan.steps.push_back(step);
   toolwire::actors::trace run;
   run.add(
@@ -153,4 +157,14 @@ TEST_CASE("CALL-8 JSON content is compared as a value, a string as that string",
     CHECK(received("[7]", "[7]").passed());
     CHECK_FALSE(received("[7]", "[ 7 ]").passed());
   }
+}
+
+TEST_CASE("model_received with a count wants exactly that many matching results",
+          "[expectations][matching]") {
+  // Why exactly: explore pins a missing model step with it, where another owner's step
+  // received a result of the same kind and "at least one" held on the faulty target.
+  CHECK(received("ok", "ok", 1).passed());
+  CHECK_FALSE(received("ok", "ok", 2).passed());
+  CHECK_FALSE(received("ok", "ok", 0).passed());
+  CHECK(received("ok", "other", 0).passed());
 }

@@ -36,6 +36,10 @@ struct expectation_report {
 //! ITEMS in any order, for a list whose order SPEC leaves open.
 bool value_matches(const json& expected, const json& actual);
 
+//! How many tool results matching a `model_received` expectation's `args` (its tool, and
+//! content or error) the model received in `run` by `by`.
+std::size_t model_results_received(const json& args, const trace& run, time_ms by);
+
 //! Checks every expectation of `plan` against `run` (which must have been recorded).
 expectation_report check_expectations(const scenarios::scenario& plan, const trace& run);
 

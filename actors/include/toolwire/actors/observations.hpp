@@ -25,6 +25,9 @@ struct observation {
   std::string value;                  // the normalised observation, compact JSON
   std::vector<std::string> spec_ids;  // the rules that decide it
   bool timed = false;                 // its time is the target's behaviour (an event, a model step)
+  //! How much more than the comparison's tolerance its time may differ by (set by the
+  //! caller of first_divergence where the harness's own schedule quantizes it).
+  time_ms slack_ms = 0;
 };
 
 //! Everything `run` shows, normalised, in the order it happened.
