@@ -230,53 +230,68 @@ steps:
 
 namespace {
 
-//! A target of explore's that runs each program on the clean in-process core, but for the
-//! programs `unanswered` names (1-based, in the order run) records a request the target
-//! did not answer, as the HTTP harness does when a server refuses or times out.
-class unanswering_target final : public scenarios::program_target {
+//! A target of explore's that runs each program on the clean in-process core: `prepare`
+//! may read the program and set the run's options, `alter` may change what the run showed
+//! (a target that differs the way a test needs). Either may be empty.
+class in_process_target final : public scenarios::program_target {
  public:
-  explicit unanswering_target(std::function<bool(int)> unanswered)
-      : unanswered_(std::move(unanswered)) {}
+  using prepare_fn = std::function<void(const scenarios::scenario&, actors::run_options&)>;
+  using alter_fn = std::function<void(actors::run_result&)>;
+  in_process_target(prepare_fn prepare, alter_fn alter)
+      : prepare_(std::move(prepare)), alter_(std::move(alter)) {}
   toolwire::protocol::outcome<actors::run_result> run(const scenarios::scenario& program,
                                                       std::uint64_t seed,
                                                       std::vector<actors::time_ms>) override {
     actors::run_options options;
     options.seed = seed;
+    if (prepare_) prepare_(program, options);
     auto result = actors::simulate(program, options);
-    if (result && unanswered_(++runs_)) {
-      // Its first answer never came: a status-0 transport failure in its place.
-      actors::trace refused;
-      refused.set_header(result->trace.header());
-      bool replaced = false;
-      for (const auto& r : result->trace.records()) {
-        nlohmann::json data = r.data;
-        if (!replaced && r.kind == "response") {
-          replaced = true;
-          const auto failure = toolwire::protocol::transport_failure(
-              "connection refused", toolwire::protocol::transport_cause::unreachable);
-          data["status"] = failure.status;
-          data["body"] = failure.body;
-        }
-        refused.add(r.at, r.actor, r.kind, std::move(data));
-      }
-      result->trace = std::move(refused);
-    }
+    if (result && alter_) alter_(*result);
     return result;
   }
 
  private:
-  std::function<bool(int)> unanswered_;
-  int runs_ = 0;
+  prepare_fn prepare_;
+  alter_fn alter_;
 };
 
-scenarios::explore_options on_unanswering_target(std::function<bool(int)> unanswered) {
+//! Explore options whose target is an in_process_target made by `make` (once per search).
+scenarios::explore_options on_target(std::function<std::unique_ptr<in_process_target>()> make) {
   scenarios::explore_options options;
+  options.target = [make] {
+    return toolwire::protocol::outcome<std::unique_ptr<scenarios::program_target>>(make());
+  };
+  return options;
+}
+
+//! For the programs `unanswered` names (1-based, in the order run) the target records a
+//! request it did not answer, as the HTTP harness does when a server refuses or times out.
+scenarios::explore_options on_unanswering_target(std::function<bool(int)> unanswered) {
+  auto options = on_target([unanswered] {
+    auto runs = std::make_shared<int>(0);
+    return std::make_unique<in_process_target>(
+        nullptr, [unanswered, runs](actors::run_result& run) {
+          if (!unanswered(++*runs)) return;
+          // Its first answer never came: a status-0 transport failure in its place.
+          actors::trace refused;
+          refused.set_header(run.trace.header());
+          bool replaced = false;
+          for (const auto& r : run.trace.records()) {
+            nlohmann::json data = r.data;
+            if (!replaced && r.kind == "response") {
+              replaced = true;
+              const auto failure = toolwire::protocol::transport_failure(
+                  "connection refused", toolwire::protocol::transport_cause::unreachable);
+              data["status"] = failure.status;
+              data["body"] = failure.body;
+            }
+            refused.add(r.at, r.actor, r.kind, std::move(data));
+          }
+          run.trace = std::move(refused);
+        });
+  });
   options.programs = 6;
   options.seed = 20261204;
-  options.target = [unanswered] {
-    return toolwire::protocol::outcome<std::unique_ptr<scenarios::program_target>>(
-        std::make_unique<unanswering_target>(unanswered));
-  };
   return options;
 }
 
@@ -346,35 +361,18 @@ TEST_CASE("Programs for SPEC's default timeouts cost what they test, not what th
 
 namespace {
 
-//! A target that runs programs on the in-process core and keeps the last program it got.
-class capturing_target final : public scenarios::program_target {
- public:
-  explicit capturing_target(std::shared_ptr<scenarios::scenario> last) : last_(std::move(last)) {}
-  toolwire::protocol::outcome<actors::run_result> run(const scenarios::scenario& program,
-                                                      std::uint64_t seed,
-                                                      std::vector<actors::time_ms>) override {
-    *last_ = program;
-    actors::run_options options;
-    options.seed = seed;
-    return actors::simulate(program, options);
-  }
-
- private:
-  std::shared_ptr<scenarios::scenario> last_;
-};
-
 //! `program` as explore runs it on a real-clock target with a 100 ms tolerance: judged on
 //! the in-process core, which gets the program after explore moved its steps clear of
 //! races. Fails the test when the judgement finds a problem.
 scenarios::scenario judged_on_real_clock(const scenarios::scenario& program) {
   auto last = std::make_shared<scenarios::scenario>();
-  scenarios::explore_options options;
+  auto options = on_target([last] {
+    return std::make_unique<in_process_target>(
+        [last](const scenarios::scenario& played, actors::run_options&) { *last = played; },
+        nullptr);
+  });
   options.shape.real_clock = true;
   options.shape.tolerance_ms = 100;
-  options.target = [last] {
-    return toolwire::protocol::outcome<std::unique_ptr<scenarios::program_target>>(
-        std::make_unique<capturing_target>(last));
-  };
   const auto judged = scenarios::judge_program(program, 1, options);
   CHECK(judged.problems.empty());
   return *last;
@@ -493,24 +491,6 @@ steps:
 
 namespace {
 
-//! A correct target that registers clients arriving at one instant in an order of its own:
-//! the in-process reference, its clients going in `order` where several can act.
-class ordering_target final : public scenarios::program_target {
- public:
-  explicit ordering_target(std::vector<std::string> order) : order_(std::move(order)) {}
-  toolwire::protocol::outcome<actors::run_result> run(const scenarios::scenario& program,
-                                                      std::uint64_t seed,
-                                                      std::vector<actors::time_ms>) override {
-    actors::run_options options;
-    options.seed = seed;
-    options.registration_order = order_;
-    return actors::simulate(program, options);
-  }
-
- private:
-  std::vector<std::string> order_;
-};
-
 const char* const six_clients_of_one_app = R"(name: six_at_once
 purpose: six clients of one app register at one instant
 spec: [REG-5]
@@ -555,51 +535,20 @@ TEST_CASE("explore accepts any order a target registers clients of one app in at
   // the names REG-5 counts differed: a false divergence.
   auto program = scenarios::load_text(six_clients_of_one_app, "six_at_once.yaml");
   REQUIRE(program);
-  scenarios::explore_options options;
-  options.target = [] {
-    return toolwire::protocol::outcome<std::unique_ptr<scenarios::program_target>>(
-        std::make_unique<ordering_target>(
-            std::vector<std::string>{"c6", "c5", "c4", "c3", "c2", "c1"}));
-  };
+  // A correct target that registers clients arriving at one instant in an order of its own.
+  const auto options = on_target([] {
+    return std::make_unique<in_process_target>(
+        [](const scenarios::scenario&, actors::run_options& run) {
+          run.registration_order = {"c6", "c5", "c4", "c3", "c2", "c1"};
+        },
+        nullptr);
+  });
   for (const std::uint64_t seed : {1, 2, 3}) {
     CAPTURE(seed);
     const auto judged = scenarios::judge_program(*program, seed, options);
     CHECK(judged.problems.empty());
   }
 }
-
-namespace {
-
-//! A correct target whose task caller learned of its task's second round one poll late
-//! (the task was interrupted just after a poll): the task's later model steps show
-//! `late_ms` after the reference's, as on a real clock.
-class late_round_target final : public scenarios::program_target {
- public:
-  explicit late_round_target(actors::time_ms late_ms) : late_ms_(late_ms) {}
-  toolwire::protocol::outcome<actors::run_result> run(const scenarios::scenario& program,
-                                                      std::uint64_t seed,
-                                                      std::vector<actors::time_ms>) override {
-    actors::run_options options;
-    options.seed = seed;
-    auto result = actors::simulate(program, options);
-    if (!result) return result;
-    actors::trace shifted;
-    shifted.set_header(result->trace.header());
-    int task_steps = 0;
-    for (const auto& r : result->trace.records()) {
-      const bool later_round =
-          r.kind == "model_step" && r.data.value("owner", "") == "task" && ++task_steps > 1;
-      shifted.add(later_round ? r.at + late_ms_ : r.at, r.actor, r.kind, r.data);
-    }
-    result->trace = std::move(shifted);
-    return result;
-  }
-
- private:
-  actors::time_ms late_ms_;
-};
-
-}  // namespace
 
 TEST_CASE("On a real clock a task's later model steps may come a poll late per round",
           "[explore]") {
@@ -621,14 +570,25 @@ model:
 )",
                                       "poll_quantized_round.yaml");
   REQUIRE(program);
+  // A correct target whose task caller learned of its task's second round one poll late
+  // (the task was interrupted just after a poll): the task's later model steps show
+  // `late_ms` after the reference's, as on a real clock.
   auto judged_late_by = [&](actors::time_ms late_ms) {
-    scenarios::explore_options options;
+    auto options = on_target([late_ms] {
+      return std::make_unique<in_process_target>(nullptr, [late_ms](actors::run_result& run) {
+        actors::trace shifted;
+        shifted.set_header(run.trace.header());
+        int task_steps = 0;
+        for (const auto& r : run.trace.records()) {
+          const bool later_round =
+              r.kind == "model_step" && r.data.value("owner", "") == "task" && ++task_steps > 1;
+          shifted.add(later_round ? r.at + late_ms : r.at, r.actor, r.kind, r.data);
+        }
+        run.trace = std::move(shifted);
+      });
+    });
     options.shape.real_clock = true;
     options.shape.tolerance_ms = 100;
-    options.target = [late_ms] {
-      return toolwire::protocol::outcome<std::unique_ptr<scenarios::program_target>>(
-          std::make_unique<late_round_target>(late_ms));
-    };
     return scenarios::judge_program(*program, 1, options);
   };
   // Within the tolerance and one poll: the harness's schedule, not the target.
