@@ -293,6 +293,7 @@ class observer {
     const std::string uuid = protocol::string_at(protocol::member_at(r.data, "body"), "uuid");
     if (r.kind == "response" && r.data.value("status", 0) == 201 && !uuid.empty()) {
       task_tools_[uuid] = std::move(queue.front());
+      task_creators_[uuid] = r.actor;
     }
     queue.erase(queue.begin());
   }
@@ -415,19 +416,28 @@ class observer {
       value["offered"] = offered;
       rules.push_back("TASK-10");
     }
-    add(r.at, "model steps of " + owner, compact(value), std::move(rules), true);
+    auto& added = add(r.at, "model steps of " + owner, compact(value), std::move(rules), true);
+    if (const auto creator = task_creators_.find(owner_id); creator != task_creators_.end())
+      added.task_caller = creator->second;
   }
 
-  void add(time_ms at, const std::string& subject, std::string value,
-           std::vector<std::string> rules, bool timed) {
+  observation& add(time_ms at, const std::string& subject, std::string value,
+                   std::vector<std::string> rules, bool timed) {
     const int n = ++count_[subject];
-    out_.push_back(
-        {at, subject + " [" + std::to_string(n) + "]", std::move(value), std::move(rules), timed});
+    observation o;
+    o.at = at;
+    o.subject = subject + " [" + std::to_string(n) + "]";
+    o.value = std::move(value);
+    o.spec_ids = std::move(rules);
+    o.timed = timed;
+    o.nth = n;
+    return out_.emplace_back(std::move(o));
   }
 
   id_names ids_;
   std::map<std::string, std::vector<std::set<std::string>>> creating_;  // actor -> tools
   std::map<std::string, std::set<std::string>> task_tools_;             // task uuid -> tools
+  std::map<std::string, std::string> task_creators_;                    // task uuid -> actor
   std::map<std::string, std::set<std::string>> surfaced_;  // task uuid -> names shown pending
   std::map<std::uint64_t, std::string> step_owners_;       // model step -> owner
   std::map<std::pair<std::string, std::string>, std::string> call_names_;

@@ -489,6 +489,42 @@ steps:
     CHECK_FALSE(step.performs(action_id::ack));
 }
 
+TEST_CASE("On a real clock a step on a call moves clear of its client settling it on its own",
+          "[explore]") {
+  // Regression (explore on a real-clock target, seed 9000, program 40): the client answers
+  // call 1 58 ms after its dispatch, and a scripted error_result on that call came 42 ms
+  // after that. A slow target dispatched 96 ms late, the client's result went after the
+  // scripted one, and the model got is_error true where the oracle had false.
+  auto program = scenarios::load_text(R"(name: result_races_own_result
+purpose: a scripted error result just after the client answered the call itself
+spec: [CALL-4, CALL-8]
+duration: 3s
+clients:
+  c1: {name: web, lifetime: never, tools: [read], join: 0ms, acks: false, result_delay: 58ms}
+model:
+  rules:
+    - match: ""
+      steps:
+        - tool_calls: [{name: web__read, arguments: {}}]
+          hold: 300ms
+        - content: done
+steps:
+  - at: 500ms
+    post_message: {content: explore}
+  - at: 900ms
+    actor: c1
+    error_result: {call: 1}
+)",
+                                      "result_races_own_result.yaml");
+  REQUIRE(program);
+  const auto played = judged_on_real_clock(*program);
+  REQUIRE(played.steps.size() == 2);
+  CHECK(played.steps[0].at == 500);
+  // Dispatched at 800 ms and answered by c1 at 858 ms: the step moves to twice the
+  // tolerance after that answer.
+  CHECK(played.steps[1].at == 858 + 200);
+}
+
 namespace {
 
 const char* const six_clients_of_one_app = R"(name: six_at_once

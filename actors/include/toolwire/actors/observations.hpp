@@ -25,6 +25,11 @@ struct observation {
   std::string value;                  // the normalised observation, compact JSON
   std::vector<std::string> spec_ids;  // the rules that decide it
   bool timed = false;                 // its time is the target's behaviour (an event, a model step)
+  //! Which of its subject's observations it is, from 1 (the "[n]" ending the subject).
+  int nth = 0;
+  //! For a task's model steps: the actor that created the task (its task caller), whose
+  //! polls decide when it learns what the task waits for. Empty otherwise.
+  std::string task_caller;
   //! How much more than the comparison's tolerance its time may differ by (set by the
   //! caller of first_divergence where the harness's own schedule quantizes it).
   time_ms slack_ms = 0;
