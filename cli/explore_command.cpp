@@ -15,7 +15,7 @@
 #include <thread>
 
 #include "toolwire/conformance/scenario_target.hpp"
-#include "toolwire/scenarios/explore.hpp"
+#include "toolwire/explore/explore.hpp"
 #include "toolwire/scenarios/loader.hpp"
 #include "validators.hpp"
 
@@ -44,7 +44,7 @@ std::optional<std::chrono::milliseconds> parse_duration(const std::string& text)
 //! Programs over HTTP (or in-process with faults) through the runner's scenario_target:
 //! the same path as `simulate --target` and `check`. Each program's model requests carry
 //! a tag of their own, so the shared model stand-in routes them to the right run.
-class http_program_target final : public scenarios::program_target {
+class http_program_target final : public explore::program_target {
  public:
   explicit http_program_target(const conformance::target_choice& choice)
       : choice_(choice), on_(std::make_unique<conformance::scenario_target>(choice)) {}
@@ -71,8 +71,8 @@ class http_program_target final : public scenarios::program_target {
 //! What programs are generated for: the profile's timeouts, parts and clock; for the
 //! bundled server and in-process, explore's short timeouts (the bundled server is
 //! started with them), so that deadlines are reached within a program.
-protocol::outcome<scenarios::program_shape> shape_for(const conformance::target_choice& choice) {
-  scenarios::program_shape shape;
+protocol::outcome<explore::program_shape> shape_for(const conformance::target_choice& choice) {
+  explore::program_shape shape;
   if (!choice.profile) return shape;
   const auto& profile = *choice.profile;
   if (!profile.part_a) {
@@ -129,12 +129,12 @@ std::string rules_text(const std::vector<std::string>& ids) {
   return text;
 }
 
-std::string triage_text(const scenarios::explore_failure& failure) {
+std::string triage_text(const explore::explore_failure& failure) {
   return failure.label() + " (failed " + std::to_string(failure.triage_failures) + " of " +
          std::to_string(failure.triage_runs) + " re-runs)";
 }
 
-std::string file_header(const scenarios::explore_failure& failure, const std::string& flags) {
+std::string file_header(const explore::explore_failure& failure, const std::string& flags) {
   std::string text = "# Found by toolwire explore and shrunk";
   text += flags.empty() ? ".\n" : ", running with" + flags + ".\n";
   text += "# What went wrong:\n";
@@ -248,7 +248,7 @@ int explore_command::run() const {
   const auto& choice = chosen->choice;
   auto shape = shape_for(choice);
   if (!shape) return usage(shape.error().message);
-  scenarios::explore_options options;
+  explore::explore_options options;
   options.programs = programs_;
   options.seed = seed_;
   options.shrink = !no_shrink_;
@@ -257,8 +257,8 @@ int explore_command::run() const {
   if (choice.in_process) {
     options.faults = choice.faults;
   } else {
-    options.target = [choice]() -> protocol::outcome<std::unique_ptr<scenarios::program_target>> {
-      return std::unique_ptr<scenarios::program_target>(
+    options.target = [choice]() -> protocol::outcome<std::unique_ptr<explore::program_target>> {
+      return std::unique_ptr<explore::program_target>(
           std::make_unique<http_program_target>(choice));
     };
   }
@@ -291,19 +291,19 @@ int explore_command::run() const {
             << (jobs > 1 ? ", " + std::to_string(jobs) + " jobs" : "") << "\n"
             << std::flush;
   if (jobs > 1) return run_jobs(options, progress);
-  options.progress = [&](const scenarios::explore_progress& p) { show_progress(p, progress); };
-  const auto result = scenarios::explore(options);
+  options.progress = [&](const explore::explore_progress& p) { show_progress(p, progress); };
+  const auto result = explore::explore(options);
   if (progress == "tty") std::cerr << "\r\033[K";
   return report(result, options.seed);
 }
 
-int explore_command::judge_file(const scenarios::explore_options& options) const {
+int explore_command::judge_file(const explore::explore_options& options) const {
   auto program = scenarios::load_file(judge_);
   if (!program) {
     std::cerr << "toolwire explore: " << program.error().message << "\n";
     return 2;
   }
-  const auto judged = scenarios::judge_program(*program, seed_, options);
+  const auto judged = explore::judge_program(*program, seed_, options);
   if (judged.error) {
     std::cerr << "toolwire explore: the target cannot be used: " << judged.error->message << "\n";
     return 2;
@@ -326,7 +326,7 @@ int explore_command::judge_file(const scenarios::explore_options& options) const
   return 1;
 }
 
-void explore_command::show_progress(const scenarios::explore_progress& p,
+void explore_command::show_progress(const explore::explore_progress& p,
                                     const std::string& progress) const {
   if (progress == "tty" && p.programs % 10 == 0) {
     std::cerr << "\r\033[K" << p.programs << "/" << programs_ << " programs, " << p.requests
@@ -385,7 +385,7 @@ bool explore_command::write_json(const protocol::json& summary) const {
   return static_cast<bool>(out);
 }
 
-void explore_command::print_retried(const scenarios::explore_result& result) const {
+void explore_command::print_retried(const explore::explore_result& result) const {
   if (result.retried > 0) {
     std::cout << "explore: " << result.retried
               << " divergence(s) did not show again when their program ran again at once "
@@ -403,7 +403,7 @@ void explore_command::print_retried(const scenarios::explore_result& result) con
   }
 }
 
-int explore_command::report(const scenarios::explore_result& result, std::uint64_t seed) const {
+int explore_command::report(const explore::explore_result& result, std::uint64_t seed) const {
   protocol::json summary =
       figures_json(result.programs_run, result.requests, result.seconds, result.reached);
   summary["toolwire_explore"] = 1;
@@ -512,8 +512,8 @@ struct shared_search {
   std::atomic<bool> reached[max_points];
 
   //! The jobs' programs and requests so far, added up, and the time since `started`.
-  scenarios::explore_progress total(int jobs, std::chrono::steady_clock::time_point started) const {
-    scenarios::explore_progress sum;
+  explore::explore_progress total(int jobs, std::chrono::steady_clock::time_point started) const {
+    explore::explore_progress sum;
     for (int job = 0; job < jobs; ++job) {
       sum.programs += programs[job];
       sum.requests += requests[job];
@@ -530,8 +530,7 @@ struct shared_search {
 // threads cannot generate at once; each job is a forked process with its own RapidCheck,
 // its own target (the bundled server: its own server) and seed --seed + job. The first
 // job to find a divergence claims it and reports it; the others stop.
-int explore_command::run_jobs(scenarios::explore_options options,
-                              const std::string& progress) const {
+int explore_command::run_jobs(explore::explore_options options, const std::string& progress) const {
   void* memory = mmap(nullptr, sizeof(shared_search), PROT_READ | PROT_WRITE,
                       MAP_SHARED | MAP_ANONYMOUS, -1, 0);
   if (memory == MAP_FAILED) {
@@ -557,7 +556,7 @@ int explore_command::run_jobs(scenarios::explore_options options,
     }
     options.seed = seed_ + static_cast<std::uint64_t>(job);
     options.programs = std::max(1, std::min(share, programs_ - job * share));
-    options.progress = [shared, job](const scenarios::explore_progress& p) {
+    options.progress = [shared, job](const explore::explore_progress& p) {
       shared->programs[job] = p.programs;
       shared->requests[job] = p.requests;
     };
@@ -566,7 +565,7 @@ int explore_command::run_jobs(scenarios::explore_options options,
       int none = -1;
       return shared->claimed_by.compare_exchange_strong(none, job);
     };
-    const auto result = scenarios::explore(options);
+    const auto result = explore::explore(options);
     for (std::size_t i = 0; i < result.reached.size() && i < shared_search::max_points; ++i) {
       if (result.reached[i]) shared->reached[i] = true;
     }

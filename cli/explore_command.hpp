@@ -11,8 +11,8 @@
 #include <CLI/CLI.hpp>
 
 #include "target_flags.hpp"
+#include "toolwire/explore/explore.hpp"
 #include "toolwire/protocol/types.hpp"
-#include "toolwire/scenarios/explore.hpp"
 
 namespace toolwire::cli {
 
@@ -26,14 +26,14 @@ class explore_command {
 
  private:
   //! Prints what a search found (writing a divergence to --out) and returns the exit code.
-  int report(const scenarios::explore_result& result, std::uint64_t seed) const;
+  int report(const explore::explore_result& result, std::uint64_t seed) const;
   //! --json: writes `summary` there (nothing without --json); false after saying why not.
   bool write_json(const protocol::json& summary) const;
-  void print_retried(const scenarios::explore_result& result) const;
-  void show_progress(const scenarios::explore_progress& p, const std::string& progress) const;
-  int run_jobs(scenarios::explore_options options, const std::string& progress) const;
+  void print_retried(const explore::explore_result& result) const;
+  void show_progress(const explore::explore_progress& p, const std::string& progress) const;
+  int run_jobs(explore::explore_options options, const std::string& progress) const;
   //! --judge FILE: the file's program judged as the search judges one; exit code.
-  int judge_file(const scenarios::explore_options& options) const;
+  int judge_file(const explore::explore_options& options) const;
 
   CLI::App* app_;
   int programs_ = 1'000;

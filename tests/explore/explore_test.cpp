@@ -11,12 +11,13 @@
 #include "toolwire/actors/judge.hpp"
 #include "toolwire/actors/observations.hpp"
 #include "toolwire/actors/simulator.hpp"
-#include "toolwire/scenarios/explore.hpp"
+#include "toolwire/explore/explore.hpp"
 #include "toolwire/scenarios/loader.hpp"
 
 namespace actors = toolwire::actors;
 namespace reference_server = toolwire::reference_server;
 namespace scenarios = toolwire::scenarios;
+namespace explore = toolwire::explore;
 
 namespace {
 
@@ -44,10 +45,10 @@ constexpr int clean_programs = 10'000;
 }  // namespace
 
 TEST_CASE("explore finds no failure in its programs on the reference core", "[explore]") {
-  scenarios::explore_options options;
+  explore::explore_options options;
   options.programs = clean_programs;
   options.seed = 20261130;
-  const auto result = scenarios::explore(options);
+  const auto result = explore::explore(options);
   if (result.failure) {
     std::string problems;
     for (const auto& p : result.failure->problems)
@@ -68,11 +69,11 @@ TEST_CASE("explore finds each fault, shrinks it, and the scenario it writes repr
       "unavailable_tool_dispatched", "ping_does_not_extend", "ack_does_not_extend_deadline",
       "results_matched_by_position", "next_step_before_all_settled");
   INFO("fault " << fault);
-  scenarios::explore_options options;
+  explore::explore_options options;
   options.programs = 4'000;
   options.seed = 7;
   options.faults = {*reference_server::parse_fault(fault)};
-  const auto result = scenarios::explore(options);
+  const auto result = explore::explore(options);
   REQUIRE(result.failure);
   const auto& failure = *result.failure;
   INFO("found after " << result.programs_run << " programs, " << failure.shrink_runs
@@ -215,7 +216,7 @@ steps:
       R"({"client_id":"c2","name":"db","requested_name":"db","type":"client_registered"})";
   d.target = R"({"client_id":"c2","name":"db_2","requested_name":"db","type":"client_registered"})";
   d.spec_ids = {"REG-6"};
-  const auto written = scenarios::with_oracle_expectations(*plan, 1, d);
+  const auto written = explore::with_oracle_expectations(*plan, 1, d);
   const auto& check = written.steps.back();
   REQUIRE(check.expect.size() == 1);
   CHECK(check.expect[0].args["name"] == "db");
@@ -233,7 +234,7 @@ namespace {
 //! A target of explore's that runs each program on the clean in-process core: `prepare`
 //! may read the program and set the run's options, `alter` may change what the run showed
 //! (a target that differs the way a test needs). Either may be empty.
-class in_process_target final : public scenarios::program_target {
+class in_process_target final : public explore::program_target {
  public:
   using prepare_fn = std::function<void(const scenarios::scenario&, actors::run_options&)>;
   using alter_fn = std::function<void(actors::run_result&)>;
@@ -256,17 +257,17 @@ class in_process_target final : public scenarios::program_target {
 };
 
 //! Explore options whose target is an in_process_target made by `make` (once per search).
-scenarios::explore_options on_target(std::function<std::unique_ptr<in_process_target>()> make) {
-  scenarios::explore_options options;
+explore::explore_options on_target(std::function<std::unique_ptr<in_process_target>()> make) {
+  explore::explore_options options;
   options.target = [make] {
-    return toolwire::protocol::outcome<std::unique_ptr<scenarios::program_target>>(make());
+    return toolwire::protocol::outcome<std::unique_ptr<explore::program_target>>(make());
   };
   return options;
 }
 
 //! For the programs `unanswered` names (1-based, in the order run) the target records a
 //! request it did not answer, as the HTTP harness does when a server refuses or times out.
-scenarios::explore_options on_unanswering_target(std::function<bool(int)> unanswered) {
+explore::explore_options on_unanswering_target(std::function<bool(int)> unanswered) {
   auto options = on_target([unanswered] {
     auto runs = std::make_shared<int>(0);
     return std::make_unique<in_process_target>(
@@ -302,7 +303,7 @@ TEST_CASE(
     "no divergence into it",
     "[explore]") {
   // The third run finds a refused request; the program's next run is answered.
-  const auto result = scenarios::explore(on_unanswering_target([](int run) { return run == 3; }));
+  const auto result = explore::explore(on_unanswering_target([](int run) { return run == 3; }));
   CHECK_FALSE(result.error);
   CHECK_FALSE(result.failure);
   CHECK(result.programs_run == 6);
@@ -314,7 +315,7 @@ TEST_CASE(
 
 TEST_CASE("explore stops with an error, not a divergence, when its target stops answering",
           "[explore]") {
-  const auto result = scenarios::explore(on_unanswering_target([](int run) { return run >= 3; }));
+  const auto result = explore::explore(on_unanswering_target([](int run) { return run >= 3; }));
   CHECK_FALSE(result.failure);
   REQUIRE(result.error);
   CHECK_THAT(result.error->message,
@@ -343,13 +344,13 @@ TEST_CASE("Programs for SPEC's default timeouts cost what they test, not what th
           "[explore]") {
   // ack 10 s, result 300 s, interrupt 600 s: a program waits out minutes, and a client
   // pinging a 2 s TTL all that while cost hundreds of requests per program (issue 27).
-  scenarios::explore_options options;
+  explore::explore_options options;
   options.programs = 300;
   options.seed = 27;
   options.shape.ack_timeout_ms = 10'000;
   options.shape.result_timeout_ms = 300'000;
   options.shape.interrupt_timeout_ms = 600'000;
-  const auto result = scenarios::explore(options);
+  const auto result = explore::explore(options);
   REQUIRE_FALSE(result.failure);
   REQUIRE(result.programs_run == 300);
   INFO("requests per program: median " << result.requests_median << ", p95 "
@@ -373,7 +374,7 @@ scenarios::scenario judged_on_real_clock(const scenarios::scenario& program) {
   });
   options.shape.real_clock = true;
   options.shape.tolerance_ms = 100;
-  const auto judged = scenarios::judge_program(program, 1, options);
+  const auto judged = explore::judge_program(program, 1, options);
   CHECK(judged.problems.empty());
   return *last;
 }
@@ -581,7 +582,7 @@ TEST_CASE("explore accepts any order a target registers clients of one app in at
   });
   for (const std::uint64_t seed : {1, 2, 3}) {
     CAPTURE(seed);
-    const auto judged = scenarios::judge_program(*program, seed, options);
+    const auto judged = explore::judge_program(*program, seed, options);
     CHECK(judged.problems.empty());
   }
 }
@@ -625,7 +626,7 @@ model:
     });
     options.shape.real_clock = true;
     options.shape.tolerance_ms = 100;
-    return scenarios::judge_program(*program, 1, options);
+    return explore::judge_program(*program, 1, options);
   };
   // Within the tolerance and one poll: the harness's schedule, not the target.
   CHECK(judged_late_by(300).problems.empty());

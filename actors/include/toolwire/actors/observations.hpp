@@ -5,7 +5,7 @@
 // turn and tool), fields SPEC does not list are dropped, lists SPEC leaves unordered are
 // sorted and texts SPEC leaves free are left out. Two runs of one program on two correct
 // implementations observe the same; where they differ, one of them broke a rule.
-// Differential exploration (scenarios/explore) and `replay` of a remote trace compare
+// Differential exploration (explore/) and `replay` of a remote trace compare
 // runs this way.
 #pragma once
 

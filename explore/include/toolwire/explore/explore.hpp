@@ -20,7 +20,7 @@
 #include "toolwire/reference_server/faults.hpp"
 #include "toolwire/scenarios/scenario.hpp"
 
-namespace toolwire::scenarios {
+namespace toolwire::explore {
 
 using protocol::time_ms;
 
@@ -171,4 +171,4 @@ scenarios::scenario with_oracle_expectations(scenarios::scenario program, std::u
 //! a step that could not run (what `toolwire simulate` reports).
 bool fails(const scenarios::scenario& plan, const actors::trace& run);
 
-}  // namespace toolwire::scenarios
+}  // namespace toolwire::explore

@@ -8,11 +8,14 @@
 #include "toolwire/actors/expectations.hpp"
 #include "toolwire/actors/observations.hpp"
 #include "toolwire/actors/simulator.hpp"
+#include "toolwire/explore/explore.hpp"
 #include "toolwire/protocol/events.hpp"
 #include "toolwire/protocol/safe_json.hpp"
-#include "toolwire/scenarios/explore.hpp"
 
-namespace toolwire::scenarios {
+namespace toolwire::explore {
+
+using scenarios::scenario;
+using scenarios::scripted_step;
 
 namespace {
 
@@ -256,4 +259,4 @@ scenario with_oracle_expectations(scenario program, std::uint64_t seed,
   return program;
 }
 
-}  // namespace toolwire::scenarios
+}  // namespace toolwire::explore

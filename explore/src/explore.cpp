@@ -1,6 +1,6 @@
 // The search: programs generated, run on the target and the oracle, judged, shrunk,
 // triaged, and the written program checked.
-#include "toolwire/scenarios/explore.hpp"
+#include "toolwire/explore/explore.hpp"
 
 #include <fcntl.h>
 #include <rapidcheck.h>
@@ -24,7 +24,10 @@
 #include "toolwire/protocol/safe_json.hpp"
 #include "toolwire/reference_server/core.hpp"
 
-namespace toolwire::scenarios {
+namespace toolwire::explore {
+
+using scenarios::scenario;
+using scenarios::scripted_step;
 
 namespace {
 
@@ -778,4 +781,4 @@ explore_result explore(const explore_options& options) {
   return result;
 }
 
-}  // namespace toolwire::scenarios
+}  // namespace toolwire::explore

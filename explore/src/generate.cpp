@@ -9,7 +9,10 @@
 #include "toolwire/protocol/codec.hpp"
 #include "toolwire/scenarios/builders.hpp"
 
-namespace toolwire::scenarios::detail {
+namespace toolwire::explore::detail {
+
+using scenarios::scenario;
+using scenarios::scripted_step;
 
 namespace {
 
@@ -255,4 +258,4 @@ std::vector<std::string> ids_for(const scripted_step& step) {
   return it == ids.end() ? std::vector<std::string>{"C-3"} : it->second;
 }
 
-}  // namespace toolwire::scenarios::detail
+}  // namespace toolwire::explore::detail
