@@ -22,10 +22,66 @@ failures=0
 settle=(--settle-ms 5)
 http=(--bundled "${settle[@]}" --progress none --jobs 2)
 
-fail() {
+fail() {  # fail MESSAGE [OUTPUT FILE]: counts a failure and shows the command's output
   echo "FAIL: $1" >&2
-  sed 's/^/  | /' "$work/out" >&2
+  sed 's/^/  | /' "${2:-$work/out}" >&2
   failures=$((failures + 1))
+}
+
+# Why searches run three at a time: each one's time is mostly its harness waiting for quiet
+# (a few % of a core), and each has its own bundled server on its own port; one after the
+# other they were half of this test's six minutes. A search's failures go to its own file,
+# counted once all have ended.
+concurrent=3
+run_concurrently() {  # run_concurrently NAME COMMAND...: runs COMMAND in the background
+  while (($(jobs -rp | wc -l) >= concurrent)); do wait -n; done
+  (
+    failures=0
+    "${@:2}"
+    echo "$failures" >"$work/failures-$1"
+  ) &
+}
+count_concurrent_failures() {
+  wait
+  local file
+  for file in "$work"/failures-*; do
+    [[ -f $file ]] && failures=$((failures + $(<"$file")))
+  done
+  rm -f "$work"/failures-*
+}
+
+# hunt FAULT BUDGET: explore finds FAULT within BUDGET programs, and the scenario it writes
+# fails against the fault and passes on the clean server, over HTTP and in-process.
+hunt() {
+  local fault=$1 budget=$2 out="$work/out-$1" got seed yaml
+  # A divergence that is only the wire's timing (intermittent) can come first: then
+  # the search runs once more with other seeds, and says so.
+  for seed in 1 11; do
+    "$toolwire" explore "${http[@]}" --fault "$fault" --programs "$budget" --triage 1 \
+      --seed "$seed" --out "$work/$fault-$seed" >"$out" 2>&1
+    got=$?
+    grep -q "triage: intermittent" "$out" || break
+    echo "note: $fault: an intermittent divergence first (seed $seed); searching again" >&2
+  done
+  if [[ $got -ne 1 ]]; then
+    fail "$fault: explore exit $got within $budget programs, want 1 (a divergence)" "$out"
+    return
+  fi
+  grep -q "the written scenario fails on the target and passes on the reference" "$out" ||
+    fail "$fault: explore did not confirm its written scenario" "$out"
+  yaml=$(sed -n 's/^written: //p' "$out")
+  seed=$(sed -n 's/^reproduce: .* --seed \([0-9]*\).*/\1/p' "$out")
+  if [[ ! -f $yaml || -z $seed ]]; then
+    fail "$fault: explore named no written scenario and seed" "$out"
+    return
+  fi
+  "$toolwire" simulate "$yaml" --seed "$seed" --bundled "${settle[@]}" --fault "$fault" \
+    >"$out" 2>&1
+  [[ $? -eq 1 ]] || fail "$fault: the written scenario does not fail against the fault" "$out"
+  "$toolwire" simulate "$yaml" --seed "$seed" --bundled "${settle[@]}" >"$out" 2>&1
+  [[ $? -eq 0 ]] || fail "$fault: the written scenario does not pass against the clean server" "$out"
+  "$toolwire" simulate "$yaml" --seed "$seed" >"$out" 2>&1
+  [[ $? -eq 0 ]] || fail "$fault: the written scenario does not pass in-process" "$out"
 }
 
 # fault and the program budget it is found within (measured: docs/benchmarks.md).
@@ -35,38 +91,9 @@ for entry in no_collision_counter:300 ping_does_not_extend:100 withdrawn_tool_of
   next_step_before_all_settled:300 vanished_calls_left_open:400 \
   task_requeued_as_pending:100 task_status_renamed:100 \
   interrupt_deadline_early:500; do
-  fault=${entry%%:*}
-  budget=${entry##*:}
-  # A divergence that is only the wire's timing (intermittent) can come first: then
-  # the search runs once more with other seeds, and says so.
-  for seed in 1 11; do
-    out="$work/$fault-$seed"
-    "$toolwire" explore "${http[@]}" --fault "$fault" --programs "$budget" --triage 1 \
-      --seed "$seed" --out "$out" >"$work/out" 2>&1
-    got=$?
-    grep -q "triage: intermittent" "$work/out" || break
-    echo "note: $fault: an intermittent divergence first (seed $seed); searching again" >&2
-  done
-  if [[ $got -ne 1 ]]; then
-    fail "$fault: explore exit $got within $budget programs, want 1 (a divergence)"
-    continue
-  fi
-  grep -q "the written scenario fails on the target and passes on the reference" "$work/out" ||
-    fail "$fault: explore did not confirm its written scenario"
-  yaml=$(sed -n 's/^written: //p' "$work/out")
-  seed=$(sed -n 's/^reproduce: .* --seed \([0-9]*\).*/\1/p' "$work/out")
-  if [[ ! -f $yaml || -z $seed ]]; then
-    fail "$fault: explore named no written scenario and seed"
-    continue
-  fi
-  "$toolwire" simulate "$yaml" --seed "$seed" --bundled "${settle[@]}" --fault "$fault" \
-    >"$work/out" 2>&1
-  [[ $? -eq 1 ]] || fail "$fault: the written scenario does not fail against the fault"
-  "$toolwire" simulate "$yaml" --seed "$seed" --bundled "${settle[@]}" >"$work/out" 2>&1
-  [[ $? -eq 0 ]] || fail "$fault: the written scenario does not pass against the clean server"
-  "$toolwire" simulate "$yaml" --seed "$seed" >"$work/out" 2>&1
-  [[ $? -eq 0 ]] || fail "$fault: the written scenario does not pass in-process"
+  run_concurrently "${entry%%:*}" hunt "${entry%%:*}" "${entry##*:}"
 done
+count_concurrent_failures
 
 # A task's call to an undeclared tool surfaced as pending (TASK-8) is found, but the written
 # scenario cannot pin it: the error the model gets for such a call is free (any reason), and
@@ -112,9 +139,9 @@ done
   --fault unavailable_tool_dispatched --out "$work/judged" >"$work/out" 2>&1
 [[ $? -eq 1 ]] && grep -q "diverges:" "$work/out" ||
   fail "explore --judge under a fault did not report a divergence"
-for variation in $("$toolwire" serve --list-variations | awk '{print $1}'); do
-  flags=("${http[@]}")
-  programs=$variation_programs
+# clean_variation VARIATION: no divergence with it.
+clean_variation() {
+  local variation=$1 out="$work/out-$1" flags=("${http[@]}") programs=$variation_programs
   # A target whose events or model requests lag by up to 50 ms is explored as a user
   # would: with a settle time above its lag (docs/explore.md, "Budget"; the bundled
   # server's default with these variations), so fewer programs.
@@ -123,9 +150,13 @@ for variation in $("$toolwire" serve --list-variations | awk '{print $1}'); do
     programs=$(((variation_programs + 1) / 2))
   fi
   "$toolwire" explore "${flags[@]}" --variation "$variation" --programs "$programs" \
-    --seed 7 >"$work/out" 2>&1
-  [[ $? -eq 0 ]] || fail "variation $variation diverged within $programs programs"
+    --seed 7 >"$out" 2>&1
+  [[ $? -eq 0 ]] || fail "variation $variation diverged within $programs programs" "$out"
+}
+for variation in $("$toolwire" serve --list-variations | awk '{print $1}'); do
+  run_concurrently "$variation" clean_variation "$variation"
 done
+count_concurrent_failures
 # Against a server the suite did not start, described by flags (a profile without a file):
 # toolwire serve on loopback, clean and then with a fault, the key from the environment.
 serve() {  # serve LOG [SERVE ARGS...]: starts toolwire serve in the background as $server

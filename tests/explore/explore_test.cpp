@@ -526,6 +526,34 @@ steps:
   CHECK(played.steps[1].at == 858 + 200);
 }
 
+TEST_CASE("On a real clock a task caller answers clear of its task's interrupt deadline",
+          "[explore]") {
+  // Regression (explore on a real-clock target, seed 9000, program 91): a caller's results
+  // at 4,165 ms against a 4 s interrupt deadline beat it on one run and missed it on the
+  // next; only running the program again kept it from being reported.
+  auto program = scenarios::load_text(R"(name: answer_races_interrupt_deadline
+purpose: a task caller answers just before its task's interrupt deadline
+spec: [TASK-7]
+settings: {interrupt_timeout: 1s}
+duration: 3s
+task_callers:
+  caller1: {input: explore-task 1, tools: [locate], poll_every: 250ms, answer_delay: 700ms}
+model:
+  rules:
+    - match: explore-task 1
+      steps:
+        - tool_calls: [{name: locate, arguments: {}}]
+        - content: task done
+)",
+                                      "answer_races_interrupt_deadline.yaml");
+  REQUIRE(program);
+  const auto played = judged_on_real_clock(*program);
+  REQUIRE(played.task_callers.size() == 1);
+  // Interrupted at 0 ms, so due at 1000 ms; seen at the 250 ms poll, answered at 950 ms:
+  // the answer moves to twice the tolerance after the deadline (1200 ms).
+  CHECK(played.task_callers[0].answer_delay == 700 + 250);
+}
+
 namespace {
 
 const char* const six_clients_of_one_app = R"(name: six_at_once
