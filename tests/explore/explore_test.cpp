@@ -554,6 +554,38 @@ model:
   CHECK(played.task_callers[0].answer_delay == 700 + 250);
 }
 
+TEST_CASE("On a real clock a message moves clear of the end of the turn before it", "[explore]") {
+  // Regression (explore on a real-clock target, seed 9000, program 129): the first turn
+  // ended 104 ms before the second message in the oracle; on a loaded target each of its
+  // hops came late, it ended 217 ms after that message, and the message got 409 (SES-2).
+  auto program = scenarios::load_text(R"(name: message_races_turn_end
+purpose: a message just after the turn before it ended
+spec: [SES-2]
+duration: 3s
+clients:
+  c1: {name: web, lifetime: never, tools: [read], join: 0ms, acks: false, result_delay: 100ms}
+model:
+  rules:
+    - match: ""
+      steps:
+        - tool_calls: [{name: web__read, arguments: {}}]
+        - content: done
+steps:
+  - at: 500ms
+    post_message: {content: explore}
+  - at: 650ms
+    post_message: {content: explore}
+)",
+                                      "message_races_turn_end.yaml");
+  REQUIRE(program);
+  const auto played = judged_on_real_clock(*program);
+  REQUIRE(played.steps.size() >= 2);
+  CHECK(played.steps[0].at == 500);
+  // The call is answered at 600 ms, and the turn ends then: the second message moves to
+  // twice the tolerance after that end.
+  CHECK(played.steps[1].at == 600 + 200);
+}
+
 namespace {
 
 const char* const six_clients_of_one_app = R"(name: six_at_once
