@@ -1,4 +1,4 @@
-#!/bin/sh
+#!/usr/bin/env bash
 # A design rule (issue 23): the routes are spelled once, in protocol/'s route table
 # (protocol/src/routes.cpp). The router, the wire faults, the remote harness, the script
 # actions, the preflight and the reports ask it (match_route, route_path, route_shown), so a
@@ -9,14 +9,11 @@
 # Usage: routes_in_protocol.sh PROJECT_SOURCE_DIR
 set -u
 root=${1:?usage: routes_in_protocol.sh PROJECT_SOURCE_DIR}
+source "$(dirname "$0")/code_lines.sh"
 paths='/v1/sessions|/api/tasks|/v1/_test/clock'
-found=$(find "$root" \( -path "$root/build*" -o -path "$root/tests" -o -path "$root/bench" \
-                        -o -path "$root/fuzz" -o -path "$root/.git" \) -prune -o \
-                     -type f \( -name '*.cpp' -o -name '*.hpp' -o -name '*.h' \) -print |
-        grep -v "^$root/protocol/src/routes.cpp$" | sort |
-        xargs awk -v paths="\"($paths)" '{ code = $0; sub(/[[:space:]]\/\/.*$|^[[:space:]]*\/\/.*$/, "", code) }
-                                          code ~ paths { print FILENAME ":" FNR ": " $0 }')
-if [ -n "$found" ]; then
+found=$(code_files "$root" tests bench fuzz | grep -v "^$root/protocol/src/routes.cpp$" |
+        code_lines_matching "\"($paths)")
+if [[ -n $found ]]; then
   echo "$found"
   echo "a route's path is spelled as a literal above; use protocol/routes.hpp (route_path, match_route)"
   exit 1
