@@ -208,8 +208,10 @@ struct race_instants {
   std::vector<actors::armed_deadline> deadlines;
   std::vector<time_ms> dispatches;            // the n-th dispatch of the session, in order
   std::vector<std::string> dispatched_calls;  // the n-th dispatch's call id
-  //! When a client acked or answered a call on its own (not a scripted step), by call id.
+  //! When a client acked or answered a call on its own (not a scripted step), by call id,
+  //! and the same by the client's actor.
   std::map<std::string, std::vector<time_ms>> own_settlements;
+  std::map<std::string, std::vector<time_ms>> own_settlements_by;
   //! When a task caller posted its tool results on its own, by caller actor.
   std::map<std::string, std::vector<time_ms>> caller_answers;
   //! The session's turns: when each started and when it completed or failed (-1: not yet).
@@ -220,6 +222,8 @@ struct race_instants {
   std::vector<time_ms> resolutions;
   //! A turn's held model answers: when each was asked for and applied (plus the hold).
   std::vector<actors::armed_deadline> held_answers;
+  //! When a turn's model answers that call tools were applied, held or not.
+  std::vector<time_ms> calling_answers_applied;
   std::set<std::size_t> unplayable_steps;  // steps that could not run (a step_error)
 };
 
@@ -259,6 +263,7 @@ race_instants race_instants_of(const actors::run_result& oracle) {
       if (route && (route->route->id == protocol::route_id::ack ||
                     route->route->id == protocol::route_id::post_result)) {
         in.own_settlements[route->ids.back()].push_back(r.at);
+        in.own_settlements_by[r.actor].push_back(r.at);
       }
       if (route && route->route->id == protocol::route_id::post_tool_results)
         in.caller_answers[r.actor].push_back(r.at);
@@ -270,9 +275,11 @@ race_instants race_instants_of(const actors::run_result& oracle) {
     }
     if (r.kind == "step_error") in.unplayable_steps.insert(r.data.value("step", std::size_t{0}));
     // A turn's answers only: a task's tools are its own, which no client step changes.
-    if (r.kind == "model_reply" && r.data.contains("hold_ms") &&
-        turn_steps.contains(r.data.value("step_id", std::uint64_t{0}))) {
-      in.held_answers.push_back({r.at, r.at + r.data.value("hold_ms", time_ms{0})});
+    if (r.kind == "model_reply" && turn_steps.contains(r.data.value("step_id", std::uint64_t{0}))) {
+      const time_ms applied = r.at + r.data.value("hold_ms", time_ms{0});
+      if (r.data.contains("hold_ms")) in.held_answers.push_back({r.at, applied});
+      const json& calls = protocol::member_at(protocol::member_at(r.data, "reply"), "tool_calls");
+      if (calls.is_array() && !calls.empty()) in.calling_answers_applied.push_back(applied);
     }
   }
   return in;
@@ -332,6 +339,23 @@ std::optional<time_ms> raced_instant(const scripted_step& step, const race_insta
     // one) causes moves with it.
     for (const auto& answer : in.held_answers) {
       if (answer.armed_at < at && std::abs(answer.due - at) < margin) return answer.due;
+    }
+    // An answer calling tools applied just before the step, held or not: an answer given at
+    // once still reaches a slow target later (its model request leaves late), and would find
+    // the tools as the step left them.
+    for (const time_ms applied : in.calling_answers_applied) {
+      if (applied <= at && at - applied < margin) return applied;
+    }
+  }
+  // A client leaving (DELETE, or vanishing) within `margin` of acking or answering a call on
+  // its own: on a slow target the dispatch comes late and the client's own answer with it,
+  // so it may come after the client left where the oracle had it before.
+  if (step.performs(action_id::delete_client) || step.performs(action_id::vanish)) {
+    const auto settled = in.own_settlements_by.find(step.actor);
+    if (settled != in.own_settlements_by.end()) {
+      for (const time_ms when : settled->second) {
+        if (std::abs(when - at) < margin) return when;
+      }
     }
   }
   // Not a registration the step makes itself.

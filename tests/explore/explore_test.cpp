@@ -586,6 +586,70 @@ steps:
   CHECK(played.steps[1].at == 600 + 200);
 }
 
+TEST_CASE("On a real clock a step that changes tools moves clear of an answer given at once",
+          "[explore]") {
+  // An answer without a hold is applied when the model request comes back, which on a slow
+  // target is later than in the oracle: a PUT just after it would withdraw the tool first.
+  auto program = scenarios::load_text(R"(name: put_after_answer
+purpose: a PUT just after an answer given at once dispatched a call to the tool
+spec: [TOOLS-5]
+duration: 3s
+clients:
+  c1: {name: web, lifetime: never, tools: [read], join: 0ms, acks: false, answers: false}
+model:
+  rules:
+    - match: ""
+      steps:
+        - tool_calls: [{name: web__read, arguments: {}}]
+        - content: done
+steps:
+  - at: 500ms
+    post_message: {content: explore}
+  - at: 550ms
+    actor: c1
+    put_tools: {tools: []}
+)",
+                                      "put_after_answer.yaml");
+  REQUIRE(program);
+  const auto played = judged_on_real_clock(*program);
+  REQUIRE(played.steps.size() >= 2);
+  CHECK(played.steps[0].at == 500);
+  // Dispatched at 500 ms: the PUT moves to twice the tolerance after it.
+  CHECK(played.steps[1].at == 500 + 200);
+}
+
+TEST_CASE("On a real clock a client leaves clear of answering a call on its own", "[explore]") {
+  // The client answers 58 ms after it sees the dispatch, which a slow target sends late:
+  // vanishing 42 ms after that answer in the oracle may come before it on the target.
+  auto program = scenarios::load_text(R"(name: vanish_after_own_result
+purpose: a client vanishes just after answering a call itself
+spec: [LIFE-5, CALL-4]
+duration: 3s
+clients:
+  c1: {name: web, lifetime: {ttl: 2}, tools: [read], join: 0ms, acks: false, result_delay: 58ms}
+model:
+  rules:
+    - match: ""
+      steps:
+        - tool_calls: [{name: web__read, arguments: {}}]
+        - content: done
+steps:
+  - at: 500ms
+    post_message: {content: explore}
+  - at: 600ms
+    actor: c1
+    vanish: {}
+)",
+                                      "vanish_after_own_result.yaml");
+  REQUIRE(program);
+  const auto played = judged_on_real_clock(*program);
+  REQUIRE(played.steps.size() >= 2);
+  CHECK(played.steps[0].at == 500);
+  // Answered at 558 ms (the next model step is asked then too): the vanishing moves to twice
+  // the tolerance after it.
+  CHECK(played.steps[1].at == 558 + 200);
+}
+
 namespace {
 
 const char* const six_clients_of_one_app = R"(name: six_at_once
