@@ -5,6 +5,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <atomic>
 #include <chrono>
 #include <cstdio>
@@ -210,6 +211,11 @@ Read: docs/explore.md, docs/simulator.md, docs/scenario-language.md)");
                    "life-cycle points (every move of a call, task, turn or client, and every "
                    "refusal SPEC answers with 409) in the programs judged")
       ->check(CLI::Range(1, 100));
+  app_->add_option("--focus", focus_,
+                   "lean the search toward a SPEC rule (repeatable): each program is the first "
+                   "of up to 8 drawn whose run on the reference reaches a move citing it (a "
+                   "rule the life-cycle tables cite, e.g. TASK-7, CALL-6, LIFE-5); the summary "
+                   "says how many programs reached one");
   app_->add_option("--jobs", jobs_,
                    "searches at once, each a process with its own target and seed (--seed, "
                    "--seed + 1, ...), sharing --programs; the first divergence stops them "
@@ -272,6 +278,19 @@ int explore_command::run() const {
     }
   }
   if (until_coverage_ > 0) options.until_coverage_percent = until_coverage_;
+  const auto focusable = explore::focusable_rules();
+  for (const auto& rule : focus_) {
+    if (std::find(focusable.begin(), focusable.end(), rule) == focusable.end()) {
+      std::string listed;
+      for (const auto& id : focusable)
+        listed += (listed.empty() ? "" : ", ") + id;
+      return usage("--focus " + rule +
+                   ": no move of the reference's life-cycle tables cites it, so no program "
+                   "can be steered toward it; these can: " +
+                   listed);
+    }
+  }
+  options.focus_rules = focus_;
   if (!judge_.empty()) return judge_file(options);
   const std::string progress = quiet_                  ? "none"
                                : progress_ != "auto"   ? progress_
@@ -385,6 +404,16 @@ bool explore_command::write_json(const protocol::json& summary) const {
   return static_cast<bool>(out);
 }
 
+void explore_command::print_focus(int reaching, int programs, protocol::json& summary) const {
+  if (focus_.empty()) return;
+  std::string rules;
+  for (const auto& rule : focus_)
+    rules += (rules.empty() ? "" : ", ") + rule;
+  std::cout << "explore: " << reaching << " of " << programs << " programs reached a move citing "
+            << rules << " (--focus)\n";
+  summary["focus"] = {{"rules", focus_}, {"programs_reaching", reaching}};
+}
+
 void explore_command::print_retried(const explore::explore_result& result) const {
   if (result.retried > 0) {
     std::cout << "explore: " << result.retried
@@ -441,6 +470,7 @@ int explore_command::report(const explore::explore_result& result, std::uint64_t
       return 2;
     }
     print_coverage(result.reached, result.coverage_met);
+    print_focus(result.focused_programs, result.programs_run, summary);
     std::cout << "explore: no divergence in " << line;
     if (result.out_of_time) std::cout << "; the time budget ended the search";
     std::cout << "\n";
@@ -510,6 +540,7 @@ struct shared_search {
   //! The life-cycle points any job's reference reached (coverage), index for index.
   static constexpr std::size_t max_points = 256;
   std::atomic<bool> reached[max_points];
+  std::atomic<int> focused[max_jobs];  // --focus: each job's programs reaching a focused rule
 
   //! The jobs' programs and requests so far, added up, and the time since `started`.
   explore::explore_progress total(int jobs, std::chrono::steady_clock::time_point started) const {
@@ -566,6 +597,7 @@ int explore_command::run_jobs(explore::explore_options options, const std::strin
       return shared->claimed_by.compare_exchange_strong(none, job);
     };
     const auto result = explore::explore(options);
+    shared->focused[job] = result.focused_programs;
     for (std::size_t i = 0; i < result.reached.size() && i < shared_search::max_points; ++i) {
       if (result.reached[i]) shared->reached[i] = true;
     }
@@ -607,6 +639,9 @@ int explore_command::run_jobs(explore::explore_options options, const std::strin
   std::vector<bool> reached(shared_search::max_points);
   for (std::size_t i = 0; i < reached.size(); ++i)
     reached[i] = shared->reached[i];
+  int focused = 0;
+  for (int job = 0; job < jobs_; ++job)
+    focused += shared->focused[job];
   munmap(memory, sizeof(shared_search));
   if (worst == 0 && programs == 0) {
     std::cerr << "toolwire explore: nothing was checked: no program ran\n";
@@ -618,6 +653,8 @@ int explore_command::run_jobs(explore::explore_options options, const std::strin
                             : broken > 0 ? std::to_string(broken) + " job(s) failed"
                                          : "no divergence";
   print_coverage(reached, false);
+  protocol::json focus_summary = protocol::json::object();
+  print_focus(focused, programs, focus_summary);
   std::cout << "explore: " << jobs_ << " jobs: " << programs << " programs, " << requests
             << " requests, " << found << ", " << seconds_text(seconds) << " ("
             << per_second(programs, seconds) << " programs/s)\n";
@@ -632,6 +669,7 @@ int explore_command::run_jobs(explore::explore_options options, const std::strin
   summary["toolwire_explore"] = 1;
   summary["jobs"] = jobs_;
   summary["seed"] = seed_;
+  summary.update(focus_summary);
   // Why left out: these are one job's own figures (the jobs do not share them), and the
   // summary's others are the search's.
   for (const char* one_jobs : {"requests_per_program", "retried", "unanswered_retried"})

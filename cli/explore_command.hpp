@@ -30,6 +30,8 @@ class explore_command {
   //! --json: writes `summary` there (nothing without --json); false after saying why not.
   bool write_json(const protocol::json& summary) const;
   void print_retried(const explore::explore_result& result) const;
+  //! With --focus: how many of `programs` reached a move citing a focused rule.
+  void print_focus(int reaching, int programs, protocol::json& summary) const;
   void show_progress(const explore::explore_progress& p, const std::string& progress) const;
   int run_jobs(explore::explore_options options, const std::string& progress) const;
   //! --judge FILE: the file's program judged as the search judges one; exit code.
@@ -42,7 +44,8 @@ class explore_command {
   target_flags target_;
   bool no_shrink_ = false;
   std::string time_budget_;
-  int until_coverage_ = 0;  // 0: not asked
+  int until_coverage_ = 0;          // 0: not asked
+  std::vector<std::string> focus_;  // --focus: SPEC rules the search leans toward
   int jobs_ = 1;
   int triage_ = 5;
   std::string progress_ = "auto";

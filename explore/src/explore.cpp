@@ -9,6 +9,7 @@
 
 #include <algorithm>
 #include <atomic>
+#include <cctype>
 #include <iterator>
 #include <map>
 #include <mutex>
@@ -575,6 +576,39 @@ judgement judge_on(const scenario& generated, std::uint64_t seed, runner& on,
   return j;
 }
 
+//! The SPEC IDs a life-cycle point cites ("CALL-3" or "CALL-3, CALL-6").
+std::vector<std::string> rules_of(const reference_server::life_cycle_point& point) {
+  std::vector<std::string> ids;
+  std::string id;
+  for (const char c : point.rules + ",") {
+    if (std::isalnum(static_cast<unsigned char>(c)) || c == '-') {
+      id += c;
+    } else if (!id.empty()) {
+      ids.push_back(std::move(id));
+      id.clear();
+    }
+  }
+  return ids;
+}
+
+//! Which life-cycle points cite one of `rules`, index for index with life_cycle_points().
+std::vector<bool> points_citing(const std::vector<std::string>& rules) {
+  const auto& points = reference_server::life_cycle_points();
+  std::vector<bool> citing(points.size());
+  for (std::size_t i = 0; i < points.size(); ++i) {
+    for (const auto& id : rules_of(points[i]))
+      citing[i] = citing[i] || std::find(rules.begin(), rules.end(), id) != rules.end();
+  }
+  return citing;
+}
+
+bool reaches_any(const std::vector<bool>& reached, const std::vector<bool>& wanted) {
+  for (std::size_t i = 0; i < reached.size() && i < wanted.size(); ++i) {
+    if (reached[i] && wanted[i]) return true;
+  }
+  return false;
+}
+
 //! Reports progress and nothing else (RapidCheck's own reporter writes to stderr).
 class quiet_listener final : public rc::detail::TestListener {
  public:
@@ -611,9 +645,13 @@ struct search {
   double seconds() const {
     return std::chrono::duration<double>(clock_type::now() - started).count();
   }
+  //! The points --focus leans toward (empty without it).
+  std::vector<bool> focused =
+      options.focus_rules.empty() ? std::vector<bool>{} : points_citing(options.focus_rules);
   void ran(const judgement& j) {
     std::lock_guard lock(mutex);
     ++progress.programs;
+    if (reaches_any(j.reached, focused)) ++result.focused_programs;
     progress.requests += j.requests;
     requests_per_program.push_back(j.requests);
     for (std::size_t i = 0; i < j.reached.size() && i < reached.size(); ++i) {
@@ -679,7 +717,14 @@ void search_on(search& s) {
         return;
       }
     }
-    const auto program = *rc::gen::exec([&] { return detail::gen_program(options.shape); });
+    auto program = *rc::gen::exec([&] { return detail::gen_program(options.shape); });
+    // --focus: a program whose run on the reference reaches a focused rule's move, if one
+    // of a few drawn does (the reference is cheap to run; the target is what costs).
+    for (int draw = 1; !s.focused.empty() && draw < options.focus_draws; ++draw) {
+      if (reaches_any(run_in_process(program, options.seed, {}).life_cycle_reached, s.focused))
+        break;
+      program = *rc::gen::exec([&] { return detail::gen_program(options.shape); });
+    }
     auto j = judge_on(program, options.seed, on, options.shape);
     if (!j.unanswered.empty() && !mine) {
       // A target that did not answer a request (refused, reset, timed out, or slower than
@@ -751,6 +796,16 @@ void search_on(search& s) {
 }
 
 }  // namespace
+
+std::vector<std::string> focusable_rules() {
+  std::vector<std::string> rules;
+  for (const auto& point : reference_server::life_cycle_points()) {
+    for (auto& id : rules_of(point))
+      rules.push_back(std::move(id));
+  }
+  sort_unique(rules);
+  return rules;
+}
 
 std::string explore_failure::label() const {
   // No re-run was judged (--triage 0, or the target did not answer any): nothing to say.

@@ -141,6 +141,17 @@ expect_text '"outcome": "divergence"' "$work/found.json" "explore --json diverge
 expect_text '"jobs": 2,' "$work/found.json" "explore --json jobs"
 expect_text "\"written\": \"$work/explore/explore-seed[0-9]*.yaml\"" "$work/found.json" "explore --json written"
 expect_text '"TOOLS-[0-9]*"' "$work/found.json" "explore --json rules"
+# --focus: a rule no life-cycle move cites is bad usage, named; a focused search says how
+# many programs reached the rule, in the console and the JSON, with one job and with two.
+expect 2 "explore --focus on a rule no move cites" -- "$toolwire" explore --focus AUTH-1 --programs 1
+expect_text "no move of the reference's life-cycle tables cites it" "$work/err" "explore --focus AUTH-1 says why"
+expect 0 "explore --focus TASK-7" -- "$toolwire" explore --focus TASK-7 --programs 40 --progress none \
+  --json "$work/focus.json"
+expect_text "of 40 programs reached a move citing TASK-7" "$work/out" "explore --focus console line"
+expect_text '"programs_reaching": [1-9]' "$work/focus.json" "explore --focus JSON"
+expect 0 "explore --focus with jobs" -- "$toolwire" explore --focus TASK-7 --jobs 2 --programs 40 \
+  --progress none --json "$work/focus2.json"
+expect_text '"programs_reaching": [1-9]' "$work/focus2.json" "explore --focus JSON with jobs"
 expect 2 "a negative seed to simulate" -- "$toolwire" simulate library:double_result --seed -1
 expect 2 "a fault nothing is close to" -- "$toolwire" check "${few[@]}" --fault zzz
 if grep -q "did you mean" "$work/err"; then

@@ -59,6 +59,31 @@ TEST_CASE("explore finds no failure in its programs on the reference core", "[ex
   CHECK(result.programs_run == clean_programs);
 }
 
+TEST_CASE("explore's focus leans the search toward a rule's moves", "[explore]") {
+  // The same 200-program search, with one draw per program (no lean) and with eight: the
+  // programs reaching a move that cites the rule are counted by the search itself.
+  auto reaching = [](const std::string& rule, int draws) {
+    explore::explore_options options;
+    options.programs = 200;
+    options.seed = 7;
+    options.focus_rules = {rule};
+    options.focus_draws = draws;
+    const auto result = explore::explore(options);
+    REQUIRE_FALSE(result.failure);
+    REQUIRE(result.programs_run == 200);
+    return result.focused_programs;
+  };
+  for (const std::string rule : {"TASK-7", "LIFE-5"}) {
+    INFO(rule);
+    const int plain = reaching(rule, 1), focused = reaching(rule, 8);
+    CHECK(focused >= 2 * std::max(plain, 1));
+  }
+  // A rule the life-cycle tables cite is focusable; one they do not is not.
+  const auto rules = explore::focusable_rules();
+  CHECK(std::find(rules.begin(), rules.end(), "TASK-7") != rules.end());
+  CHECK(std::find(rules.begin(), rules.end(), "AUTH-1") == rules.end());
+}
+
 TEST_CASE("explore finds each fault, shrinks it, and the scenario it writes reproduces it",
           "[explore]") {
   // The faults whose effects the generated programs can reach (Part A clients, calls and

@@ -75,6 +75,12 @@ struct explore_options {
   //! Stop generating programs once the reference has reached this share (percent) of the
   //! life-cycle points (reference_server::life_cycle_points) in the programs judged.
   std::optional<int> until_coverage_percent;
+  //! --focus: SPEC rules (e.g. "TASK-7") the search leans toward. Each program is the first
+  //! of up to `focus_draws` drawn whose run on the reference reaches a life-cycle point
+  //! citing one of them (else the last drawn). Only rules some point cites can be focused
+  //! (focusable_rules).
+  std::vector<std::string> focus_rules;
+  int focus_draws = 8;
   //! Called after each program.
   std::function<void(const explore_progress&)> progress;
   //! Searches in other processes (`toolwire explore --jobs`): checked before each program,
@@ -120,6 +126,8 @@ struct explore_result {
   std::vector<std::string> never_reached;
   std::vector<bool> reached;  // index for index with life_cycle_points()
   bool coverage_met = false;  // --until-coverage ended the search
+  //! With focus_rules: how many of the programs judged reached a point citing one of them.
+  int focused_programs = 0;
   double seconds = 0;
   bool out_of_time = false;  // the time budget ended the search
   //! Over HTTP: divergences that did not show again when their program ran again at once
@@ -139,6 +147,9 @@ struct explore_result {
 };
 
 explore_result explore(const explore_options& options);
+
+//! The SPEC rules the reference's life-cycle points cite, sorted: what --focus accepts.
+std::vector<std::string> focusable_rules();
 
 //! One program judged as a search judges each program it generates: run on the options'
 //! target (with the clock stops and the reference's orders a search uses) and compared
