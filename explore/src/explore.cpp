@@ -18,6 +18,7 @@
 #include <utility>
 
 #include "generate.hpp"
+#include "oracle_instants.hpp"
 #include "toolwire/actors/invariants.hpp"
 #include "toolwire/actors/judge.hpp"
 #include "toolwire/protocol/events.hpp"
@@ -27,6 +28,8 @@
 
 namespace toolwire::explore {
 
+using detail::oracle_instants;
+using detail::oracle_instants_of;
 using scenarios::scenario;
 using scenarios::scripted_step;
 
@@ -202,90 +205,6 @@ scenario lasting_until_settled(scenario program, std::uint64_t seed, const progr
   return program;
 }
 
-//! What a step of a real-clock program races in one oracle run: the deadlines the target
-//! armed before it, and the moments what it needs appeared (the call it names was
-//! dispatched, its client got its id).
-struct race_instants {
-  std::vector<actors::armed_deadline> deadlines;
-  std::vector<time_ms> dispatches;            // the n-th dispatch of the session, in order
-  std::vector<std::string> dispatched_calls;  // the n-th dispatch's call id
-  //! When a client acked or answered a call on its own (not a scripted step), by call id,
-  //! and the same by the client's actor.
-  std::map<std::string, std::vector<time_ms>> own_settlements;
-  std::map<std::string, std::vector<time_ms>> own_settlements_by;
-  //! When a task caller posted its tool results on its own, by caller actor.
-  std::map<std::string, std::vector<time_ms>> caller_answers;
-  //! The session's turns: when each started and when it completed or failed (-1: not yet).
-  std::vector<actors::armed_deadline> turns;
-  std::map<std::string, time_ms> registrations;  // client actor -> when it got its id
-  //! When the target resolved a model answer's tool names (TOOLS-5: a dispatch, or the
-  //! next step asked once the answer's calls failed at once).
-  std::vector<time_ms> resolutions;
-  //! A turn's held model answers: when each was asked for and applied (plus the hold).
-  std::vector<actors::armed_deadline> held_answers;
-  //! When a turn's model answers that call tools were applied, held or not.
-  std::vector<time_ms> calling_answers_applied;
-  std::set<std::size_t> unplayable_steps;  // steps that could not run (a step_error)
-};
-
-race_instants race_instants_of(const actors::run_result& oracle) {
-  race_instants in;
-  in.deadlines = oracle.deadlines;
-  std::string session;
-  std::set<std::uint64_t> turn_steps;  // model steps of the session's turns
-  for (const auto& r : oracle.trace.records()) {
-    if (r.kind == "response" && r.data.value("status", 0) == 201) {
-      const auto route = protocol::match_route(protocol::string_at(r.data, "method"),
-                                               protocol::string_at(r.data, "path"));
-      const auto is = [&](protocol::route_id id) { return route && route->route->id == id; };
-      if (session.empty() && is(protocol::route_id::create_session)) {
-        session = protocol::string_at(protocol::member_at(r.data, "body"), "id");
-      } else if (is(protocol::route_id::register_client)) {
-        in.registrations.try_emplace(r.actor, r.at);
-      }
-    }
-    const auto type = r.kind == "event" && protocol::string_at(r.data, "session") == session
-                          ? protocol::parse_event_type(protocol::string_at(r.data, "type"))
-                          : std::nullopt;
-    if (type == protocol::event_type::turn_started) in.turns.push_back({r.at, -1});
-    if ((type == protocol::event_type::turn_completed ||
-         type == protocol::event_type::turn_failed) &&
-        !in.turns.empty())
-      in.turns.back().due = r.at;
-    if (type == protocol::event_type::client_tool_dispatched) {
-      in.dispatches.push_back(r.at);
-      in.dispatched_calls.push_back(
-          protocol::string_at(protocol::member_at(r.data, "data"), "call_id"));
-      in.resolutions.push_back(r.at);
-    }
-    if (r.kind == "request" && !r.data.contains("step")) {
-      const auto route = protocol::match_route(protocol::string_at(r.data, "method"),
-                                               protocol::string_at(r.data, "path"));
-      if (route && (route->route->id == protocol::route_id::ack ||
-                    route->route->id == protocol::route_id::post_result)) {
-        in.own_settlements[route->ids.back()].push_back(r.at);
-        in.own_settlements_by[r.actor].push_back(r.at);
-      }
-      if (route && route->route->id == protocol::route_id::post_tool_results)
-        in.caller_answers[r.actor].push_back(r.at);
-    }
-    if (r.kind == "model_step") {
-      in.resolutions.push_back(r.at);
-      if (protocol::string_at(r.data, "owner") == "turn")
-        turn_steps.insert(r.data.value("step_id", std::uint64_t{0}));
-    }
-    if (r.kind == "step_error") in.unplayable_steps.insert(r.data.value("step", std::size_t{0}));
-    // A turn's answers only: a task's tools are its own, which no client step changes.
-    if (r.kind == "model_reply" && turn_steps.contains(r.data.value("step_id", std::uint64_t{0}))) {
-      const time_ms applied = r.at + r.data.value("hold_ms", time_ms{0});
-      if (r.data.contains("hold_ms")) in.held_answers.push_back({r.at, applied});
-      const json& calls = protocol::member_at(protocol::member_at(r.data, "reply"), "tool_calls");
-      if (calls.is_array() && !calls.empty()) in.calling_answers_applied.push_back(applied);
-    }
-  }
-  return in;
-}
-
 //! The instant step `step` races in `in`, if any. A deadline armed before the step races
 //! it when within `margin` either side (one the step, or a later one, arms moves with
 //! it). What the step needs races it when it appears at the step's instant or within
@@ -293,7 +212,7 @@ race_instants race_instants_of(const actors::run_result& oracle) {
 //! and would find there what the oracle did not have yet (at one instant the oracle may
 //! run the step first; found by explore, seed 6000: an ack at the instant of the message
 //! whose answer dispatched its call).
-std::optional<time_ms> raced_instant(const scripted_step& step, const race_instants& in,
+std::optional<time_ms> raced_instant(const scripted_step& step, const oracle_instants& in,
                                      time_ms margin) {
   const time_ms at = step.at;
   for (const auto& d : in.deadlines) {
@@ -375,7 +294,7 @@ std::optional<time_ms> raced_instant(const scripted_step& step, const race_insta
 //! program 177: an answer applied 26 ms before a registration in the oracle came after it
 //! on a slow target, which dispatched where the oracle had failed the calls). True when a
 //! client moved.
-bool join_clear_of_resolutions(scenario& program, const std::vector<race_instants>& runs,
+bool join_clear_of_resolutions(scenario& program, const std::vector<oracle_instants>& runs,
                                time_ms margin) {
   for (auto& client : program.clients) {
     if (!client.auto_join) continue;
@@ -401,7 +320,7 @@ bool join_clear_of_resolutions(scenario& program, const std::vector<race_instant
 //! so whether the results beat the deadline is a coin toss (explore, seed 9000, program 91:
 //! results at 4,165 ms against a 4 s interrupt deadline, caught only by running it again).
 //! True when a caller's answers moved.
-bool answers_clear_of_deadlines(scenario& program, const std::vector<race_instants>& runs,
+bool answers_clear_of_deadlines(scenario& program, const std::vector<oracle_instants>& runs,
                                 time_ms margin) {
   for (auto& caller : program.task_callers) {
     for (const auto& run : runs) {
@@ -428,12 +347,12 @@ bool answers_clear_of_deadlines(scenario& program, const std::vector<race_instan
 //! program 138: an ack waited 430 ms for a call never dispatched, and the DELETE after it
 //! came after a held answer's application the oracle had it precede). In the reference
 //! it sends nothing, and a target that dispatched the call shows that in its events.
-bool without_unplayable_step(scenario& program, const std::vector<race_instants>& runs) {
+bool without_unplayable_step(scenario& program, const std::vector<oracle_instants>& runs) {
   for (const std::size_t step : runs.front().unplayable_steps) {
     if (step >= program.steps.size()) continue;
-    const bool in_every_run = std::all_of(runs.begin(), runs.end(), [&](const race_instants& run) {
-      return run.unplayable_steps.contains(step);
-    });
+    const bool in_every_run = std::all_of(
+        runs.begin(), runs.end(),
+        [&](const oracle_instants& run) { return run.unplayable_steps.contains(step); });
     if (!in_every_run) continue;
     program.steps.erase(program.steps.begin() + static_cast<std::ptrdiff_t>(step));
     return true;
@@ -454,9 +373,9 @@ scenario clear_of_races(scenario program, std::uint64_t seed, const program_shap
   const time_ms margin = 2 * shape.tolerance_ms;
   constexpr int most_moves = 16;
   for (int move = 0; move < most_moves; ++move) {
-    std::vector<race_instants> runs;
+    std::vector<oracle_instants> runs;
     for (const bool model_when_idle : {false, true})
-      runs.push_back(race_instants_of(run_in_process(program, seed, {}, model_when_idle, true)));
+      runs.push_back(oracle_instants_of(run_in_process(program, seed, {}, model_when_idle, true)));
     if (join_clear_of_resolutions(program, runs, margin)) continue;
     if (answers_clear_of_deadlines(program, runs, margin)) continue;
     if (without_unplayable_step(program, runs)) continue;
