@@ -1,6 +1,6 @@
 // When what matters happened in one oracle run (the in-process reference's run of a
-// program): read from its trace once, used to move real-clock steps clear of races and to
-// aim mutations.
+// program): read from its trace once, used to move real-clock steps clear of races.
+
 #pragma once
 
 #include <map>
@@ -15,14 +15,12 @@ namespace toolwire::explore::detail {
 using protocol::time_ms;
 
 //! When what matters happened in one oracle run: the deadlines the target armed, the
-//! dispatches and settlements of calls, turns, registrations, model answers. What a step of
-//! a real-clock program races (explore.cpp, clear_of_races), and where a mutation acts
-//! (mutate.cpp).
+//! dispatches and settlements of calls, turns, registrations, model answers: what a step of
+//! a real-clock program races (explore.cpp, clear_of_races).
 struct oracle_instants {
   std::vector<actors::armed_deadline> deadlines;
   std::vector<time_ms> dispatches;            // the n-th dispatch of the session, in order
   std::vector<std::string> dispatched_calls;  // the n-th dispatch's call id
-  std::vector<std::string> dispatched_to;     // the n-th dispatch's client, by its actor
   //! When a client acked or answered a call on its own (not a scripted step), by call id,
   //! and the same by the client's actor.
   std::map<std::string, std::vector<time_ms>> own_settlements;
