@@ -675,6 +675,67 @@ steps:
   CHECK(played.steps[1].at == 558 + 200);
 }
 
+TEST_CASE("On a real clock a target falling behind along a chain of causes is judged by each link",
+          "[explore]") {
+  // Regression (explore on a real-clock target, seed 9000, program 180): under load each
+  // round of a turn came later than the one before, and a call's ack timeout, on time from
+  // its own late dispatch, was 570 ms late in program time.
+  auto program = scenarios::load_text(R"(name: rounds_fall_behind
+purpose: a turn of four rounds, each answered 400 ms after its dispatch
+spec: [CALL-4, MODEL-1]
+duration: 6s
+clients:
+  c1: {name: web, lifetime: never, tools: [read], join: 0ms, acks: false, result_delay: 400ms}
+model:
+  rules:
+    - match: ""
+      steps:
+        - tool_calls: [{name: web__read, arguments: {}}]
+          hold: 600ms
+        - tool_calls: [{name: web__read, arguments: {}}]
+          hold: 600ms
+        - tool_calls: [{name: web__read, arguments: {}}]
+          hold: 600ms
+        - content: done
+steps:
+  - at: 500ms
+    post_message: {content: explore}
+)",
+                                      "rounds_fall_behind.yaml");
+  REQUIRE(program);
+  // A correct target whose clock runs `percent` % slow from the start of the run: each
+  // observation is later than the one before by that share of the gap between them.
+  // `late_one` instead shows only the second call's completion that much late: a timing
+  // fault of one link, not a slow chain.
+  auto judged = [&](actors::time_ms percent, actors::time_ms late_one) {
+    auto options = on_target([percent, late_one] {
+      return std::make_unique<in_process_target>(nullptr, [percent,
+                                                           late_one](actors::run_result& run) {
+        actors::trace shifted;
+        shifted.set_header(run.trace.header());
+        int completions = 0;
+        for (const auto& r : run.trace.records()) {
+          const bool second_completion =
+              r.kind == "event" && r.data.value("type", std::string()) == "client_tool_completed" &&
+              ++completions == 2;
+          shifted.add(r.at + r.at * percent / 100 + (second_completion ? late_one : 0), r.actor,
+                      r.kind, r.data);
+        }
+        run.trace = std::move(shifted);
+      });
+    });
+    options.shape.real_clock = true;
+    options.shape.tolerance_ms = 100;
+    return explore::judge_program(*program, 1, options);
+  };
+  // 5 % slow: the last events come about 180 ms late in all, 30 ms a link.
+  CHECK(judged(5, 0).problems.empty());
+  // One link 300 ms late, the rest on time: a fault.
+  const auto late = judged(0, 300);
+  REQUIRE_FALSE(late.problems.empty());
+  CHECK_THAT(late.problems.front(), Catch::Contains("events of call"));
+}
+
 namespace {
 
 const char* const six_clients_of_one_app = R"(name: six_at_once
