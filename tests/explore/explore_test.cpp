@@ -515,40 +515,46 @@ steps:
     CHECK_FALSE(step.performs(action_id::ack));
 }
 
+namespace {
+
+//! Where explore plays the second step of a program on a real clock (100 ms tolerance):
+//! client c1 (`client`, a YAML flow mapping), a model that calls web__read once (its
+//! answer held `hold`, a YAML duration, if not empty) and then answers "done", a message at
+//! 500 ms and then `second` (a step's YAML lines). The message must stay where it is.
+actors::time_ms second_step_played_at(const std::string& client, const std::string& hold,
+                                      const std::string& second) {
+  const std::string text =
+      "name: second_step\npurpose: where the second step is played\n"
+      "spec: [TOOLS-5]\nduration: 3s\nclients:\n  c1: " +
+      client +
+      "\nmodel:\n  rules:\n    - match: \"\"\n      steps:\n"
+      "        - tool_calls: [{name: web__read, arguments: {}}]\n" +
+      (hold.empty() ? "" : "          hold: " + hold + "\n") +
+      "        - content: done\nsteps:\n  - at: 500ms\n"
+      "    post_message: {content: explore}\n" +
+      second;
+  auto program = scenarios::load_text(text, "second_step.yaml");
+  REQUIRE(program);
+  const auto played = judged_on_real_clock(*program);
+  REQUIRE(played.steps.size() >= 2);
+  CHECK(played.steps[0].at == 500);
+  return played.steps[1].at;
+}
+
+}  // namespace
+
 TEST_CASE("On a real clock a step on a call moves clear of its client settling it on its own",
           "[explore]") {
   // Regression (explore on a real-clock target, seed 9000, program 40): the client answers
   // call 1 58 ms after its dispatch, and a scripted error_result on that call came 42 ms
   // after that. A slow target dispatched 96 ms late, the client's result went after the
   // scripted one, and the model got is_error true where the oracle had false.
-  auto program = scenarios::load_text(R"(name: result_races_own_result
-purpose: a scripted error result just after the client answered the call itself
-spec: [CALL-4, CALL-8]
-duration: 3s
-clients:
-  c1: {name: web, lifetime: never, tools: [read], join: 0ms, acks: false, result_delay: 58ms}
-model:
-  rules:
-    - match: ""
-      steps:
-        - tool_calls: [{name: web__read, arguments: {}}]
-          hold: 300ms
-        - content: done
-steps:
-  - at: 500ms
-    post_message: {content: explore}
-  - at: 900ms
-    actor: c1
-    error_result: {call: 1}
-)",
-                                      "result_races_own_result.yaml");
-  REQUIRE(program);
-  const auto played = judged_on_real_clock(*program);
-  REQUIRE(played.steps.size() == 2);
-  CHECK(played.steps[0].at == 500);
   // Dispatched at 800 ms and answered by c1 at 858 ms: the step moves to twice the
   // tolerance after that answer.
-  CHECK(played.steps[1].at == 858 + 200);
+  CHECK(second_step_played_at(
+            "{name: web, lifetime: never, tools: [read], join: 0ms, acks: false, "
+            "result_delay: 58ms}",
+            "300ms", "  - at: 900ms\n    actor: c1\n    error_result: {call: 1}\n") == 858 + 200);
 }
 
 TEST_CASE("On a real clock a task caller answers clear of its task's interrupt deadline",
@@ -583,96 +589,33 @@ TEST_CASE("On a real clock a message moves clear of the end of the turn before i
   // Regression (explore on a real-clock target, seed 9000, program 129): the first turn
   // ended 104 ms before the second message in the oracle; on a loaded target each of its
   // hops came late, it ended 217 ms after that message, and the message got 409 (SES-2).
-  auto program = scenarios::load_text(R"(name: message_races_turn_end
-purpose: a message just after the turn before it ended
-spec: [SES-2]
-duration: 3s
-clients:
-  c1: {name: web, lifetime: never, tools: [read], join: 0ms, acks: false, result_delay: 100ms}
-model:
-  rules:
-    - match: ""
-      steps:
-        - tool_calls: [{name: web__read, arguments: {}}]
-        - content: done
-steps:
-  - at: 500ms
-    post_message: {content: explore}
-  - at: 650ms
-    post_message: {content: explore}
-)",
-                                      "message_races_turn_end.yaml");
-  REQUIRE(program);
-  const auto played = judged_on_real_clock(*program);
-  REQUIRE(played.steps.size() >= 2);
-  CHECK(played.steps[0].at == 500);
   // The call is answered at 600 ms, and the turn ends then: the second message moves to
   // twice the tolerance after that end.
-  CHECK(played.steps[1].at == 600 + 200);
+  CHECK(second_step_played_at("{name: web, lifetime: never, tools: [read], join: 0ms, acks: false, "
+                              "result_delay: 100ms}",
+                              "", "  - at: 650ms\n    post_message: {content: explore}\n") ==
+        600 + 200);
 }
 
 TEST_CASE("On a real clock a step that changes tools moves clear of an answer given at once",
           "[explore]") {
   // An answer without a hold is applied when the model request comes back, which on a slow
   // target is later than in the oracle: a PUT just after it would withdraw the tool first.
-  auto program = scenarios::load_text(R"(name: put_after_answer
-purpose: a PUT just after an answer given at once dispatched a call to the tool
-spec: [TOOLS-5]
-duration: 3s
-clients:
-  c1: {name: web, lifetime: never, tools: [read], join: 0ms, acks: false, answers: false}
-model:
-  rules:
-    - match: ""
-      steps:
-        - tool_calls: [{name: web__read, arguments: {}}]
-        - content: done
-steps:
-  - at: 500ms
-    post_message: {content: explore}
-  - at: 550ms
-    actor: c1
-    put_tools: {tools: []}
-)",
-                                      "put_after_answer.yaml");
-  REQUIRE(program);
-  const auto played = judged_on_real_clock(*program);
-  REQUIRE(played.steps.size() >= 2);
-  CHECK(played.steps[0].at == 500);
   // Dispatched at 500 ms: the PUT moves to twice the tolerance after it.
-  CHECK(played.steps[1].at == 500 + 200);
+  CHECK(second_step_played_at(
+            "{name: web, lifetime: never, tools: [read], join: 0ms, acks: false, answers: false}",
+            "", "  - at: 550ms\n    actor: c1\n    put_tools: {tools: []}\n") == 500 + 200);
 }
 
 TEST_CASE("On a real clock a client leaves clear of answering a call on its own", "[explore]") {
   // The client answers 58 ms after it sees the dispatch, which a slow target sends late:
   // vanishing 42 ms after that answer in the oracle may come before it on the target.
-  auto program = scenarios::load_text(R"(name: vanish_after_own_result
-purpose: a client vanishes just after answering a call itself
-spec: [LIFE-5, CALL-4]
-duration: 3s
-clients:
-  c1: {name: web, lifetime: {ttl: 2}, tools: [read], join: 0ms, acks: false, result_delay: 58ms}
-model:
-  rules:
-    - match: ""
-      steps:
-        - tool_calls: [{name: web__read, arguments: {}}]
-        - content: done
-steps:
-  - at: 500ms
-    post_message: {content: explore}
-  - at: 600ms
-    actor: c1
-    vanish: {}
-)",
-                                      "vanish_after_own_result.yaml");
-  REQUIRE(program);
-  const auto played = judged_on_real_clock(*program);
-  REQUIRE(played.steps.size() >= 2);
-  CHECK(played.steps[0].at == 500);
   // Answered at 558 ms (the next model step is asked then too): the vanishing moves to twice
   // the tolerance after it.
-  CHECK(played.steps[1].at == 558 + 200);
+  CHECK(second_step_played_at(
+            "{name: web, lifetime: {ttl: 2}, tools: [read], join: 0ms, acks: false, "
+            "result_delay: 58ms}",
+            "", "  - at: 600ms\n    actor: c1\n    vanish: {}\n") == 558 + 200);
 }
 
 TEST_CASE("On a real clock a target falling behind along a chain of causes is judged by each link",
