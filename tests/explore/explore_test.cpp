@@ -85,7 +85,7 @@ TEST_CASE("explore's focus leans the search toward a rule's moves", "[explore]")
 }
 
 TEST_CASE("explore finds each fault, shrinks it, and the scenario it writes reproduces it",
-          "[explore]") {
+          "[explore][proof]") {
   // The faults whose effects the generated programs can reach (Part A clients, calls and
   // tool lists), with the program budget each is found within.
   const auto fault = GENERATE(
