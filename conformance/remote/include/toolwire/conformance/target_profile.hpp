@@ -43,7 +43,8 @@ struct target_profile {
   time_ms request_timeout_ms = 2'000;  // the bound on every request and wait
   //! A real clock's deadlines are checked this far either side: "still open at D - tol",
   //! "failed by D + tol" (the `tol` of case times). A virtual clock's tol is 1 ms.
-  time_ms timing_tolerance_ms = 200;
+  static constexpr time_ms default_timing_tolerance_ms = 200;
+  time_ms timing_tolerance_ms = default_timing_tolerance_ms;
   //! The profile (or --timing-tolerance-ms) sets timing_tolerance_ms: the preflight's
   //! measurement of the target does not change it.
   bool timing_tolerance_stated = false;
