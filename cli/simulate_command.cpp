@@ -112,6 +112,12 @@ protocol::outcome<actors::run_result> run_seed(const scenarios::scenario& plan,
   return result;
 }
 
+//! On a real clock the second run may fall behind the first along a chain of causes
+//! (actors::lateness::inherited), as explore allows a target behind the reference.
+actors::lateness lateness_on(const conformance::scenario_target& on) {
+  return on.real_clock() ? actors::lateness::inherited : actors::lateness::each_on_its_own;
+}
+
 //! Whether two runs of one seed showed the same: in-process, the same trace byte for
 //! byte; over HTTP, the same observations (ids and timing within tolerance may differ).
 std::string differs(const actors::run_result& a, const actors::run_result& b,
@@ -120,7 +126,7 @@ std::string differs(const actors::run_result& a, const actors::run_result& b,
     return a.trace.hash() == b.trace.hash() ? "" : "second run hash " + b.trace.hash();
   }
   auto d = actors::first_divergence(actors::observe(a.trace), actors::observe(b.trace),
-                                    on.tolerance_ms());
+                                    on.tolerance_ms(), lateness_on(on));
   return d ? "the second run differs " + actors::describe(*d).front() : "";
 }
 
@@ -515,8 +521,9 @@ int replay_command::run() const {
     return 2;
   }
   if (!on.in_process()) {
-    const auto d = actors::first_divergence(actors::observe(*recorded),
-                                            actors::observe(rerun->trace), on.tolerance_ms());
+    const auto d =
+        actors::first_divergence(actors::observe(*recorded), actors::observe(rerun->trace),
+                                 on.tolerance_ms(), lateness_on(on));
     if (!d) {
       std::cout << "identical after normalising: " << actors::observe(rerun->trace).size()
                 << " observations of " << rerun->trace.records().size() << " records\n";

@@ -472,19 +472,19 @@ std::vector<std::string> registration_order(const trace& run) {
 
 std::optional<divergence> first_divergence(const std::vector<observation>& reference,
                                            const std::vector<observation>& target,
-                                           time_ms tolerance_ms) {
+                                           time_ms tolerance_ms, lateness how) {
   std::map<std::string, const observation*> theirs;
   for (const auto& o : target)
     theirs.emplace(o.subject, &o);
   std::optional<divergence> first;
   bool first_timed = false;
-  auto consider = [&](const observation* ref, const observation* tgt) {
+  auto consider = [&](const observation* ref, const observation* tgt, time_ms behind) {
     const observation& any = ref != nullptr ? *ref : *tgt;
     time_ms at = any.at;
     if (ref != nullptr && tgt != nullptr) {
       const bool same_time =
-          !any.timed ||
-          std::abs(ref->at - tgt->at) <= tolerance_ms + std::max(ref->slack_ms, tgt->slack_ms);
+          !any.timed || std::abs(ref->at - tgt->at) <=
+                            tolerance_ms + behind + std::max(ref->slack_ms, tgt->slack_ms);
       if (ref->value == tgt->value && same_time) return;
       at = std::min(ref->at, tgt->at);
     }
@@ -501,13 +501,21 @@ std::optional<divergence> first_divergence(const std::vector<observation>& refer
     first = std::move(d);
   };
   std::set<std::string> seen;
+  time_ms behind = 0;  // lateness::inherited: the most the target was late so far
   for (const auto& o : reference) {
     seen.insert(o.subject);
     auto it = theirs.find(o.subject);
-    consider(&o, it == theirs.end() ? nullptr : it->second);
+    const observation* tgt = it == theirs.end() ? nullptr : it->second;
+    if (!o.timed) {
+      consider(&o, tgt, 0);
+      continue;
+    }
+    consider(&o, tgt, behind);
+    if (how == lateness::inherited && tgt != nullptr && tgt->value == o.value)
+      behind = std::max(behind, tgt->at - o.at);
   }
   for (const auto& o : target) {
-    if (!seen.contains(o.subject)) consider(nullptr, &o);
+    if (!seen.contains(o.subject)) consider(nullptr, &o, 0);
   }
   return first;
 }

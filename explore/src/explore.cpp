@@ -35,7 +35,6 @@ using scenarios::scripted_step;
 
 namespace {
 
-using scenarios::scenario;
 using clock_type = std::chrono::steady_clock;
 using protocol::json;
 
@@ -141,32 +140,6 @@ std::vector<actors::observation> observed_in_run(const actors::trace& run, time_
   return observed;
 }
 
-//! On a real clock a slow target falls behind along a chain of causes: a dispatch comes
-//! after a late model answer, the call's deadline runs from that dispatch, the next model
-//! step follows the deadline. So once the target has shown an observation some time late,
-//! every timed observation after it (in the reference's order) may be that much later than
-//! the tolerance allows, and each link of the chain is judged by what it adds (a deadline
-//! from what armed it, as CALL-5's window is). Found by explore, seed 9000, program 180:
-//! under load each round of a turn came about 100 ms later than the one before, and a
-//! call's ack_timeout, 1,089 ms after its own dispatch as against 1,000 in the oracle, was
-//! 570 ms late in program time. The most the target was late so far counts, not the last
-//! observation's lateness: another chain's observation in between (a client's expiry, on
-//! time) does not make the slow chain fast again.
-void allow_inherited_lateness(std::vector<actors::observation>& expected,
-                              const std::vector<actors::observation>& target) {
-  std::map<std::string, const actors::observation*> theirs;
-  for (const auto& o : target)
-    theirs.emplace(o.subject, &o);
-  time_ms behind = 0;  // the most the target was late on an observation so far
-  for (auto& o : expected) {
-    if (!o.timed) continue;
-    o.slack_ms += behind;
-    const auto it = theirs.find(o.subject);
-    if (it != theirs.end() && it->second->value == o.value)
-      behind = std::max(behind, it->second->at - o.at);
-  }
-}
-
 //! Where the target's run is a reference's run: what each showed until `end`. On a real
 //! clock the target may show what the reference showed by then up to the tolerance later
 //! (its run lasts that much longer, run_options::owed_wait_ms), so `target` reaches
@@ -176,15 +149,17 @@ std::optional<actors::divergence> divergence_from(const actors::trace& reference
                                                   std::vector<actors::observation> target,
                                                   time_ms end, time_ms tolerance_ms,
                                                   const scenario* real_clock_program) {
-  auto expected = observed_in_run(reference, end, real_clock_program);
-  if (real_clock_program != nullptr) allow_inherited_lateness(expected, target);
+  const auto expected = observed_in_run(reference, end, real_clock_program);
   std::set<std::string> subjects;
   for (const auto& o : expected)
     subjects.insert(o.subject);
   std::erase_if(target, [&](const actors::observation& o) {
     return o.at > end && !subjects.contains(o.subject);
   });
-  return actors::first_divergence(expected, target, tolerance_ms);
+  return actors::first_divergence(expected, target, tolerance_ms,
+                                  real_clock_program != nullptr
+                                      ? actors::lateness::inherited
+                                      : actors::lateness::each_on_its_own);
 }
 
 //! When a task caller last saw its task's status change (a poll whose status differs from
@@ -429,15 +404,20 @@ time_ms end_of_run(const scenario& program, const program_shape& shape) {
   return shape.real_clock ? scenarios::end_of_steps(program) : scenarios::end_of(program);
 }
 
+//! `screened`: the reference's run of `generated` with `seed`, where the caller made it
+//! already (--focus screens programs on it); in-process it is the oracle's run.
 judgement judge_on(const scenario& generated, std::uint64_t seed, runner& on,
-                   const program_shape& shape) {
+                   const program_shape& shape,
+                   std::optional<actors::run_result> screened = std::nullopt) {
   judgement j;
   j.program = on.over_http()
                   ? lasting_until_settled(clear_of_races(generated, seed, shape), seed, shape)
                   : generated;
+  // Over HTTP the program judged is not the one screened (it moved clear of races).
+  if (on.over_http()) screened.reset();
   const scenario& program = j.program;
   std::optional<actors::run_result> oracle;
-  if (!on.is_oracle()) oracle = run_in_process(program, seed, {});
+  if (!on.is_oracle()) oracle = screened ? std::move(screened) : run_in_process(program, seed, {});
   // Over HTTP the first alternative tried is the harness's own order (the model answering
   // once the actors are idle, see below). Its deadlines need clock stops too: a call that
   // only this order dispatches times out at an instant the seed's oracle never stops at,
@@ -455,7 +435,10 @@ judgement judge_on(const scenario& generated, std::uint64_t seed, runner& on,
       clock_stops = std::move(merged);
     }
   }
-  auto target = on.run(program, seed, std::move(clock_stops));
+  // The oracle's own run is the target's run too.
+  auto target = on.is_oracle() && screened
+                    ? protocol::outcome<actors::run_result>(std::move(*screened))
+                    : on.run(program, seed, std::move(clock_stops));
   if (!target) {
     j.error = target.error();
     return j;
@@ -667,12 +650,14 @@ void search_on(search& s) {
     auto program = *rc::gen::exec([&] { return detail::gen_program(options.shape); });
     // --focus: a program whose run on the reference reaches a focused rule's move, if one
     // of a few drawn does (the reference is cheap to run; the target is what costs).
+    std::optional<actors::run_result> screened;  // the reference's run of `program`
     for (int draw = 1; !s.focused.empty() && draw < options.focus_draws; ++draw) {
-      if (reaches_any(run_in_process(program, options.seed, {}).life_cycle_reached, s.focused))
-        break;
+      screened = run_in_process(program, options.seed, {});
+      if (reaches_any(screened->life_cycle_reached, s.focused)) break;
+      screened.reset();
       program = *rc::gen::exec([&] { return detail::gen_program(options.shape); });
     }
-    auto j = judge_on(program, options.seed, on, options.shape);
+    auto j = judge_on(program, options.seed, on, options.shape, std::move(screened));
     if (!j.unanswered.empty() && !mine) {
       // A target that did not answer a request (refused, reset, timed out, or slower than
       // the whole run) shows nothing about SPEC in that run: the program runs again, and a

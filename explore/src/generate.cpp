@@ -17,8 +17,6 @@ using scenarios::scripted_step;
 namespace {
 
 using protocol::json;
-using scenarios::scenario;
-using scenarios::scripted_step;
 using scenarios::vocabulary::action_id;
 
 const std::vector<std::string> tool_pool = {"read", "save", "pick"};

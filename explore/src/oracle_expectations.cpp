@@ -22,7 +22,6 @@ namespace {
 using actors::divergence;
 using protocol::json;
 using scenarios::expectation;
-using scenarios::scenario;
 
 actors::trace clean_run(const scenario& program, std::uint64_t seed) {
   auto clean = program;

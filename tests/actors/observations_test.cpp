@@ -169,6 +169,28 @@ TEST_CASE("An event later than the tolerance diverges; within it, it does not", 
   CHECK(d->target_at == d->reference_at + 150);
 }
 
+TEST_CASE("On a real clock a target falling behind link by link is judged by what each link adds",
+          "[observations]") {
+  using toolwire::actors::lateness;
+  const auto reference = library_run("tab_closes_mid_call");
+  // Every event 150 ms later than the one before it was (a loaded target, each hop late).
+  int events = 0;
+  const auto drifting = rewritten(reference, [&](trace_record& r) {
+    if (r.kind == "event") r.at += 150 * events++;
+  });
+  REQUIRE(events >= 3);
+  CHECK(first_divergence(observe(reference), observe(drifting), 200));
+  CHECK_FALSE(first_divergence(observe(reference), observe(drifting), 200, lateness::inherited));
+  // One link 300 ms late on its own is still late: only what the target showed late before
+  // it widens the window.
+  const auto one_late = rewritten(reference, [](trace_record& r) {
+    if (r.kind == "event" && r.data.value("type", "") == "client_unregistered") r.at += 300;
+  });
+  const auto d = first_divergence(observe(reference), observe(one_late), 200, lateness::inherited);
+  REQUIRE(d);
+  CHECK(d->subject.starts_with("events of client tab"));
+}
+
 TEST_CASE("A missing event and an extra one are divergences", "[observations]") {
   const auto reference = library_run("tab_closes_mid_call");
   const auto without = rewritten(reference, [](trace_record& r) {
