@@ -207,95 +207,166 @@ scenario lasting_until_settled(scenario program, std::uint64_t seed, const progr
   return program;
 }
 
-//! The instant step `step` races in `in`, if any. A deadline armed before the step races
-//! it when within `margin` either side (one the step, or a later one, arms moves with
-//! it). What the step needs races it when it appears at the step's instant or within
-//! `margin` after it: on a real clock the step waits a while for what a slow target owes,
-//! and would find there what the oracle did not have yet (at one instant the oracle may
-//! run the step first; found by explore, seed 6000: an ack at the instant of the message
-//! whose answer dispatched its call).
-std::optional<time_ms> raced_instant(const scripted_step& step, const oracle_instants& in,
-                                     time_ms margin) {
-  const time_ms at = step.at;
-  for (const auto& d : in.deadlines) {
-    if (d.armed_at < at && std::abs(d.due - at) < margin) return d.due;
-  }
-  using scenarios::vocabulary::action_id;
-  const auto appears_after = [&](time_ms when) { return when >= at && when < at + margin; };
+// Races on a real clock. A step within the tolerance of what it races (a deadline, the
+// dispatch of the call it acts on, that call's client settling it on its own, its client's
+// registration) meets it in either order: the target's timers may fire up to the tolerance
+// late, and its requests arrive late. That is a coin toss, not a behaviour: a ping at a
+// TTL's last instant keeps the client on one run and finds it expired on the next. Each
+// kind of race below reads what an oracle run showed (oracle_instants) and says what it
+// races; clear_of_races moves the program clear of the first one found, runs the oracle
+// again, and so on until none races.
+
+//! What a race of a step reads: the step, one oracle run's instants, and how near counts
+//! (`margin`). Returns the instant the step races, if it races one of this kind.
+using step_race = std::optional<time_ms> (*)(const scripted_step& step, const oracle_instants& in,
+                                             time_ms margin);
+
+//! What the step needs appears at its instant or within `margin` after it: on a real clock
+//! the step waits a while for what a slow target owes, and would find there what the oracle
+//! did not have yet (at one instant the oracle may run the step first; found by explore,
+//! seed 6000: an ack at the instant of the message whose answer dispatched its call).
+bool appears_after(time_ms when, time_ms at, time_ms margin) {
+  return when >= at && when < at + margin;
+}
+
+//! The n-th dispatch (from 0) a step on call `call` (from 1) acts on, if it has one.
+std::optional<std::size_t> nth_dispatch(const scripted_step& step, const oracle_instants& in) {
   const json& call = protocol::member_at(step.args, "call");
-  if (call.is_number_integer()) {
-    const auto n = call.get<std::int64_t>();
-    if (n >= 1 && static_cast<std::size_t>(n) <= in.dispatches.size()) {
-      const auto nth = static_cast<std::size_t>(n - 1);
-      if (appears_after(in.dispatches[nth])) return in.dispatches[nth];
-      // The call's client settling it on its own within `margin` either side: it answers
-      // a delay after it sees the dispatch, which a slow target sends late, so which of the
-      // two settles the call is a coin toss (explore, seed 9000, program 40: a call
-      // dispatched 96 ms late had its client's result go after a scripted error_result on
-      // it, where the oracle had it before, and the model got is_error true).
-      const auto settled = in.own_settlements.find(in.dispatched_calls[nth]);
-      if (settled != in.own_settlements.end()) {
-        for (const time_ms when : settled->second) {
-          if (std::abs(when - at) < margin) return when;
-        }
-      }
-    }
-  }
-  // A message within `margin` of the end of the turn before it: SES-2 answers 409 while a
-  // turn runs, and on a slow target every hop of a turn (its dispatch, the client's answer,
-  // a held model answer) comes late, so the turn ends that much later (explore, seed 9000,
-  // program 129: a turn ended 104 ms before the next message in the oracle and 217 ms after
-  // it on a loaded target, which answered 409 where the oracle started a turn).
-  if (step.performs(action_id::post_message)) {
-    for (const auto& turn : in.turns) {
-      if (turn.armed_at < at && turn.due >= 0 && std::abs(turn.due - at) < margin) return turn.due;
-    }
-  }
-  // A step that changes which tools are live (a PUT, a departure, a registration) at the
-  // instant a held answer is applied decides whether the answer's calls find their tools
-  // (TOOLS-5); on a real clock the answer is applied later, after the step (explore, seed
-  // 8000, program 166: a PUT and a DELETE at that instant).
-  if (step.performs(action_id::put_tools) || step.performs(action_id::delete_client) ||
-      step.performs(action_id::vanish) || step.performs(action_id::register_client)) {
-    // Asked for before the step, as a deadline armed before it: one the step (or a later
-    // one) causes moves with it.
-    for (const auto& answer : in.held_answers) {
-      if (answer.armed_at < at && std::abs(answer.due - at) < margin) return answer.due;
-    }
-    // An answer calling tools applied just before the step, held or not: an answer given at
-    // once still reaches a slow target later (its model request leaves late), and would find
-    // the tools as the step left them.
-    for (const time_ms applied : in.calling_answers_applied) {
-      if (applied <= at && at - applied < margin) return applied;
-    }
-  }
-  // A client leaving (DELETE, or vanishing) within `margin` of acking or answering a call on
-  // its own: on a slow target the dispatch comes late and the client's own answer with it,
-  // so it may come after the client left where the oracle had it before.
-  if (step.performs(action_id::delete_client) || step.performs(action_id::vanish)) {
-    const auto settled = in.own_settlements_by.find(step.actor);
-    if (settled != in.own_settlements_by.end()) {
-      for (const time_ms when : settled->second) {
-        if (std::abs(when - at) < margin) return when;
-      }
-    }
-  }
-  // Not a registration the step makes itself.
-  const auto registered = in.registrations.find(step.actor);
-  if (!step.performs(action_id::register_client) && registered != in.registrations.end() &&
-      appears_after(registered->second)) {
-    return registered->second;
+  if (!call.is_number_integer()) return std::nullopt;
+  const auto n = call.get<std::int64_t>();
+  if (n < 1 || static_cast<std::size_t>(n) > in.dispatches.size()) return std::nullopt;
+  return static_cast<std::size_t>(n - 1);
+}
+
+//! A deadline armed before the step, within `margin` either side (one the step, or a
+//! later one, arms moves with it).
+std::optional<time_ms> deadline_armed_before(const scripted_step& step, const oracle_instants& in,
+                                             time_ms margin) {
+  for (const auto& d : in.deadlines) {
+    if (d.armed_at < step.at && std::abs(d.due - step.at) < margin) return d.due;
   }
   return std::nullopt;
 }
+
+//! The dispatch of the call the step acts on, appearing after it.
+std::optional<time_ms> dispatch_of_its_call(const scripted_step& step, const oracle_instants& in,
+                                            time_ms margin) {
+  const auto nth = nth_dispatch(step, in);
+  if (nth && appears_after(in.dispatches[*nth], step.at, margin)) return in.dispatches[*nth];
+  return std::nullopt;
+}
+
+//! The call's client settling it on its own within `margin` either side (looked for after
+//! dispatch_of_its_call, which a dispatch appearing after the step races first): it answers a delay
+//! after it sees the dispatch, which a slow target sends late, so which of the two settles
+//! the call is a coin toss (explore, seed 9000, program 40: a call dispatched 96 ms late had
+//! its client's result go after a scripted error_result on it, where the oracle had it
+//! before, and the model got is_error true).
+std::optional<time_ms> its_call_settled_by_its_client(const scripted_step& step,
+                                                      const oracle_instants& in, time_ms margin) {
+  const auto nth = nth_dispatch(step, in);
+  if (!nth) return std::nullopt;
+  const auto settled = in.own_settlements.find(in.dispatched_calls[*nth]);
+  if (settled == in.own_settlements.end()) return std::nullopt;
+  for (const time_ms when : settled->second) {
+    if (std::abs(when - step.at) < margin) return when;
+  }
+  return std::nullopt;
+}
+
+//! A message within `margin` of the end of the turn before it: SES-2 answers 409 while a
+//! turn runs, and on a slow target every hop of a turn (its dispatch, the client's answer,
+//! a held model answer) comes late, so the turn ends that much later (explore, seed 9000,
+//! program 129: a turn ended 104 ms before the next message in the oracle and 217 ms after
+//! it on a loaded target, which answered 409 where the oracle started a turn).
+std::optional<time_ms> end_of_turn_before_message(const scripted_step& step,
+                                                  const oracle_instants& in, time_ms margin) {
+  if (!step.performs(scenarios::vocabulary::action_id::post_message)) return std::nullopt;
+  for (const auto& turn : in.turns) {
+    if (turn.armed_at < step.at && turn.due >= 0 && std::abs(turn.due - step.at) < margin)
+      return turn.due;
+  }
+  return std::nullopt;
+}
+
+//! Whether the step changes which tools are live (a PUT, a departure, a registration).
+bool changes_tools(const scripted_step& step) {
+  using scenarios::vocabulary::action_id;
+  return step.performs(action_id::put_tools) || step.performs(action_id::delete_client) ||
+         step.performs(action_id::vanish) || step.performs(action_id::register_client);
+}
+
+//! A step changing tools at the instant a held answer is applied decides whether the
+//! answer's calls find their tools (TOOLS-5); on a real clock the answer is applied later,
+//! after the step (explore, seed 8000, program 166: a PUT and a DELETE at that instant).
+//! Asked for before the step, as a deadline armed before it: one the step (or a later one)
+//! causes moves with it.
+std::optional<time_ms> held_answer_applied(const scripted_step& step, const oracle_instants& in,
+                                           time_ms margin) {
+  if (!changes_tools(step)) return std::nullopt;
+  for (const auto& answer : in.held_answers) {
+    if (answer.armed_at < step.at && std::abs(answer.due - step.at) < margin) return answer.due;
+  }
+  return std::nullopt;
+}
+
+//! An answer calling tools applied just before a step changing tools, held or not: an
+//! answer given at once still reaches a slow target later (its model request leaves late),
+//! and would find the tools as the step left them.
+std::optional<time_ms> calling_answer_applied_before(const scripted_step& step,
+                                                     const oracle_instants& in, time_ms margin) {
+  if (!changes_tools(step)) return std::nullopt;
+  for (const time_ms applied : in.calling_answers_applied) {
+    if (applied <= step.at && step.at - applied < margin) return applied;
+  }
+  return std::nullopt;
+}
+
+//! A client leaving (DELETE, or vanishing) within `margin` of acking or answering a call on
+//! its own: on a slow target the dispatch comes late and the client's own answer with it,
+//! so it may come after the client left where the oracle had it before.
+std::optional<time_ms> own_answer_of_leaving_client(const scripted_step& step,
+                                                    const oracle_instants& in, time_ms margin) {
+  using scenarios::vocabulary::action_id;
+  if (!step.performs(action_id::delete_client) && !step.performs(action_id::vanish))
+    return std::nullopt;
+  const auto settled = in.own_settlements_by.find(step.actor);
+  if (settled == in.own_settlements_by.end()) return std::nullopt;
+  for (const time_ms when : settled->second) {
+    if (std::abs(when - step.at) < margin) return when;
+  }
+  return std::nullopt;
+}
+
+//! Its client's registration appearing after it (not a registration the step makes).
+std::optional<time_ms> registration_of_its_client(const scripted_step& step,
+                                                  const oracle_instants& in, time_ms margin) {
+  const auto registered = in.registrations.find(step.actor);
+  if (step.performs(scenarios::vocabulary::action_id::register_client) ||
+      registered == in.registrations.end() || !appears_after(registered->second, step.at, margin)) {
+    return std::nullopt;
+  }
+  return registered->second;
+}
+
+//! What a step races, in the order they are looked for.
+constexpr step_race step_races[] = {
+    deadline_armed_before,        dispatch_of_its_call,       its_call_settled_by_its_client,
+    end_of_turn_before_message,   held_answer_applied,        calling_answer_applied_before,
+    own_answer_of_leaving_client, registration_of_its_client,
+};
+
+//! A move that takes `program` clear of one race of its kind in `runs` (the oracle's runs
+//! of it in both orders the target is compared with). True when it moved something.
+using program_race = bool (*)(scenario& program, const std::vector<oracle_instants>& runs,
+                              time_ms margin);
 
 //! A client joining on its own within `margin` of a moment the target resolves a model
 //! answer's tool names joins just after it instead. Why: whether an answer naming the
 //! client's tool finds it live is decided there (TOOLS-5), and on a real clock a model
 //! request leaves late and a held answer is applied that much later (explore, seed 7000,
 //! program 177: an answer applied 26 ms before a registration in the oracle came after it
-//! on a slow target, which dispatched where the oracle had failed the calls). True when a
-//! client moved.
+//! on a slow target, which dispatched where the oracle had failed the calls).
 bool join_clear_of_resolutions(scenario& program, const std::vector<oracle_instants>& runs,
                                time_ms margin) {
   for (auto& client : program.clients) {
@@ -321,7 +392,6 @@ bool join_clear_of_resolutions(scenario& program, const std::vector<oracle_insta
 //! clock the target's timer may fire up to the tolerance late and the answer arrive late,
 //! so whether the results beat the deadline is a coin toss (explore, seed 9000, program 91:
 //! results at 4,165 ms against a 4 s interrupt deadline, caught only by running it again).
-//! True when a caller's answers moved.
 bool answers_clear_of_deadlines(scenario& program, const std::vector<oracle_instants>& runs,
                                 time_ms margin) {
   for (auto& caller : program.task_callers) {
@@ -343,13 +413,14 @@ bool answers_clear_of_deadlines(scenario& program, const std::vector<oracle_inst
 }
 
 //! Leaves out the first step that could not run in any of `runs` (it acts on a call the
-//! reference never dispatched). True when one was left out. Why: on a real clock such a
-//! step waits out the whole window for what a slow target might still owe, and the steps
-//! after it go out that late, past what they raced in the reference (explore, seed 9000,
-//! program 138: an ack waited 430 ms for a call never dispatched, and the DELETE after it
-//! came after a held answer's application the oracle had it precede). In the reference
-//! it sends nothing, and a target that dispatched the call shows that in its events.
-bool without_unplayable_step(scenario& program, const std::vector<oracle_instants>& runs) {
+//! reference never dispatched). Why: on a real clock such a step waits out the whole window
+//! for what a slow target might still owe, and the steps after it go out that late, past
+//! what they raced in the reference (explore, seed 9000, program 138: an ack waited 430 ms
+//! for a call never dispatched, and the DELETE after it came after a held answer's
+//! application the oracle had it precede). In the reference it sends nothing, and a target
+//! that dispatched the call shows that in its events.
+bool without_unplayable_step(scenario& program, const std::vector<oracle_instants>& runs,
+                             time_ms /*margin*/) {
   for (const std::size_t step : runs.front().unplayable_steps) {
     if (step >= program.steps.size()) continue;
     const bool in_every_run = std::all_of(
@@ -362,14 +433,36 @@ bool without_unplayable_step(scenario& program, const std::vector<oracle_instant
   return false;
 }
 
-//! On a real clock a step within the tolerance of what it races (a deadline, the dispatch
-//! of the call it acts on, that call's client settling it on its own, its client's registration)
-//! meets it in either order: the target's timers may fire up to the tolerance late, and its
-//! requests arrive late. That is a coin toss, not a behaviour: a ping at a TTL's last instant keeps
-//! the client on one run and finds it expired on the next. So such a step, with the steps after it,
-//! moves to just after that instant, until no step races one (as clear_of does for a
-//! client's delays). Bounded: a program that still races after that many moves is judged
-//! as it is.
+//! The first step that races something (step_races) moves, with the steps after it, to
+//! just after that instant (as clear_of does for a client's delays).
+bool steps_clear_of_races(scenario& program, const std::vector<oracle_instants>& runs,
+                          time_ms margin) {
+  for (std::size_t i = 0; i < program.steps.size(); ++i) {
+    for (const auto& run : runs) {
+      for (const step_race race : step_races) {
+        const auto instant = race(program.steps[i], run, margin);
+        if (!instant) continue;
+        const time_ms shift = *instant + margin - program.steps[i].at;
+        for (std::size_t later = i; later < program.steps.size(); ++later)
+          program.steps[later].at += shift;
+        program.duration += shift;
+        return true;
+      }
+    }
+  }
+  return false;
+}
+
+//! The races a real-clock program moves clear of, in the order they are looked for.
+constexpr program_race program_races[] = {
+    join_clear_of_resolutions,
+    answers_clear_of_deadlines,
+    without_unplayable_step,
+    steps_clear_of_races,
+};
+
+//! The program moved clear of every race above, on a real clock (see "Races on a real
+//! clock"). Bounded: a program that still races after that many moves is judged as it is.
 scenario clear_of_races(scenario program, std::uint64_t seed, const program_shape& shape) {
   if (!shape.real_clock) return program;
   const time_ms margin = 2 * shape.tolerance_ms;
@@ -378,23 +471,9 @@ scenario clear_of_races(scenario program, std::uint64_t seed, const program_shap
     std::vector<oracle_instants> runs;
     for (const bool model_when_idle : {false, true})
       runs.push_back(oracle_instants_of(run_in_process(program, seed, {}, model_when_idle, true)));
-    if (join_clear_of_resolutions(program, runs, margin)) continue;
-    if (answers_clear_of_deadlines(program, runs, margin)) continue;
-    if (without_unplayable_step(program, runs)) continue;
-    std::optional<std::pair<std::size_t, time_ms>> racing;  // step, the instant it races
-    for (std::size_t i = 0; i < program.steps.size() && !racing; ++i) {
-      for (const auto& run : runs) {
-        if (const auto instant = raced_instant(program.steps[i], run, margin)) {
-          racing.emplace(i, *instant);
-          break;
-        }
-      }
-    }
-    if (!racing) break;
-    const time_ms shift = racing->second + margin - program.steps[racing->first].at;
-    for (std::size_t i = racing->first; i < program.steps.size(); ++i)
-      program.steps[i].at += shift;
-    program.duration += shift;
+    const bool moved = std::any_of(std::begin(program_races), std::end(program_races),
+                                   [&](program_race race) { return race(program, runs, margin); });
+    if (!moved) break;
   }
   return program;
 }
