@@ -359,6 +359,46 @@ verdict check_task(const json& args, const trace_view& view, time_ms by) {
   return {true, observed};
 }
 
+//! `actor`'s own requests of one route (not a step's) answered by `by`: how many as
+//! `args` asks, and every answer they got (by "status error").
+struct answers_seen {
+  std::size_t matching = 0;
+  std::map<std::string, std::size_t> answers;
+};
+
+answers_seen answers_of(const json& args, const std::vector<trace_record>& records, time_ms by) {
+  const std::string actor = protocol::string_at(args, "actor");
+  const std::string route = protocol::string_at(args, "route");
+  const json& wanted = protocol::member_at(args, "status");
+  const int status = wanted.is_number_integer() ? wanted.get<int>() : 0;
+  const std::string error = protocol::string_at(args, "error");
+  answers_seen seen;
+  for (const auto& r : records) {
+    if (r.at > by || r.kind != "response" || r.actor != actor || r.data.contains("step")) continue;
+    const auto found = protocol::match_route(protocol::string_at(r.data, "method"),
+                                             protocol::string_at(r.data, "path"));
+    if (!found || protocol::route_shown(found->route->id) != route) continue;
+    const json& body_error = protocol::member_at(protocol::member_at(r.data, "body"), "error");
+    const std::string type = body_error.is_object() ? protocol::string_at(body_error, "type") : "";
+    const int got = r.data.value("status", 0);
+    ++seen.answers[std::to_string(got) + (type.empty() ? "" : " " + type)];
+    if (got == status && (error.empty() || type == error)) ++seen.matching;
+  }
+  return seen;
+}
+
+verdict check_answered(const json& args, const trace_view& view, time_ms by) {
+  const auto [matching, answers] = answers_of(args, view.records(), by);
+  const std::string actor = protocol::string_at(args, "actor");
+  const std::string route = protocol::string_at(args, "route");
+  std::string observed = actor + "'s " + route + " answered";
+  if (answers.empty()) observed += ": never";
+  for (const auto& [answer, n] : answers)
+    observed += " " + answer + " ×" + std::to_string(n);
+  if (args.contains("count")) return {matching == args["count"].get<std::size_t>(), observed};
+  return {matching > 0, observed};
+}
+
 using scenarios::vocabulary::expectation_id;
 
 //! A check on the trace: the expectation's resolved args, the session of its step and the
@@ -390,6 +430,8 @@ constexpr trace_checker trace_checkers[] = {
      }},
     {expectation_id::task_status, [](const json& args, const trace_view& view, const std::string&,
                                      time_ms by) { return check_task(args, view, by); }},
+    {expectation_id::answered, [](const json& args, const trace_view& view, const std::string&,
+                                  time_ms by) { return check_answered(args, view, by); }},
 };
 
 bool is_response(const scenarios::expectation& expected) {
@@ -403,6 +445,7 @@ bool is_response(const scenarios::expectation& expected) {
 bool owed_later(expectation_id kind, const json& args) {
   switch (kind) {
     case expectation_id::event:
+    case expectation_id::answered:
       return !args.contains("count");
     case expectation_id::call_settled:
     case expectation_id::model_offered:
@@ -413,17 +456,18 @@ bool owed_later(expectation_id kind, const json& args) {
   }
 }
 
-//! A count of events that a slow target reaches within the grace: the check holds at
-//! some event's time in (at, at + grace]. Why at each event and not at the grace's end:
-//! later causes add to a count, so only the moment it is first reached tells. Why at all:
-//! on a real clock the steps are paced tighter than a loaded target's chain of model
-//! steps and dispatches (issue 21.2: 2 of 20 runs under a parallel build).
+//! A count of events (or answers) that a slow target reaches within the grace: the check
+//! holds at some event's or response's time in (at, at + grace]. Why at each event and not at the
+//! grace's end: later causes add to a count, so only the moment it is first reached tells. Why at
+//! all: on a real clock the steps are paced tighter than a loaded target's chain of model steps and
+//! dispatches (issue 21.2: 2 of 20 runs under a parallel build).
 template <typename Check>
 std::optional<verdict> count_reached_in(const Check& check, const trace_view& view, time_ms at,
                                         time_ms grace) {
   std::set<time_ms> moments;
   for (const auto& r : view.records()) {
-    if (r.kind == "event" && r.at > at && r.at <= at + grace) moments.insert(r.at);
+    const bool counted = r.kind == "event" || r.kind == "response";
+    if (counted && r.at > at && r.at <= at + grace) moments.insert(r.at);
   }
   for (const time_ms moment : moments) {
     verdict then = check(moment);
@@ -444,7 +488,8 @@ verdict check_on_trace(const scenarios::expectation& expected, const json& args,
       // grace later (the run waits that long for what is owed).
       const time_ms grace = marker.data.value("grace_ms", time_ms{0});
       if (grace <= 0) return at_step;
-      if (*kind == expectation_id::event && args.contains("count")) {
+      const bool counts = *kind == expectation_id::event || *kind == expectation_id::answered;
+      if (counts && args.contains("count")) {
         const auto reached = count_reached_in(
             [&](time_ms by) { return row.check(args, view, session, by); }, view, marker.at, grace);
         return reached ? *reached : at_step;
@@ -471,6 +516,10 @@ std::size_t expectation_report::failures() const {
 
 std::size_t model_results_received(const json& args, const trace& run, time_ms by) {
   return results_received(args, run.records(), by).matching;
+}
+
+std::size_t requests_answered(const json& args, const trace& run, time_ms by) {
+  return answers_of(args, run.records(), by).matching;
 }
 
 expectation_report check_expectations(const scenarios::scenario& plan, const trace& run) {

@@ -367,7 +367,9 @@ class observer {
       if (last == text) return;
       last = text;
     }
-    add(r.at, what, text, route_rules(route), false);
+    auto& added = add(r.at, what, text, route_rules(route), false);
+    added.actor = r.actor;
+    if (route) added.route = protocol::route_shown(route->route->id);
   }
 
   void event(const trace_record& r) {
@@ -496,6 +498,8 @@ std::optional<divergence> first_divergence(const std::vector<observation>& refer
     d.at = at;
     d.subject = any.subject;
     d.spec_ids = any.spec_ids;
+    d.actor = any.actor;
+    d.route = any.route;
     if (ref != nullptr) d.reference = ref->value, d.reference_at = ref->at;
     if (tgt != nullptr) d.target = tgt->value, d.target_at = tgt->at;
     first = std::move(d);

@@ -1,4 +1,5 @@
 // Task callers (SPEC Part B): create a task, poll it, answer every pending call.
+#include <functional>
 #include <set>
 
 #include "requests.hpp"
@@ -16,6 +17,7 @@ struct task_caller_state {
   run_context* context = nullptr;
   std::string uuid;
   std::set<std::string> answered;  // call ids already answered (TASK-9: never pending again)
+  json last_round;                 // repeat_results: the results of the last accepted round
   bool done = false;
   static inline const char* name = "task_caller";
 };
@@ -49,14 +51,26 @@ json results_for(const task_caller_state& st, const json& pending) {
   return results;
 }
 
+//! Posts the last accepted round's results again (repeat_results), then `then`.
+void repeat_round(self_pointer self, std::function<void()> then) {
+  request(self, protocol::route_id::post_tool_results, {self->state.uuid}, self->state.last_round,
+          [then = std::move(then)](const protocol::api_response&) { then(); });
+}
+
 void answer(self_pointer self, const json& pending) {
   auto& st = self->state;
   for (const auto& call : pending)
     st.answered.insert(protocol::string_at(call, "id"));
   auto answer_all = [self, pending] {
-    request(self, protocol::route_id::post_tool_results, {self->state.uuid},
-            {{"tool_results", results_for(self->state, pending)}},
-            [self](const protocol::api_response&) { schedule_poll(self); });
+    const json round = {{"tool_results", results_for(self->state, pending)}};
+    request(self, protocol::route_id::post_tool_results, {self->state.uuid}, round,
+            [self, round](const protocol::api_response& response) {
+              if (!self->state.spec.repeat_results || response.status != 200)
+                return schedule_poll(self);
+              // Accepted: the task is processing now, and a repeat is refused (TASK-4).
+              self->state.last_round = round;
+              repeat_round(self, [self] { schedule_poll(self); });
+            });
   };
   if (!st.spec.partial_results || pending.size() < 2) return answer_all();
   // The first result alone first: a server must refuse a partial round (TASK-4).
@@ -70,6 +84,8 @@ void on_status(self_pointer self, const protocol::api_response& response) {
   const std::string status = protocol::string_at(response.body, "status");
   if (response.status != 200 || status == "completed" || status == "failed") {
     st.done = true;
+    // The task is over: its last round once more, refused whatever the items (TASK-4).
+    if (response.status == 200 && !st.last_round.is_null()) repeat_round(self, [] {});
     return;
   }
   if (status == "interrupted" && response.body.contains("pending_tool_calls")) {

@@ -158,7 +158,20 @@ scenarios::task_caller_spec gen_task_caller(std::size_t index, const program_sha
   caller.partial_results = *rc::gen::inRange(0, 4) == 0;
   std::vector<std::string> callable = names;
   if (*rc::gen::inRange(0, 4) == 0) callable.push_back("ghost");
-  rules.push_back({{"match", caller.input}, {"steps", gen_calling_steps(callable, "task done")}});
+  json steps = gen_calling_steps(callable, "task done");
+  // Results posted to a task that is not interrupted, processing or over, are refused
+  // (TASK-4), moves no program reached before (the coverage line named them).
+  caller.repeat_results = *rc::gen::inRange(0, 4) == 0;
+  if (caller.repeat_results) {
+    // A round repeated at once must find the task processing: a next round of calls
+    // answered at that instant would make it interrupted again (and the repeat 400 for
+    // calls no longer pending) in an order the target is free to choose.
+    for (std::size_t i = 1; i < steps.size(); ++i) {
+      if (steps[i].contains("tool_calls") && !steps[i].contains("hold_ms"))
+        steps[i]["hold_ms"] = 300;
+    }
+  }
+  rules.push_back({{"match", caller.input}, {"steps", std::move(steps)}});
   return caller;
 }
 

@@ -8,7 +8,7 @@ namespace toolwire::reference_server {
 
 namespace {
 
-constexpr std::array<fault_info, 130> catalogue{{
+constexpr std::array<fault_info, 131> catalogue{{
     {fault::no_collision_counter, "no_collision_counter", "REG-5",
      "A second client with a live name gets the same name, no counter appended."},
     {fault::registered_event_wrong_name, "registered_event_wrong_name", "REG-9",
@@ -160,6 +160,9 @@ constexpr std::array<fault_info, 130> catalogue{{
      "tool-results items are applied one by one, so a bad item leaves the earlier ones applied."},
     {fault::task_409_checked_after_items, "task_409_checked_after_items", "TASK-4",
      "tool-results validate the items before the status, answering 400 where 409 is due."},
+    {fault::tool_results_status_unchecked, "tool_results_status_unchecked", "TASK-4",
+     "tool-results do not check that the task is interrupted: judged by its pending calls, "
+     "none once a round is answered, they are 400 where 409 is due."},
     {fault::tool_results_unknown_task_409, "tool_results_unknown_task_409", "TASK-4",
      "tool-results for an unknown task answer 409 instead of 404."},
     {fault::interrupt_deadline_from_creation, "interrupt_deadline_from_creation", "TASK-7",

@@ -112,7 +112,8 @@ class faulty_policy final : public rule_policy {
   std::string_view shown_status(const task_record& task) const override;
   std::string_view status_after_tool_results() const override;
   protocol::api_error missing_task_refusal(const std::string& uuid) const override;
-  protocol::outcome<protocol::done> check_before_status(const json& body) const override;
+  protocol::outcome<protocol::done> check_before_status(const task_record& task,
+                                                        const json& body) const override;
   protocol::outcome<protocol::tool_results_request> read_tool_results(
       const state& s, const json& body) const override;
   protocol::outcome<protocol::done> settle_round(const state& s, task_record& task,

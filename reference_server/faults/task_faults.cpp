@@ -187,12 +187,25 @@ protocol::api_error faulty_policy::missing_task_refusal(const std::string& uuid)
   return rule_policy::missing_task_refusal(uuid);
 }
 
-protocol::outcome<protocol::done> faulty_policy::check_before_status(const json& body) const {
+protocol::outcome<protocol::done> faulty_policy::check_before_status(const task_record& task,
+                                                                     const json& body) const {
   // Fault task_409_checked_after_items (TASK-4): the items are validated before the status.
-  if (!has(fault::task_409_checked_after_items)) return rule_policy::check_before_status(body);
-  auto early = protocol::parse_tool_results_request(body);
-  if (!early) return early.error();
-  return protocol::done{};
+  if (has(fault::task_409_checked_after_items)) {
+    auto early = protocol::parse_tool_results_request(body);
+    if (!early) return early.error();
+  }
+  // Fault tool_results_status_unchecked (TASK-4): the items are judged by the task's
+  // pending calls whatever its status; a task that is not interrupted has none, so every
+  // id is unknown (a round posted again once accepted is 400, not 409).
+  if (has(fault::tool_results_status_unchecked) && task.pending.empty()) {
+    auto request = protocol::parse_tool_results_request(body);
+    if (!request) return request.error();
+    if (!request->results.empty()) {
+      return protocol::invalid_request("tool_results: unknown call id '" +
+                                       request->results.front().id + "' (TASK-4)");
+    }
+  }
+  return rule_policy::check_before_status(task, body);
 }
 
 protocol::outcome<protocol::tool_results_request> faulty_policy::read_tool_results(

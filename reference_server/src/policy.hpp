@@ -192,7 +192,8 @@ class rule_policy {
   //! TASK-4: tool-results for a task that does not exist: 404, as for any unknown uuid.
   virtual protocol::api_error missing_task_refusal(const std::string& uuid) const;
   //! TASK-4: the status is checked before the items, so nothing of the body is read first.
-  virtual protocol::outcome<protocol::done> check_before_status(const json& body) const;
+  virtual protocol::outcome<protocol::done> check_before_status(const task_record& task,
+                                                                const json& body) const;
   //! TASK-4, C-6: a tool-results body, its unknown fields ignored.
   virtual protocol::outcome<protocol::tool_results_request> read_tool_results(
       const state& s, const json& body) const;

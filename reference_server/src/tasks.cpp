@@ -205,7 +205,7 @@ api_error rule_policy::missing_task_refusal(const std::string& uuid) const {
 
 // Why nothing: TASK-4 checks the status first, so a task that is not interrupted answers
 // 409 whatever the body.
-outcome<protocol::done> rule_policy::check_before_status(const json&) const {
+outcome<protocol::done> rule_policy::check_before_status(const task_record&, const json&) const {
   return protocol::done{};
 }
 
@@ -291,7 +291,7 @@ outcome<json> post_tool_results(state& s, const std::string& uuid, const json& b
   auto found = s.tasks.find(uuid);
   if (found == s.tasks.end()) return s.policy->missing_task_refusal(uuid);
   task_record& task = found->second;
-  if (auto early = s.policy->check_before_status(body); !early) return early.error();
+  if (auto early = s.policy->check_before_status(task, body); !early) return early.error();
   if (!allows(task.status, task_event::tool_results)) {
     refusal_noted(s, task.status, task_event::tool_results);
     return protocol::conflict("task '" + uuid + "' is " + std::string(to_string(task.status)) +

@@ -70,6 +70,9 @@ const std::vector<key>& task_caller_keys() {
       {"error_results", boolean, false, "answers with error results"},
       {"partial_results", boolean, false,
        "of a round of two or more calls, posts the first result alone, then all (TASK-4)"},
+      {"repeat_results", boolean, false,
+       "posts each accepted round again at once, and the last once more when the task is "
+       "over: both refused, 409 (TASK-4)"},
       {"result_content", json_value, false, "the content it answers with (default \"ok\")"},
   };
   return table;

@@ -37,7 +37,8 @@ std::vector<scenarios::screen_change> read_screens(const value& v) {
 }
 
 protocol::lifetime read_lifetime(const value& v) {
-  if (v.node.IsScalar() && scalar_text(v.node) == "never") return {protocol::lifetime::kind::never, 0};
+  if (v.node.IsScalar() && scalar_text(v.node) == "never")
+    return {protocol::lifetime::kind::never, 0};
   if (!v.node.IsMap()) {
     fail(v.line, "'lifetime' must be never or {ttl: seconds}, got " + described(v.node));
   }
@@ -170,6 +171,7 @@ scenarios::task_caller_spec read_task_caller(const value& v) {
   knob(m, "answer_delay", spec.answer_delay, as_time);
   knob(m, "error_results", spec.error_results, as_boolean);
   knob(m, "partial_results", spec.partial_results, as_boolean);
+  knob(m, "repeat_results", spec.repeat_results, as_boolean);
   knob(m, "result_content", spec.result_content, json_of);
   return spec;
 }

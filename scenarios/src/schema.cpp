@@ -4,6 +4,7 @@
 #include <string>
 
 #include "format.hpp"
+#include "toolwire/protocol/routes.hpp"
 #include "toolwire/protocol/spec_rules.hpp"
 #include "toolwire/reference_server/faults.hpp"
 #include "toolwire/scenarios/loader.hpp"
@@ -130,6 +131,13 @@ json field_schema(const vocabulary::field& f) {
     case string_list:
       schema = {{"type", "array"}, {"items", {{"type", "string"}}}};
       break;
+    case route: {
+      json shown = json::array();
+      for (const auto& r : protocol::routes())
+        shown.push_back(protocol::route_shown(r.id));
+      schema = {{"type", "string"}, {"enum", shown}};
+      break;
+    }
     case list:
       schema = {{"type", "array"}, {"items", {{"type", "object"}}}};
       break;

@@ -6,6 +6,7 @@
 
 #include "reading.hpp"
 #include "timing.hpp"
+#include "toolwire/protocol/routes.hpp"
 #include "toolwire/scenarios/vocabulary.hpp"
 
 namespace toolwire::scenarios::detail {
@@ -78,6 +79,20 @@ json read_object_list(const value& v) {
   return list;
 }
 
+//! A route as its table spells it ("POST /api/tasks/{uuid}/tool-results").
+json read_route(const value& v) {
+  const std::string text = as_string(v);
+  std::vector<std::string> known;
+  for (const auto& r : protocol::routes()) {
+    known.push_back(protocol::route_shown(r.id));
+    if (known.back() == text) return text;
+  }
+  std::string list;
+  for (const auto& k : known)
+    list += "\n  " + k;
+  fail(v.line, "'" + v.name + "': no route '" + text + "'; the routes are:" + list);
+}
+
 json read_field(const value& v, const field& f, std::string_view owner) {
   using enum vocabulary::field_type;
   switch (f.type) {
@@ -101,6 +116,8 @@ json read_field(const value& v, const field& f, std::string_view owner) {
                                    : "parameters");
     case string_list:
       return as_string_list(v);
+    case route:
+      return read_route(v);
     case list:
       return read_object_list(v);
   }

@@ -173,6 +173,18 @@ const std::vector<expectation_kind>& expectation_kinds() {
        false,
        false,
        "the task's status in its latest poll by now"},
+      {expectation_id::answered,
+       "answered",
+       {{"actor", string, true, "the actor that sent the requests (a client or a task caller)"},
+        {"route", route, true, "which requests, e.g. POST /api/tasks/{uuid}/tool-results"},
+        {"status", integer, true, "the HTTP status they were answered with"},
+        {"error", string, false, "the error type they were answered with (C-2)"},
+        {"count", integer, false,
+         "how many were answered so by now, exactly (default: at least one)"}},
+       false,
+       false,
+       "what an actor's own requests (not a step's) were answered by now: a task caller's "
+       "results, a client's pings"},
   };
   return table;
 }

@@ -194,6 +194,7 @@ ordered task_caller_form(const scenarios::task_caller_spec& caller) {
   if (caller.answer_delay != base.answer_delay) form["answer_delay"] = spelt(caller.answer_delay);
   if (caller.error_results) form["error_results"] = true;
   if (caller.partial_results) form["partial_results"] = true;
+  if (caller.repeat_results) form["repeat_results"] = true;
   if (caller.result_content != base.result_content) form["result_content"] = caller.result_content;
   return form;
 }

@@ -661,6 +661,49 @@ TEST_CASE("Task caller: three interrupt rounds, then completed with every call i
   require_no_violation(t);
 }
 
+TEST_CASE(
+    "Repeating task caller: a round posted again once accepted, and once the task is over, "
+    "is refused with 409",
+    "[actors][behaviours]") {
+  auto plan = toolwire::scenarios::load_text(R"(name: repeated_round
+purpose: a caller posts each accepted round again, and the last once more at the end (TASK-4)
+spec: [TASK-4]
+needs: [part_b]
+duration: 10s
+task_callers:
+  caller1:
+    input: one tool
+    tools: [locate]
+    poll_every: 250ms
+    repeat_results: true
+model:
+  rules:
+    - match: one tool
+      steps:
+        - tool_calls: [{name: locate, arguments: {}}]
+        - content: done
+          hold: 1s
+)",
+                                             "repeated_round.yaml");
+  REQUIRE(plan);
+  const auto statuses = [](const toolwire::actors::trace& run) {
+    std::vector<int> out;  // each tool-results answer, in order
+    for (const auto& r : run.records()) {
+      if (r.actor == "caller1" && r.kind == "response" &&
+          r.data.value("path", "").ends_with("/tool-results"))
+        out.push_back(r.data.value("status", 0));
+    }
+    return out;
+  };
+  // Accepted, then the repeat finds the task processing (its model holds its answer for a
+  // second), then the task completed.
+  CHECK(statuses(run(*plan).trace) == std::vector<int>{200, 409, 409});
+  // A server that does not check the status judges the repeats by the pending calls: none.
+  auto faulty_plan = *plan;
+  faulty_plan.faults = {*toolwire::reference_server::parse_fault("tool_results_status_unchecked")};
+  CHECK(statuses(run(faulty_plan).trace) == std::vector<int>{200, 400, 400});
+}
+
 TEST_CASE("Partial task caller: posts one result of a round alone, refused, then the whole round",
           "[actors][behaviours]") {
   auto plan = toolwire::scenarios::load_text(R"(name: partial_round

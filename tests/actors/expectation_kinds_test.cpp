@@ -44,7 +44,7 @@ TEST_CASE("every expectation kind has one distinct name and one distinct id", "[
     CHECK(vocabulary::name_of(kind.id) == kind.name);
     CHECK(vocabulary::find_expectation(kind.name) == &kind);
   }
-  CHECK(names.size() == 7);
+  CHECK(names.size() == 8);
   CHECK_FALSE(vocabulary::expectation_named("events"));
   CHECK_FALSE(vocabulary::expectation_named(""));
   // The YAML spelling is the language's: these names are what scenario files write.
@@ -73,6 +73,36 @@ TEST_CASE("every expectation kind checked on the trace has a checker", "[vocabul
   // `no_event` holds in a run with no events; `event` does not.
   CHECK(checked_alone("no_event", args).passed());
   CHECK_FALSE(checked_alone("event", args).passed());
+}
+
+TEST_CASE("answered counts an actor's own answers of one route, not a step's", "[vocabulary]") {
+  const json args = {{"actor", "caller1"},
+                     {"route", "POST /api/tasks/{uuid}/tool-results"},
+                     {"status", 409},
+                     {"error", "conflict"}};
+  const auto plan = one_step_plan("answered", args);
+  auto answered_with = [&](const std::vector<std::pair<int, json>>& answers) {
+    toolwire::actors::trace run;
+    for (const auto& [status, extra] : answers) {
+      json data = {
+          {"method", "POST"},
+          {"path", "/api/tasks/u-1/tool-results"},
+          {"status", status},
+          {"body", status == 409 ? json{{"error", {{"type", "conflict"}}}} : json::object()}};
+      if (extra.is_object()) data.update(extra);
+      run.add(5, "caller1", "response", data);
+    }
+    run.add(10, "director", "expect",
+            {{"step", 0}, {"session", "s"}, {"args", json::array({args})}});
+    return toolwire::actors::check_expectations(plan, run);
+  };
+  CHECK(answered_with({{200, {}}, {409, {}}}).passed());
+  const auto none = answered_with({{200, {}}, {400, {}}});
+  CHECK_FALSE(none.passed());
+  CHECK(none.results[0].observed ==
+        "caller1's POST /api/tasks/{uuid}/tool-results answered 200 ×1 400 ×1");
+  // A step's request is the step's to expect, not the actor's own.
+  CHECK_FALSE(answered_with({{409, {{"step", 3}}}}).passed());
 }
 
 TEST_CASE("a kind the vocabulary lacks is reported by its name", "[vocabulary]") {

@@ -107,6 +107,7 @@ const std::map<fault, std::string> fault_tests = {
     {fault::tool_results_items_applied_one_by_one,
      "fault tool_results_items_applied_one_by_one breaks TASK-4"},
     {fault::task_409_checked_after_items, "fault task_409_checked_after_items breaks TASK-4"},
+    {fault::tool_results_status_unchecked, "fault tool_results_status_unchecked breaks TASK-4"},
     {fault::tool_results_unknown_task_409, "fault tool_results_unknown_task_409 breaks TASK-4"},
     {fault::interrupt_deadline_from_creation,
      "fault interrupt_deadline_from_creation breaks TASK-7"},

@@ -235,6 +235,20 @@ TEST_CASE("fault task_409_checked_after_items breaks TASK-4", "[faults][TASK-4]"
   CHECK(seen.faulty == json(400));
 }
 
+TEST_CASE("fault tool_results_status_unchecked breaks TASK-4", "[faults][TASK-4]") {
+  // TASK-4: "Not interrupted: 409 (checked before the items)." A round posted again once
+  // accepted finds the task processing, whatever its ids.
+  const auto seen = run_clean_and_faulty(fault::tool_results_status_unchecked, [](core_harness& h) {
+    const auto uuid = create_locate_task(h);  // processing: its model step is pending
+    return h
+        .request("POST", tool_results_path(uuid),
+                 {{"tool_results", json::array({{{"id", "call-1"}, {"content", "Paris"}}})}})
+        .status;
+  });
+  CHECK(seen.clean == json(409));
+  CHECK(seen.faulty == json(400));
+}
+
 TEST_CASE("fault tool_results_unknown_task_409 breaks TASK-4", "[faults][TASK-4]") {
   // TASK-4 routes a submission to an existing task; an unknown uuid is not_found (C-2).
   const auto seen = run_clean_and_faulty(fault::tool_results_unknown_task_409, [](core_harness& h) {

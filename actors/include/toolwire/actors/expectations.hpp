@@ -40,6 +40,10 @@ bool value_matches(const json& expected, const json& actual);
 //! content or error) the model received in `run` by `by`.
 std::size_t model_results_received(const json& args, const trace& run, time_ms by);
 
+//! How many of `answered`'s requests (its args: actor, route, status, error) `run` shows
+//! answered so by `by`: what the `answered` expectation counts.
+std::size_t requests_answered(const json& args, const trace& run, time_ms by);
+
 //! Checks every expectation of `plan` against `run` (which must have been recorded).
 expectation_report check_expectations(const scenarios::scenario& plan, const trace& run);
 

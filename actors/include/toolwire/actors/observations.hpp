@@ -30,6 +30,9 @@ struct observation {
   //! For a task's model steps: the actor that created the task (its task caller), whose
   //! polls decide when it learns what the task waits for. Empty otherwise.
   std::string task_caller;
+  //! For the answer to an actor's own request (not a step's): the actor and the route as
+  //! its table spells it (protocol::route_shown). Empty otherwise.
+  std::string actor, route;
   //! How much more than the comparison's tolerance its time may differ by (set by the
   //! caller of first_divergence where the harness's own schedule quantizes it).
   time_ms slack_ms = 0;
@@ -51,6 +54,7 @@ struct divergence {
   std::optional<std::string> target;     // nullopt: the target did not show it
   time_ms reference_at = 0, target_at = 0;
   std::vector<std::string> spec_ids;
+  std::string actor, route;  // as the observation's (an actor's own request), or empty
 };
 
 //! How late a target may show a timed observation.

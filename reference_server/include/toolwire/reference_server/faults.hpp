@@ -90,6 +90,7 @@ enum class fault {
   pending_shows_model_call_ids,           // TASK-3
   tool_results_items_applied_one_by_one,  // TASK-4
   task_409_checked_after_items,           // TASK-4
+  tool_results_status_unchecked,          // TASK-4
   tool_results_unknown_task_409,          // TASK-4
   interrupt_deadline_from_creation,       // TASK-7
   task_call_ids_restart_each_round,       // TASK-9

@@ -68,6 +68,10 @@ struct task_caller_spec {
   //! Of a round of two or more pending calls, posts the first call's result alone, then
   //! all of them: a partial round is refused (TASK-4), the whole one accepted.
   bool partial_results = false;
+  //! Posts each accepted round's results again at once, and its last round's once more
+  //! when it sees the task over: the task is processing, completed or failed then, so
+  //! both are refused with 409, whatever the items (TASK-4).
+  bool repeat_results = false;
   json result_content = "ok";
 };
 

@@ -19,6 +19,7 @@ enum class field_type {
   call_ref,     // which dispatched call: 1-based ordinal in the session, or a tool name
   tool_list,    // tool specs: a name, or {name, description?, parameters?}
   string_list,  // e.g. model-side tool names
+  route,        // a route of the protocol as its table spells it: "POST /api/tasks/{uuid}"
   list,         // a list of objects, validated by the action
 };
 
@@ -73,6 +74,7 @@ enum class expectation_id {
   model_offered,
   model_received,
   task_status,
+  answered,
 };
 
 struct expectation_kind {
