@@ -1,0 +1,274 @@
+// Drives real browser tabs in headless Chromium (docs/browser.md). A long-lived process: one
+// JSON command per line on stdin, one JSON reply per line on stdout, in order:
+//   {"cmd":"open","tab":"a","url":"http://127.0.0.1:PORT/__toolwire_tab/index.html#session=...&token=..."}
+//   {"cmd":"navigate","tab":"a","screen":"form"}   {"cmd":"freeze","tab":"a"}  {"cmd":"resume","tab":"a"}
+//   {"cmd":"offline","tab":"a"}  {"cmd":"online","tab":"a"}  {"cmd":"reload","tab":"a"}
+//   {"cmd":"leave","tab":"a"}    {"cmd":"close","tab":"a"}    {"cmd":"state","tab":"a"}   {"cmd":"query","tab":"a","selector":"tr.highlighted"}
+//   {"cmd":"screenshot","tab":"a","path":"/tmp/a.png"}       {"cmd":"quit"}
+// Replies are {"ok":true,...} or {"ok":false,"error":"..."}; an "id" in a command is echoed.
+// Same-origin mode: the page's URL is on the target's own origin, and every request under
+// /__toolwire_tab/ is answered here with browser/tab/ (page.route), so the tab's fetch and
+// EventSource calls are same-origin and need no CORS from the server.
+// Environment: CHROMIUM (default /usr/bin/chromium), TOOLWIRE_DRIVER_TIMEOUT_MS (default
+// 15000, the deadline of every wait).
+import { readFile } from 'node:fs/promises';
+import { createInterface } from 'node:readline';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { chromium } from 'playwright-core';
+
+const TAB_DIR = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../tab');
+const TAB_PREFIX = '/__toolwire_tab/';
+const DEADLINE_MS = Number(process.env.TOOLWIRE_DRIVER_TIMEOUT_MS || 15000);
+const TYPES = { '.html': 'text/html; charset=utf-8', '.js': 'text/javascript; charset=utf-8' };
+
+function log(line) {
+  process.stderr.write(`driver: ${line}\n`);
+}
+
+// Every wait ends: the promise, or an error naming what did not happen in time.
+function deadline(promise, what, ms = DEADLINE_MS) {
+  let timer;
+  const timeout = new Promise((_, reject) => {
+    timer = setTimeout(() => reject(new Error(`${what}: no answer within ${ms} ms`)), ms);
+  });
+  return Promise.race([promise, timeout]).finally(() => clearTimeout(timer));
+}
+
+// Polls fn() in the page until it returns a truthy value.
+async function pollPage(tab, what, fn, arg) {
+  const end = Date.now() + DEADLINE_MS;
+  let last;
+  for (;;) {
+    last = await deadline(tab.page.evaluate(fn, arg), what);
+    if (last && last.done) return last;
+    if (Date.now() > end) throw new Error(`${what}: not within ${DEADLINE_MS} ms (last: ${JSON.stringify(last)})`);
+    await new Promise((r) => setTimeout(r, 50));
+  }
+}
+
+let browser = null;
+const tabs = new Map(); // name -> {context, page, cdp, url, console: []}
+
+async function getBrowser() {
+  if (!browser) {
+    const executablePath = process.env.CHROMIUM || '/usr/bin/chromium';
+    browser = await deadline(
+      chromium.launch({ executablePath, headless: true, args: ['--no-sandbox', '--disable-gpu'] }),
+      `launching ${executablePath}`,
+      Math.max(DEADLINE_MS, 30000),
+    );
+    log(`chromium ${browser.version()}`);
+  }
+  return browser;
+}
+
+function need(cmd, key) {
+  const v = cmd[key];
+  if (typeof v !== 'string' || v === '') throw new Error(`"${cmd.cmd}" needs the string field "${key}"`);
+  return v;
+}
+function tabOf(cmd) {
+  const name = need(cmd, 'tab');
+  const tab = tabs.get(name);
+  if (!tab) throw new Error(`no open tab "${name}"`);
+  return tab;
+}
+// The tab, for a command that runs script in it: refused while it is frozen.
+function liveTab(cmd) {
+  const tab = tabOf(cmd);
+  if (tab.frozen) throw new Error(`tab "${cmd.tab}" is frozen; "resume" it first`);
+  return tab;
+}
+
+async function serveTabFile(route) {
+  const url = new URL(route.request().url());
+  const rel = url.pathname.slice(TAB_PREFIX.length) || 'index.html';
+  const file = path.resolve(TAB_DIR, rel);
+  if (!file.startsWith(TAB_DIR + path.sep)) return route.fulfill({ status: 404, body: 'outside the tab' });
+  try {
+    const body = await readFile(file);
+    await route.fulfill({ status: 200, body, headers: { 'content-type': TYPES[path.extname(file)] || 'application/octet-stream', 'cache-control': 'no-store' } });
+  } catch {
+    await route.fulfill({ status: 404, body: `no ${rel} in browser/tab` });
+  }
+}
+
+const commands = {
+  async open(cmd) {
+    const name = need(cmd, 'tab');
+    if (tabs.has(name)) throw new Error(`tab "${name}" is already open`);
+    const url = new URL(need(cmd, 'url'));
+    if (!url.pathname.startsWith(TAB_PREFIX)) throw new Error(`the url's path must start with ${TAB_PREFIX} (same-origin mode)`);
+    const b = await getBrowser();
+    const context = await deadline(b.newContext({ viewport: { width: 1000, height: 700 } }), 'new browser context');
+    const tab = { context, page: null, cdp: null, url: url.href, console: [], frozen: false };
+    tabs.set(name, tab);
+    try {
+      await context.route(`${url.origin}${TAB_PREFIX}**`, serveTabFile);
+      const page = await deadline(context.newPage(), 'new page');
+      tab.page = page;
+      page.setDefaultTimeout(DEADLINE_MS);
+      page.on('console', (m) => tab.console.push(`${m.type()}: ${m.text()}`));
+      page.on('pageerror', (e) => tab.console.push(`pageerror: ${e.message}`));
+      tab.cdp = await deadline(context.newCDPSession(page), 'CDP session');
+      await deadline(page.goto(url.href, { waitUntil: 'load' }), `loading ${url.href}`);
+      const s = await pollPage(tab, 'the tab registering', () => {
+        const t = window.toolwire;
+        if (!t) return { done: false, why: 'no window.toolwire' };
+        if (t.last_error && !t.client_id) return { done: true, error: t.last_error };
+        return { done: !!t.client_id, client_id: t.client_id, name: t.name };
+      });
+      if (s.error) throw new Error(`the tab did not register: ${s.error}`);
+      return { client_id: s.client_id, name: s.name };
+    } catch (e) {
+      tabs.delete(name);
+      await context.close().catch(() => {});
+      throw e;
+    }
+  },
+
+  async navigate(cmd) {
+    const tab = liveTab(cmd);
+    const screen = need(cmd, 'screen');
+    const button = tab.page.locator(`nav button[data-screen="${screen}"]`);
+    if ((await deadline(button.count(), 'finding the screen button')) !== 1) throw new Error(`no screen "${screen}" in the tab`);
+    await button.click({ timeout: DEADLINE_MS });
+    // Done when the server has the screen's tool list (the PUT answered 200).
+    const s = await pollPage(tab, `the tool list of "${screen}" reaching the server`, (want) => {
+      const t = window.toolwire;
+      return { done: t.tools_synced_screen === want, tools: t.tools, last_error: t.last_error };
+    }, screen);
+    return { screen, tools: s.tools };
+  },
+
+  // Page.setWebLifecycleState is the lifecycle transition (it fires the page's freeze and
+  // resume events where Chromium honours it). Headless Chromium 156 accepts it on a visible
+  // page and then goes on running the page's timers and handlers, so the driver also pauses
+  // the page's JavaScript with Debugger.pause: a frozen tab runs no script at all (no ping,
+  // no ack, no result) until "resume". Commands that run script in it are refused meanwhile.
+  async freeze(cmd) {
+    const tab = tabOf(cmd);
+    if (tab.frozen) return { already: true };
+    await deadline(tab.cdp.send('Page.setWebLifecycleState', { state: 'frozen' }), 'Page.setWebLifecycleState frozen');
+    await deadline(tab.cdp.send('Debugger.enable'), 'Debugger.enable');
+    await deadline(tab.cdp.send('Debugger.pause'), 'Debugger.pause');
+    tab.frozen = true;
+    return {};
+  },
+  async resume(cmd) {
+    const tab = tabOf(cmd);
+    if (!tab.frozen) return { already: true };
+    await deadline(tab.cdp.send('Debugger.resume'), 'Debugger.resume');
+    await deadline(tab.cdp.send('Debugger.disable'), 'Debugger.disable');
+    await deadline(tab.cdp.send('Page.setWebLifecycleState', { state: 'active' }), 'Page.setWebLifecycleState active');
+    tab.frozen = false;
+    return {};
+  },
+  async offline(cmd) {
+    const tab = tabOf(cmd);
+    await deadline(tab.context.setOffline(true), 'going offline');
+    return {};
+  },
+  async online(cmd) {
+    const tab = tabOf(cmd);
+    await deadline(tab.context.setOffline(false), 'going online');
+    return {};
+  },
+  async reload(cmd) {
+    const tab = liveTab(cmd);
+    await deadline(tab.page.reload({ waitUntil: 'load' }), 'reloading');
+    const s = await pollPage(tab, 'the reloaded tab registering', () => {
+      const t = window.toolwire;
+      return { done: !!(t && t.client_id), client_id: t && t.client_id, name: t && t.name };
+    });
+    return { client_id: s.client_id, name: s.name };
+  },
+  // The user presses "Leave": the tab DELETEs its client (the only time it does).
+  async leave(cmd) {
+    const tab = liveTab(cmd);
+    await tab.page.locator('#leave').click({ timeout: DEADLINE_MS });
+    const s = await pollPage(tab, 'the tab leaving', () => {
+      const t = window.toolwire;
+      return { done: t.left && !t.leaving, last_error: t.last_error };
+    });
+    if (s.last_error) throw new Error(`the tab could not leave: ${s.last_error}`);
+    return {};
+  },
+  async close(cmd) {
+    const tab = tabOf(cmd);
+    tabs.delete(cmd.tab);
+    // Like a user closing the tab: no beforeunload, nothing sent by the page.
+    await deadline(tab.context.close(), 'closing the tab');
+    return {};
+  },
+  async state(cmd) {
+    const tab = liveTab(cmd);
+    const state = await deadline(tab.page.evaluate(() => JSON.parse(JSON.stringify(window.toolwire || null))), 'reading window.toolwire');
+    return { state, console: tab.console.slice(-50) };
+  },
+  async query(cmd) {
+    const tab = liveTab(cmd);
+    const selector = need(cmd, 'selector');
+    const found = await deadline(tab.page.evaluate((sel) => [...document.querySelectorAll(sel)].map((el) => ({
+      text: el.textContent.replace(/\s+/g, ' ').trim(),
+      className: el.className,
+      visible: !!(el.offsetWidth || el.offsetHeight || el.getClientRects().length),
+    })), selector), `querying ${selector}`);
+    return { count: found.length, elements: found };
+  },
+  async screenshot(cmd) {
+    const tab = tabOf(cmd);
+    const file = need(cmd, 'path');
+    await deadline(tab.page.screenshot({ path: file, fullPage: true, timeout: DEADLINE_MS }), 'taking a screenshot');
+    return { path: file };
+  },
+  async quit() {
+    return {};
+  },
+};
+
+async function shutdown() {
+  for (const tab of tabs.values()) await tab.context.close().catch(() => {});
+  tabs.clear();
+  if (browser) await deadline(browser.close(), 'closing chromium', 10000).catch((e) => log(e.message));
+  browser = null;
+}
+
+function reply(obj) {
+  process.stdout.write(`${JSON.stringify(obj)}\n`);
+}
+
+// Commands run one at a time, in the order they arrive.
+const lines = createInterface({ input: process.stdin, crlfDelay: Infinity });
+let quitting = false;
+for await (const line of lines) {
+  if (!line.trim()) continue;
+  let cmd;
+  try {
+    cmd = JSON.parse(line);
+    if (!cmd || typeof cmd !== 'object' || Array.isArray(cmd)) throw new Error('a command is a JSON object');
+  } catch (e) {
+    reply({ ok: false, error: `bad command line: ${e.message}` });
+    continue;
+  }
+  const id = cmd.id === undefined ? {} : { id: cmd.id };
+  const run = commands[cmd.cmd];
+  if (!run || !Object.hasOwn(commands, cmd.cmd)) {
+    reply({ ...id, ok: false, error: `unknown command "${cmd.cmd}" (one of ${Object.keys(commands).join(', ')})` });
+    continue;
+  }
+  try {
+    const result = await run(cmd);
+    reply({ ...id, ok: true, ...result });
+  } catch (e) {
+    reply({ ...id, ok: false, error: `${cmd.cmd}: ${e.message.split('\n')[0]}` });
+  }
+  if (cmd.cmd === 'quit') {
+    quitting = true;
+    break;
+  }
+}
+await shutdown();
+if (!quitting) log('stdin closed');
+process.exit(0);
