@@ -13,7 +13,8 @@ oracle_instants oracle_instants_of(const actors::run_result& oracle) {
   oracle_instants in;
   in.deadlines = oracle.deadlines;
   std::string session;
-  std::set<std::uint64_t> turn_steps;  // model steps of the session's turns
+  std::set<std::uint64_t> turn_steps;           // model steps of the session's turns
+  std::map<std::string, std::string> actor_of;  // client id -> the actor that registered it
   for (const auto& r : oracle.trace.records()) {
     if (r.kind == "response" && r.data.value("status", 0) == 201) {
       const auto route = protocol::match_route(protocol::string_at(r.data, "method"),
@@ -23,6 +24,7 @@ oracle_instants oracle_instants_of(const actors::run_result& oracle) {
         session = protocol::string_at(protocol::member_at(r.data, "body"), "id");
       } else if (is(protocol::route_id::register_client)) {
         in.registrations.try_emplace(r.actor, r.at);
+        actor_of[protocol::string_at(protocol::member_at(r.data, "body"), "client_id")] = r.actor;
       }
     }
     const auto type = r.kind == "event" && protocol::string_at(r.data, "session") == session
@@ -35,8 +37,11 @@ oracle_instants oracle_instants_of(const actors::run_result& oracle) {
       in.turns.back().due = r.at;
     if (type == protocol::event_type::client_tool_dispatched) {
       in.dispatches.push_back(r.at);
-      in.dispatched_calls.push_back(
-          protocol::string_at(protocol::member_at(r.data, "data"), "call_id"));
+      const json& data = protocol::member_at(r.data, "data");
+      in.dispatched_calls.push_back(protocol::string_at(data, "call_id"));
+      if (const auto to = actor_of.find(protocol::string_at(data, "client_id"));
+          to != actor_of.end())
+        in.dispatches_to[to->second].push_back(r.at);
       in.resolutions.push_back(r.at);
     }
     if (r.kind == "request" && !r.data.contains("step")) {

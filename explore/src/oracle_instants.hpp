@@ -25,6 +25,9 @@ struct oracle_instants {
   //! and the same by the client's actor.
   std::map<std::string, std::vector<time_ms>> own_settlements;
   std::map<std::string, std::vector<time_ms>> own_settlements_by;
+  //! When calls were dispatched to each client, by its actor: its own ack and result are
+  //! due its delays later, sent or not (a client drops its answer to a call that failed).
+  std::map<std::string, std::vector<time_ms>> dispatches_to;
   //! When a task caller posted its tool results on its own, by caller actor.
   std::map<std::string, std::vector<time_ms>> caller_answers;
   //! The session's turns: when each started and when it completed or failed (-1: not yet).

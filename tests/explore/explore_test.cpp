@@ -443,6 +443,39 @@ steps:
   CHECK(played.clients[1].join_at == 0);
 }
 
+TEST_CASE("On a real clock a client's own answer moves clear of the call's ack deadline",
+          "[explore]") {
+  // Regression (explore on a real-clock target, seed 9200, program 168): c1 never acks in
+  // time and posts an error result 1,010 ms after the dispatch, against a 1 s ack deadline.
+  // A loaded target's timer fired late and the result completed the call the oracle failed
+  // with ack_timeout: the result moves clear of the deadline.
+  auto program = scenarios::load_text(R"(name: own_result_races_ack_deadline
+purpose: a client's own result 10 ms after its call's ack deadline
+spec: [CALL-3]
+duration: 5s
+settings: {ack_timeout: 1s, result_timeout: 3s}
+clients:
+  c1: {name: db, lifetime: never, tools: [read], join: 0s, ack_delay: 1860ms, result_delay: 1010ms,
+       error_result: true}
+model:
+  rules:
+    - match: ""
+      steps:
+        - tool_calls: [{name: db__read, arguments: {}}]
+        - content: done
+steps:
+  - at: 500ms
+    post_message: {content: explore}
+)",
+                                      "own_result_races_ack_deadline.yaml");
+  REQUIRE(program);
+  const auto played = judged_on_real_clock(*program);
+  REQUIRE(played.clients.size() == 1);
+  // The deadline is 1,000 ms after the dispatch: the result goes twice the tolerance after it.
+  CHECK(played.clients[0].result_delay == 1000 + 200);
+  CHECK(played.clients[0].ack_delay == 1860);
+}
+
 TEST_CASE("On a real clock a step that changes tools moves clear of a held answer's application",
           "[explore]") {
   // Regression (explore on a real-clock target, seed 8000, program 166): a held answer
