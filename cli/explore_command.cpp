@@ -327,6 +327,15 @@ int explore_command::judge_file(const explore::explore_options& options) const {
     std::cerr << "toolwire explore: the target cannot be used: " << judged.error->message << "\n";
     return 2;
   }
+  if (judged.still_racing) {
+    std::cerr << "toolwire explore: " << judge_
+              << " was not run: on a real clock it still races a deadline, a dispatch or an "
+                 "answer after "
+              << explore::most_moves_clear_of_races
+              << " moves clear of races, so no run of it could tell a correct target from a "
+                 "faulty one\n";
+    return 2;
+  }
   std::error_code ec;
   std::filesystem::create_directories(out_, ec);
   const auto stem = out_ + "/" + std::filesystem::path(judge_).stem().string() + ".judged";
@@ -424,6 +433,15 @@ void explore_command::print_retried(const explore::explore_result& result) const
     for (const auto& line : result.first_retried)
       std::cout << "    " << line << "\n";
   }
+  if (result.left_out_racing > 0) {
+    std::cout << "explore: " << result.left_out_racing
+              << " program(s) left out unjudged: on a real clock they still raced a deadline, "
+                 "a dispatch or an answer after "
+              << explore::most_moves_clear_of_races
+              << " moves clear of races, and a run of them could not tell a correct target "
+                 "from a faulty one; the first was program "
+              << result.first_left_out_program << "\n";
+  }
   if (result.unanswered_retried > 0) {
     std::cout << "explore: " << result.unanswered_retried
               << " program(s) ran again because the target did not answer a request in their "
@@ -444,6 +462,8 @@ int explore_command::report(const explore::explore_result& result, std::uint64_t
   summary["retried"] = {{"divergences", result.retried},
                         {"first", result.first_retried},
                         {"first_program", result.first_retried_program}};
+  summary["left_out_racing"] = {{"programs", result.left_out_racing},
+                                {"first_program", result.first_left_out_program}};
   summary["unanswered_retried"] = {{"programs", result.unanswered_retried},
                                    {"first", result.first_unanswered},
                                    {"first_program", result.first_unanswered_program}};
@@ -672,7 +692,8 @@ int explore_command::run_jobs(explore::explore_options options, const std::strin
   summary.update(focus_summary);
   // Why left out: these are one job's own figures (the jobs do not share them), and the
   // summary's others are the search's.
-  for (const char* one_jobs : {"requests_per_program", "retried", "unanswered_retried"})
+  for (const char* one_jobs :
+       {"requests_per_program", "retried", "unanswered_retried", "left_out_racing"})
     summary.erase(one_jobs);
   if (!summary.contains("outcome")) {
     summary["outcome"] = worst == 0 ? "no_divergence" : broken > 0 ? "jobs_failed" : "error";

@@ -476,6 +476,95 @@ steps:
   CHECK(played.clients[0].ack_delay == 1860);
 }
 
+TEST_CASE("On a real clock a step racing an answer at its own instant leaves the message behind",
+          "[explore]") {
+  // Regression (explore on a real-clock target, seed 9200, program 168): a PUT and the
+  // message whose answer it races share an instant, the PUT listed first. Moving the PUT
+  // with every step after it moved the message too, the answer with it, and the client's
+  // join after that: a chase that ran out of moves, and the program was judged racing (a
+  // false divergence on a correct target). The message stays; the PUT moves.
+  auto program = scenarios::load_text(R"(name: put_races_answer_at_its_instant
+purpose: a PUT at the instant of the message whose answer calls its client's tool
+spec: [TOOLS-5]
+duration: 5s
+clients:
+  c1: {name: db, lifetime: never, tools: [read], join: 1000ms, result_delay: 500ms}
+model:
+  rules:
+    - match: ""
+      steps:
+        - tool_calls: [{name: db__read, arguments: {}}]
+        - content: done
+steps:
+  - at: 1000ms
+    actor: c1
+    put_tools: {tools: [read]}
+  - at: 1000ms
+    post_message: {content: explore}
+)",
+                                      "put_races_answer_at_its_instant.yaml");
+  REQUIRE(program);
+  const auto played = judged_on_real_clock(*program);
+  REQUIRE(played.clients.size() == 1);
+  const auto message = std::find_if(played.steps.begin(), played.steps.end(), [](const auto& s) {
+    return s.performs(scenarios::vocabulary::action_id::post_message);
+  });
+  const auto put = std::find_if(played.steps.begin(), played.steps.end(), [](const auto& s) {
+    return s.performs(scenarios::vocabulary::action_id::put_tools);
+  });
+  REQUIRE(message != played.steps.end());
+  REQUIRE(put != played.steps.end());
+  CHECK(message->at == 1000);
+  // The join moves clear of the answer (resolved at 1,000 ms), and the PUT clear of both.
+  CHECK(played.clients[0].join_at == 1000 + 200);
+  CHECK(put->at >= played.clients[0].join_at + 200);
+}
+
+TEST_CASE("On a real clock a program that still races after every move is left out unjudged",
+          "[explore]") {
+  // Seventeen clients each due to post a result 10 ms after their call's ack deadline:
+  // each move takes one clear, and the program runs out of moves. It is not run: a run
+  // of it could not tell a correct target from a faulty one.
+  std::string clients, calls;
+  for (int n = 1; n <= explore::most_moves_clear_of_races + 1; ++n) {
+    const auto name = "t" + std::to_string(n);
+    clients += "  c" + std::to_string(n) + ": {name: " + name +
+               ", lifetime: never, tools: [read], join: 0s, ack_delay: 1860ms,\n"
+               "       result_delay: 1010ms, error_result: true}\n";
+    calls += "            - {name: " + name + "__read, arguments: {}}\n";
+  }
+  const std::string text =
+      "name: races_every_ack_deadline\n"
+      "purpose: results due 10 ms after their ack deadlines\n"
+      "spec: [CALL-3]\n"
+      "duration: 5s\n"
+      "settings: {ack_timeout: 1s, result_timeout: 3s}\n"
+      "clients:\n" +
+      clients +
+      "model:\n"
+      "  rules:\n"
+      "    - match: \"\"\n"
+      "      steps:\n"
+      "        - tool_calls:\n" +
+      calls +
+      "        - content: done\n"
+      "steps:\n"
+      "  - {at: 500ms, post_message: {content: explore}}\n";
+  auto program = scenarios::load_text(text, "races_every_ack_deadline.yaml");
+  REQUIRE(program);
+  bool ran = false;
+  auto options = on_target([&ran] {
+    return std::make_unique<in_process_target>(
+        [&ran](const scenarios::scenario&, actors::run_options&) { ran = true; }, nullptr);
+  });
+  options.shape.real_clock = true;
+  options.shape.tolerance_ms = 100;
+  const auto judged = explore::judge_program(*program, 1, options);
+  CHECK(judged.still_racing);
+  CHECK(judged.problems.empty());
+  CHECK_FALSE(ran);
+}
+
 TEST_CASE("On a real clock a step that changes tools moves clear of a held answer's application",
           "[explore]") {
   // Regression (explore on a real-clock target, seed 8000, program 166): a held answer

@@ -112,6 +112,10 @@ struct explore_failure {
   std::string label() const;
 };
 
+//! On a real clock a program moves clear of what its steps race (a deadline, a dispatch, an
+//! answer) at most this many times before it is judged; one still racing is left out.
+inline constexpr int most_moves_clear_of_races = 16;
+
 struct explore_result {
   int programs_run = 0;
   std::uint64_t requests = 0;
@@ -140,6 +144,11 @@ struct explore_result {
   int unanswered_retried = 0;
   std::string first_unanswered;
   int first_unanswered_program = 0;
+  //! On a real clock: programs left out unjudged because they still raced a deadline, a
+  //! dispatch or an answer after most_moves_clear_of_races moves clear of races (a run of
+  //! them could not tell a correct target from a faulty one), and the first one's number.
+  int left_out_racing = 0;
+  int first_left_out_program = 0;
   std::optional<explore_failure> failure;
   //! The target could not be used, or stopped answering (a request not answered in two
   //! runs of one program in a row).
@@ -160,6 +169,8 @@ struct program_judgement {
   std::vector<std::string> spec_ids;
   actors::trace target_trace, oracle_trace;
   std::optional<protocol::api_error> error;  // the target could not be used
+  //! On a real clock the program still raced after most_moves_clear_of_races moves: not run.
+  bool still_racing = false;
 };
 program_judgement judge_program(const scenarios::scenario& program, std::uint64_t seed,
                                 const explore_options& options);
