@@ -241,6 +241,17 @@ std::optional<time_ms> first_near(const std::vector<time_ms>& instants, time_ms 
   return std::nullopt;
 }
 
+//! The first of `armed` (deadlines, turns, held answers) armed before `when` and due within
+//! `margin` of it, either side: which of the two goes first is the coin toss. One armed at
+//! or after `when` (by the step, or a later one) moves with it. Not yet due (-1): none.
+std::optional<time_ms> armed_racing(const std::vector<actors::armed_deadline>& armed, time_ms when,
+                                    time_ms margin) {
+  for (const auto& a : armed) {
+    if (a.armed_at < when && a.due >= 0 && std::abs(a.due - when) < margin) return a.due;
+  }
+  return std::nullopt;
+}
+
 //! The n-th dispatch (from 0) a step on call `call` (from 1) acts on, if it has one.
 std::optional<std::size_t> nth_dispatch(const scripted_step& step, const oracle_instants& in) {
   const json& call = protocol::member_at(step.args, "call");
@@ -250,14 +261,10 @@ std::optional<std::size_t> nth_dispatch(const scripted_step& step, const oracle_
   return static_cast<std::size_t>(n - 1);
 }
 
-//! A deadline armed before the step, within `margin` either side (one the step, or a
-//! later one, arms moves with it).
+//! A deadline armed before the step, within `margin` either side.
 std::optional<time_ms> deadline_armed_before(const scripted_step& step, const oracle_instants& in,
                                              time_ms margin) {
-  for (const auto& d : in.deadlines) {
-    if (d.armed_at < step.at && std::abs(d.due - step.at) < margin) return d.due;
-  }
-  return std::nullopt;
+  return armed_racing(in.deadlines, step.at, margin);
 }
 
 //! The dispatch of the call the step acts on, appearing after it.
@@ -291,11 +298,7 @@ std::optional<time_ms> its_call_settled_by_its_client(const scripted_step& step,
 std::optional<time_ms> end_of_turn_before_message(const scripted_step& step,
                                                   const oracle_instants& in, time_ms margin) {
   if (!step.performs(scenarios::vocabulary::action_id::post_message)) return std::nullopt;
-  for (const auto& turn : in.turns) {
-    if (turn.armed_at < step.at && turn.due >= 0 && std::abs(turn.due - step.at) < margin)
-      return turn.due;
-  }
-  return std::nullopt;
+  return armed_racing(in.turns, step.at, margin);
 }
 
 //! Whether the step changes which tools are live (a PUT, a departure, a registration).
@@ -313,10 +316,7 @@ bool changes_tools(const scripted_step& step) {
 std::optional<time_ms> held_answer_applied(const scripted_step& step, const oracle_instants& in,
                                            time_ms margin) {
   if (!changes_tools(step)) return std::nullopt;
-  for (const auto& answer : in.held_answers) {
-    if (answer.armed_at < step.at && std::abs(answer.due - step.at) < margin) return answer.due;
-  }
-  return std::nullopt;
+  return armed_racing(in.held_answers, step.at, margin);
 }
 
 //! An answer calling tools applied just before a step changing tools, held or not: an
@@ -405,12 +405,10 @@ bool answers_clear_of_deadlines(scenario& program, const std::vector<oracle_inst
       const auto answers = run.caller_answers.find(caller.actor);
       if (answers == run.caller_answers.end()) continue;
       for (const time_ms answered : answers->second) {
-        for (const auto& d : run.deadlines) {
-          if (d.armed_at < answered && std::abs(d.due - answered) < margin) {
-            caller.answer_delay += d.due + margin - answered;
-            program.duration += d.due + margin - answered;
-            return true;
-          }
+        if (const auto due = armed_racing(run.deadlines, answered, margin)) {
+          caller.answer_delay += *due + margin - answered;
+          program.duration += *due + margin - answered;
+          return true;
         }
       }
     }
@@ -436,13 +434,11 @@ bool own_answers_clear_of_deadlines(scenario& program, const std::vector<oracle_
         for (auto [does, delay] : {std::pair{client.acks, &client.ack_delay},
                                    std::pair{client.answers, &client.result_delay}}) {
           if (!does) continue;
-          for (const auto& d : run.deadlines) {
-            const time_ms when = at + *delay;
-            if (d.armed_at < when && std::abs(d.due - when) < margin) {
-              *delay += d.due + margin - when;
-              program.duration += d.due + margin - when;
-              return true;
-            }
+          const time_ms when = at + *delay;
+          if (const auto due = armed_racing(run.deadlines, when, margin)) {
+            *delay += *due + margin - when;
+            program.duration += *due + margin - when;
+            return true;
           }
         }
       }
