@@ -748,6 +748,56 @@ struct search {
   }
 };
 
+//! `program` with the clients that registered at one instant spread 1 ms apart, in the
+//! order the target registered them. Why: SPEC leaves that order open (REG-6), and a
+//! client's name (web, web_2) and so what a model answer naming it reaches follow from
+//! it; the oracle's run of the written program may take another order than the target
+//! took and pin what that order shows (explore_over_http, unavailable_tool_dispatched: the
+//! target had c2 as web_2, the oracle c3, which had expired, and the written check for
+//! c2's failed call counted none). Written out, every run takes the target's order.
+scenario registrations_in_order_of(scenario program, const actors::trace& target) {
+  std::map<std::string, std::string> actor_of;  // client id -> actor
+  for (const auto& r : target.records()) {
+    if (r.kind != "response" || r.data.value("status", 0) != 201) continue;
+    const auto id = protocol::string_at(protocol::member_at(r.data, "body"), "client_id");
+    if (!id.empty()) actor_of.emplace(id, r.actor);
+  }
+  std::map<std::string, std::size_t> rank;  // actor -> its place in the target's order
+  const std::string registered(protocol::to_string(protocol::event_type::client_registered));
+  for (const auto& r : target.records()) {
+    if (r.kind != "event" || protocol::string_at(r.data, "type") != registered) continue;
+    const auto actor =
+        actor_of.find(protocol::string_at(protocol::member_at(r.data, "data"), "client_id"));
+    if (actor != actor_of.end()) rank.emplace(actor->second, rank.size());
+  }
+  // Each join at an instant: its place, and where it is written (a client or a step).
+  struct join {
+    std::size_t place;
+    time_ms* written;
+  };
+  std::map<time_ms, std::vector<join>> joins;
+  for (auto& client : program.clients) {
+    const auto place = rank.find(client.actor);
+    if (client.auto_join && place != rank.end())
+      joins[client.join_at].push_back({place->second, &client.join_at});
+  }
+  for (auto& step : program.steps) {
+    const auto place = rank.find(step.actor);
+    if (step.performs(scenarios::vocabulary::action_id::register_client) && place != rank.end())
+      joins[step.at].push_back({place->second, &step.at});
+  }
+  for (auto& [at, group] : joins) {
+    if (group.size() < 2) continue;
+    std::sort(group.begin(), group.end(),
+              [](const join& a, const join& b) { return a.place < b.place; });
+    for (std::size_t i = 0; i < group.size(); ++i)
+      *group[i].written = at + static_cast<time_ms>(i);
+  }
+  std::stable_sort(program.steps.begin(), program.steps.end(),
+                   [](const auto& a, const auto& b) { return a.at < b.at; });
+  return program;
+}
+
 void triage_and_verify(explore_failure& failure, runner& on, const program_shape& shape, int runs) {
   for (int i = 0; i < runs; ++i) {
     const auto j = judge_on(failure.program, failure.seed, on, shape);
@@ -755,12 +805,24 @@ void triage_and_verify(explore_failure& failure, runner& on, const program_shape
     ++failure.triage_runs;
     if (j.failed()) ++failure.triage_failures;
   }
-  failure.program = with_oracle_expectations(failure.program, failure.seed, failure.divergence,
-                                             shape.tolerance_ms);
+  failure.program =
+      with_oracle_expectations(registrations_in_order_of(failure.program, failure.target_trace),
+                               failure.seed, failure.divergence, shape.tolerance_ms);
   auto on_target = on.run(failure.program, failure.seed, {});
   failure.fails_on_target = on_target && fails(failure.program, on_target->trace);
   const auto oracle = run_in_process(failure.program, failure.seed, {});
   failure.passes_on_oracle = !fails(failure.program, oracle.trace);
+}
+
+//! One program, drawn at RapidCheck's full size. Why: RapidCheck gives its n-th test the
+//! size n mod 101 and gen::inRange narrows its range by the size, so about half of every
+//! 101 programs came out with one client, no task caller and a step or two, and found
+//! nothing (a fault was first found near program 51 on every seed). Measured in-process
+//! with SPEC's default timeouts over the 48 behavioural faults of bench/explore_power,
+//! seeds 1-5: the median number of programs to the first divergence fell from 37-52 to
+//! 3-10. Shrinking is unchanged: it shrinks the choices, not the size.
+scenario drawn_program(const program_shape& shape) {
+  return *rc::gen::resize(100, rc::gen::exec([&] { return detail::gen_program(shape); }));
 }
 
 //! The search: one RapidCheck property over generated programs, on one target.
@@ -784,7 +846,7 @@ void search_on(search& s) {
         return;
       }
     }
-    auto program = *rc::gen::exec([&] { return detail::gen_program(options.shape); });
+    auto program = drawn_program(options.shape);
     // --focus: a program whose run on the reference reaches a focused rule's move, if one
     // of a few drawn does (the reference is cheap to run; the target is what costs).
     std::optional<actors::run_result> screened;  // the reference's run of `program`
@@ -792,7 +854,7 @@ void search_on(search& s) {
       screened = run_in_process(program, options.seed, {});
       if (reaches_any(screened->life_cycle_reached, s.focused)) break;
       screened.reset();
-      program = *rc::gen::exec([&] { return detail::gen_program(options.shape); });
+      program = drawn_program(options.shape);
     }
     auto j = judge_on(program, options.seed, on, options.shape, std::move(screened));
     if (j.still_racing) {

@@ -114,7 +114,7 @@ struct explore_failure {
 
 //! On a real clock a program moves clear of what its steps race (a deadline, a dispatch, an
 //! answer) at most this many times before it is judged; one still racing is left out.
-inline constexpr int most_moves_clear_of_races = 16;
+inline constexpr int most_moves_clear_of_races = 64;
 
 struct explore_result {
   int programs_run = 0;
