@@ -24,6 +24,15 @@ namespace toolwire::cli {
 
 namespace {
 
+//! Why a program explore left out on a real clock says nothing; `what` is its subject
+//! ("the program", "each").
+std::string still_racing_why(const std::string& what) {
+  return "on a real clock " + what + " still raced a deadline, a dispatch or an answer after " +
+         std::to_string(explore::most_moves_clear_of_races) +
+         " moves clear of races, and no run of a racing program can tell a correct target from "
+         "a faulty one";
+}
+
 //! "60s", "5m", "1500ms", "1h" as milliseconds; nullopt for anything else.
 std::optional<std::chrono::milliseconds> parse_duration(const std::string& text) {
   std::size_t used = 0;
@@ -329,11 +338,7 @@ int explore_command::judge_file(const explore::explore_options& options) const {
   }
   if (judged.still_racing) {
     std::cerr << "toolwire explore: " << judge_
-              << " was not run: on a real clock it still races a deadline, a dispatch or an "
-                 "answer after "
-              << explore::most_moves_clear_of_races
-              << " moves clear of races, so no run of it could tell a correct target from a "
-                 "faulty one\n";
+              << " was not run: " << still_racing_why("the program") << "\n";
     return 2;
   }
   std::error_code ec;
@@ -435,12 +440,8 @@ void explore_command::print_retried(const explore::explore_result& result) const
   }
   if (result.left_out_racing > 0) {
     std::cout << "explore: " << result.left_out_racing
-              << " program(s) left out unjudged: on a real clock they still raced a deadline, "
-                 "a dispatch or an answer after "
-              << explore::most_moves_clear_of_races
-              << " moves clear of races, and a run of them could not tell a correct target "
-                 "from a faulty one; the first was program "
-              << result.first_left_out_program << "\n";
+              << " program(s) left out unjudged: " << still_racing_why("each")
+              << "; the first was program " << result.first_left_out_program << "\n";
   }
   if (result.unanswered_retried > 0) {
     std::cout << "explore: " << result.unanswered_retried

@@ -241,6 +241,13 @@ std::optional<time_ms> first_near(const std::vector<time_ms>& instants, time_ms 
   return std::nullopt;
 }
 
+//! `program`'s steps in time order, ties in the order they were listed (as scenario files
+//! keep them), after a move changed their times.
+void steps_in_time_order(scenario& program) {
+  std::stable_sort(program.steps.begin(), program.steps.end(),
+                   [](const auto& a, const auto& b) { return a.at < b.at; });
+}
+
 //! The first of `armed` (deadlines, turns, held answers) armed before `when` and due within
 //! `margin` of it, either side: which of the two goes first is the coin toss. One armed at
 //! or after `when` (by the step, or a later one) moves with it. Not yet due (-1): none.
@@ -490,8 +497,7 @@ bool steps_clear_of_races(scenario& program, const std::vector<oracle_instants>&
           const bool may_be_the_cause = *instant == was && program.steps[later].at == was;
           if (!may_be_the_cause) program.steps[later].at += shift;
         }
-        std::stable_sort(program.steps.begin(), program.steps.end(),
-                         [](const auto& a, const auto& b) { return a.at < b.at; });
+        steps_in_time_order(program);
         program.duration += shift;
         return true;
       }
@@ -545,9 +551,8 @@ judgement judge_on(const scenario& generated, std::uint64_t seed, runner& on,
       return j;
     }
     j.program = lasting_until_settled(std::move(*cleared), seed, shape);
+    screened.reset();  // the program judged is not the one screened (it moved clear of races)
   }
-  // Over HTTP the program judged is not the one screened (it moved clear of races).
-  if (on.over_http()) screened.reset();
   const scenario& program = j.program;
   std::optional<actors::run_result> oracle;
   if (!on.is_oracle()) oracle = screened ? std::move(screened) : run_in_process(program, seed, {});
@@ -793,8 +798,7 @@ scenario registrations_in_order_of(scenario program, const actors::trace& target
     for (std::size_t i = 0; i < group.size(); ++i)
       *group[i].written = at + static_cast<time_ms>(i);
   }
-  std::stable_sort(program.steps.begin(), program.steps.end(),
-                   [](const auto& a, const auto& b) { return a.at < b.at; });
+  steps_in_time_order(program);
   return program;
 }
 
