@@ -14,6 +14,7 @@
 #include <boost/asio/signal_set.hpp>
 
 #include "suggest.hpp"
+#include "toolwire/protocol/validation.hpp"
 #include "toolwire/reference_server/faults.hpp"
 #include "toolwire/reference_server/model_script.hpp"
 #include "toolwire/reference_server/variations/variations.hpp"
@@ -245,6 +246,10 @@ Read: docs/reference-server.md, docs/fault-table.md, docs/implementation-freedom
   app_->add_option("--variation", o.variations,
                    "Behave in a way SPEC allows but the reference does not by default "
                    "(repeatable; see --list-variations)");
+  app_->add_option("--cors-origin", o.cors_origins,
+                   "Let browser pages of this origin (http[s]://host[:port]) call the server: "
+                   "preflights answered, answers readable by it and by no other origin "
+                   "(repeatable; docs/cors.md)");
   app_->add_flag("--list-variations", o.list_variations,
                  "Print the variations that --variation accepts, with the SPEC rules that "
                  "allow them, and exit");
@@ -278,6 +283,11 @@ int serve_command::serve() const {
   core.ack_timeout_ms = o.ack_timeout_ms;
   core.result_timeout_ms = o.result_timeout_ms;
   core.interrupt_timeout_ms = o.interrupt_timeout_ms;
+  for (const auto& text : o.cors_origins) {
+    auto origin = protocol::parse_origin(text);
+    if (!origin) throw usage_error("--cors-origin: " + origin.error().message);
+    core.cors_origins.push_back(std::move(*origin));
+  }
   if (secret_seed_option_->count() > 0) {
     core.secret_seed = o.secret_seed;
     std::cerr << "toolwire serve: --secret-seed makes session tokens predictable; use it for "
@@ -320,6 +330,7 @@ int serve_command::serve() const {
     backend = std::make_unique<web::openai_backend>(ioc, plan.openai);
   }
   backend = reference_server::variations::wrap_backend(variations, std::move(backend));
+  const auto core_origins = plan.server.core.cors_origins;
   web::server server(ioc, std::move(plan.server), std::move(backend));
   net::ip::tcp::endpoint endpoint;
   try {
@@ -337,6 +348,8 @@ int serve_command::serve() const {
     std::cerr << "reference server: variation " << reference_server::variations::describe(v).name
               << "\n";
   }
+  for (const auto& origin : core_origins)
+    std::cerr << "reference server: CORS allows pages of " << origin << "\n";
   std::cout << "listening on " << url_of(endpoint) << std::endl;
   // Why a loop: every connection handler catches what it throws; should anything still
   // escape into the io_context, the server logs it and goes on serving.

@@ -26,6 +26,7 @@ struct serve_options {
   std::int64_t interrupt_timeout_ms = 600'000;
   std::vector<std::string> faults;
   std::vector<std::string> variations;
+  std::vector<std::string> cors_origins;
   std::uint64_t secret_seed = 0;
   std::int64_t keepalive_ms = 15'000;
   std::size_t max_connections = 1024;

@@ -3,6 +3,7 @@
 #include "toolwire/actors/freedom.hpp"
 
 #include <algorithm>
+#include <cctype>
 #include <limits>
 #include <map>
 #include <set>
@@ -140,6 +141,57 @@ std::string brief(const json& value, std::size_t limit = 240) {
   return text;
 }
 
+//! The items of a comma-separated header value, trimmed; lowercased when `fold`.
+std::vector<std::string> header_items(const std::string& value, bool fold) {
+  std::vector<std::string> items;
+  std::size_t start = 0;
+  while (start <= value.size()) {
+    const auto end = std::min(value.find(',', start), value.size());
+    std::string item = value.substr(start, end - start);
+    const auto first = item.find_first_not_of(" \t");
+    const auto last = item.find_last_not_of(" \t");
+    item = first == std::string::npos ? "" : item.substr(first, last - first + 1);
+    if (fold) {
+      for (auto& c : item)
+        c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+    }
+    if (!item.empty()) items.push_back(std::move(item));
+    start = end + 1;
+  }
+  return items;
+}
+
+//! Whether a browser lets the page of the asked origin read this answer and, for a
+//! preflight, send the request it asked about: the CORS check of the Fetch standard for a
+//! request without credentials mode (the tab sends a bearer token, no cookies), so `*` is
+//! as good as the origin itself, except that it never covers `Authorization`. Judged so
+//! that any server a browser accepts passes, whatever else its answer holds (CORS-1..3).
+bool browser_allows(const json& asked, const json& answered, int status) {
+  const auto field = [](const json& fields, const char* name) {
+    return fields.is_object() && fields.contains(name) && fields[name].is_string()
+               ? fields[name].get<std::string>()
+               : std::string();
+  };
+  const std::string origin = field(asked, "origin");
+  const std::string allowed = field(answered, "access-control-allow-origin");
+  if (origin.empty() || (allowed != "*" && allowed != origin)) return false;
+  const std::string method = field(asked, "access-control-request-method");
+  if (method.empty()) return true;  // not a preflight: readable
+  if (status < 200 || status > 299) return false;
+  const auto methods = header_items(field(answered, "access-control-allow-methods"), false);
+  const bool safelisted = method == "GET" || method == "HEAD" || method == "POST";
+  if (!safelisted && std::find(methods.begin(), methods.end(), method) == methods.end() &&
+      std::find(methods.begin(), methods.end(), "*") == methods.end())
+    return false;
+  const auto headers = header_items(field(answered, "access-control-allow-headers"), true);
+  const bool any = std::find(headers.begin(), headers.end(), "*") != headers.end();
+  for (const auto& wanted : header_items(field(asked, "access-control-request-headers"), true)) {
+    const bool listed = std::find(headers.begin(), headers.end(), wanted) != headers.end();
+    if (!listed && (!any || wanted == "authorization")) return false;
+  }
+  return true;
+}
+
 verdict check_response(const scenarios::expectation& expected, const trace_view& view,
                        std::size_t step) {
   const auto* response = view.response(step);
@@ -153,8 +205,15 @@ verdict check_response(const scenarios::expectation& expected, const trace_view&
   if (body.is_object() && body.contains("error") && body["error"].is_object()) {
     type = body["error"].value("type", "");
   }
-  const std::string observed = "status " + std::to_string(status) + ", body " + brief(body);
+  std::string observed = "status " + std::to_string(status) + ", body " + brief(body);
   const auto& args = expected.args;
+  if (args.contains("cors")) {
+    const json& cors = protocol::member_at(response->data, "cors");
+    const json& answered = protocol::member_at(cors, "answered");
+    observed += ", CORS fields " + brief(answered.is_object() ? answered : json::object());
+    const bool allowed = browser_allows(protocol::member_at(cors, "asked"), answered, status);
+    if (allowed != (args.value("cors", "") == "allowed")) return {false, observed};
+  }
   if (args.contains("status") && args["status"].get<int>() != status) return {false, observed};
   if (args.contains("error") && args.value("error", "") != type) return {false, observed};
   if (args.contains("body") && !subset(args["body"], body)) return {false, observed};
@@ -570,6 +629,12 @@ std::string describe_expected(const scenarios::expectation& expected) {
   if (args.contains("error"))
     text += (text.empty() ? "" : ", ") + ("error " + args.value("error", ""));
   if (args.contains("body")) text += (text.empty() ? "" : ", ") + ("body ⊇ " + brief(args["body"]));
+  if (args.contains("cors")) {
+    text +=
+        (text.empty() ? "" : ", ") + std::string(args.value("cors", "") == "allowed"
+                                                     ? "readable by the page's origin (CORS)"
+                                                     : "not readable by the page's origin (CORS)");
+  }
   return "response " + text;
 }
 

@@ -28,6 +28,7 @@ json describe(const protocol::api_request& request) {
   }
   if (request.credential) described["credential"] = redacted;
   if (request.last_event_id) described["last_event_id"] = *request.last_event_id;
+  if (!request.cors.empty()) described["cors"] = request.cors;
   return described;
 }
 

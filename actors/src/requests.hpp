@@ -41,6 +41,7 @@ void send_request(Self* self, const target_actor& target, run_context* context,
   });
   const std::string method = request.method;
   const std::string path = request.path;
+  const auto asked = request.cors;
   self->request(target, caf::infinite, request_atom::value, std::move(request))
       .then(
           [=](const protocol::api_response& response) {
@@ -49,6 +50,10 @@ void send_request(Self* self, const target_actor& target, run_context* context,
                                 {"path", path},
                                 {"status", response.status},
                                 {"body", response.body}};
+              // What a browser would decide by (CORS-1..3): only where a CORS field went
+              // out or came back, so other runs' traces stay as they were.
+              if (!asked.empty() || !response.cors.empty())
+                described["cors"] = {{"asked", asked}, {"answered", response.cors}};
               if (step) described["step"] = *step;
               return described;
             });

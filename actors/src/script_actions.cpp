@@ -98,6 +98,11 @@ protocol::outcome<std::string> fill_one(const script_state& state, std::string_v
   if (name == "sid") return state.session_id;
   if (name == "other_sid") return state.other_session_id;
   if (name == "token") return state.token;
+  if (name == "cors_origin") {
+    if (state.cors_origin.empty())
+      return protocol::invalid_request("{cors_origin}: the target claims no CORS origin");
+    return state.cors_origin;
+  }
   const auto colon = name.find(':');
   const std::string kind(name.substr(0, colon));
   const std::string rest(colon == std::string_view::npos ? "" : name.substr(colon + 1));
@@ -216,6 +221,16 @@ protocol::outcome<protocol::api_request> raw_request(const scenarios::scripted_s
     request.last_event_id = step.args["last_event_id"].is_string()
                                 ? step.args["last_event_id"].get<std::string>()
                                 : step.args["last_event_id"].dump();
+  }
+  // The CORS fields a browser would send (CORS-1..3): a page's origin and, on a preflight,
+  // what the request after it will use.
+  for (const auto& [arg, field] : {std::pair{"origin", "origin"},
+                                   {"request_method", "access-control-request-method"},
+                                   {"request_headers", "access-control-request-headers"}}) {
+    if (!step.args.contains(arg)) continue;
+    auto value = fill_template(state, step.args.value(arg, ""));
+    if (!value) return value.error();
+    request.cors[field] = *value;
   }
   if (step.args.contains("query")) {
     auto query = fill_template(state, step.args.value("query", ""));

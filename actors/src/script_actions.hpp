@@ -47,8 +47,9 @@ bool performed_by_the_client_itself(const scenarios::scripted_step& step);
 //! still owe it, and a later try may find it.
 protocol::outcome<std::string> resolve_call(const script_state& state, const json& ref);
 
-//! Fills `{sid}`, `{other_sid}`, `{token}`, `{cid:ACTOR}`, `{call:N}`, `{task:LABEL}` and
-//! `{pending:LABEL:N}` (the id of the n-th pending call in the task's latest poll).
+//! Fills `{sid}`, `{other_sid}`, `{token}`, `{cors_origin}`, `{cid:ACTOR}`, `{call:N}`,
+//! `{task:LABEL}` and `{pending:LABEL:N}` (the id of the n-th pending call in the task's
+//! latest poll).
 protocol::outcome<std::string> fill_template(const script_state& state, std::string_view text);
 
 //! `value` with every string that is exactly one template (e.g. "{cid:tab}") filled;

@@ -58,6 +58,7 @@ reference_server::core_config target_config(const scenarios::scenario& plan) {
   config.result_timeout_ms = plan.result_timeout_ms;
   config.interrupt_timeout_ms = plan.interrupt_timeout_ms;
   config.secret_seed = 0x7001'5eed;
+  config.cors_origins = {simulator_cors_origin};
   config.faults = plan.faults;
   return config;
 }
@@ -298,6 +299,7 @@ protocol::outcome<run_result> simulate(const scenarios::scenario& plan,
   context.plan = &plan;
   context.settings.api_key = options.host ? options.host->api_key() : simulator_api_key;
   context.settings.limited_key = options.host ? options.host->limited_key() : simulator_limited_key;
+  context.settings.cors_origin = options.host ? options.host->cors_origin() : simulator_cors_origin;
   context.settings.message_tag = options.message_tag;
   if (options.host) context.settings.assistant_id = options.host->assistant_id();
   if (options.host) {

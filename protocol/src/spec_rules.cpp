@@ -80,6 +80,11 @@ const std::vector<spec_rule>& spec_rules() {
       {"TASK-8", 'P', 'B', "a call to an unknown tool is not surfaced; the model gets an error"},
       {"TASK-9", 'S', 'B', "call ids are never reused; settled calls never pending again"},
       {"TASK-10", 'P', 'B', "task tools are offered unprefixed; input texts reach the model"},
+      // CORS (optional capability): not in SPEC.md; issue 22 asks for it, docs/cors.md
+      // states the rules. Cases citing them run only against a target that claims it.
+      {"CORS-1", 'P', 'C', "a preflight from an allowed origin is 2xx, no credential, allowing it"},
+      {"CORS-2", 'P', 'C', "every answer to an allowed origin allows it: success, error, stream"},
+      {"CORS-3", 'P', 'C', "an origin not allowed is never allowed: no echo, no *"},
   };
   return table;
 }

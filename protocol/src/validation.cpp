@@ -4,6 +4,7 @@
 #include "toolwire/protocol/safe_json.hpp"
 
 #include <algorithm>
+#include <cctype>
 #include <charconv>
 #include <cstdint>
 #include <functional>
@@ -339,6 +340,59 @@ outcome<advance_request> parse_advance_request(const json& body) {
   const auto value = as_int64(*ms);
   if (!value || *value < 0) return field_error("ms", "must be a non-negative integer", "CLOCK-1");
   return advance_request{*value};
+}
+
+outcome<std::string> parse_origin(std::string_view text) {
+  const auto bad = [&](std::string_view why) -> outcome<std::string> {
+    return invalid_request("origin '" + escape_bytes(text.substr(0, 80)) +
+                           "': " + std::string(why) +
+                           " (an origin is http://host[:port] or https://host[:port])");
+  };
+  std::string origin(text);
+  for (auto& c : origin)
+    c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  std::string_view rest = origin;
+  std::string scheme;
+  for (const std::string_view candidate : {"http", "https"}) {
+    if (rest.starts_with(std::string(candidate) + "://")) scheme = candidate;
+  }
+  if (scheme.empty()) return bad("the scheme must be http or https");
+  rest.remove_prefix(scheme.size() + 3);
+  if (rest.ends_with('/')) rest.remove_suffix(1);
+  if (rest.find_first_of("/?#") != std::string_view::npos) return bad("it has a path");
+  if (rest.find('@') != std::string_view::npos) return bad("it has user info");
+  std::string_view host = rest, port;
+  if (rest.starts_with('[')) {
+    const auto close = rest.find(']');
+    if (close == std::string_view::npos) return bad("an IPv6 host needs its ']'");
+    host = rest.substr(0, close + 1);
+    const auto after = rest.substr(close + 1);
+    if (!after.empty() && !after.starts_with(':')) return bad("something follows the host");
+    if (!after.empty()) port = after.substr(1);
+    if (host.find_first_not_of("[]0123456789abcdef:.") != std::string_view::npos)
+      return bad("the IPv6 host is malformed");
+  } else {
+    const auto colon = rest.find(':');
+    if (colon != std::string_view::npos) {
+      host = rest.substr(0, colon);
+      port = rest.substr(colon + 1);
+    }
+    if (host.find_first_not_of("abcdefghijklmnopqrstuvwxyz0123456789.-") != std::string_view::npos)
+      return bad("the host may hold letters, digits, '.' and '-' only");
+  }
+  if (host.empty() || host == "[]") return bad("the host is missing");
+  std::string serialized = scheme + "://" + std::string(host);
+  if (rest.find(':', host.size()) != std::string_view::npos || !port.empty()) {
+    unsigned number = 0;
+    const auto [end, error] = std::from_chars(port.data(), port.data() + port.size(), number);
+    if (port.empty() || error != std::errc() || end != port.data() + port.size() || number < 1 ||
+        number > 65535)
+      return bad("the port must be a number from 1 to 65535");
+    const bool default_port =
+        (scheme == "http" && number == 80) || (scheme == "https" && number == 443);
+    if (!default_port) serialized += ":" + std::to_string(number);
+  }
+  return serialized;
 }
 
 }  // namespace toolwire::protocol

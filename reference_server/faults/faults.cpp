@@ -8,7 +8,7 @@ namespace toolwire::reference_server {
 
 namespace {
 
-constexpr std::array<fault_info, 131> catalogue{{
+constexpr std::array<fault_info, 135> catalogue{{
     {fault::no_collision_counter, "no_collision_counter", "REG-5",
      "A second client with a live name gets the same name, no counter appended."},
     {fault::registered_event_wrong_name, "registered_event_wrong_name", "REG-9",
@@ -281,6 +281,15 @@ constexpr std::array<fault_info, 131> catalogue{{
     {fault::advance_fires_timers_late, "advance_fires_timers_late", "CLOCK-2",
      "An advance moves the clock the server's rules see only at the next advance: timers it "
      "reaches fire one advance late."},
+    {fault::cors_preflight_needs_credential, "cors_preflight_needs_credential", "CORS-1",
+     "A CORS preflight without a credential is 401, as any request without one (browsers "
+     "never send one with a preflight)."},
+    {fault::cors_authorization_header_not_allowed, "cors_authorization_header_not_allowed",
+     "CORS-1", "A preflight allows Content-Type and Last-Event-ID but not Authorization."},
+    {fault::cors_errors_not_allowed, "cors_errors_not_allowed", "CORS-2",
+     "Error answers (4xx) carry no Access-Control-Allow-Origin: the page cannot read why."},
+    {fault::cors_any_origin_allowed, "cors_any_origin_allowed", "CORS-3",
+     "Every origin is allowed: the answer echoes whatever Origin came."},
 }};
 
 }  // namespace

@@ -37,8 +37,11 @@ const protocol::route_info* route_of(const api_request& request) {
 }
 
 api_response error(int status, std::string_view type, std::string message) {
-  return {
-      status, json{{"error", {{"type", type}, {"message", std::move(message)}}}}, std::nullopt, {}};
+  return {status,
+          json{{"error", {{"type", type}, {"message", std::move(message)}}}},
+          std::nullopt,
+          {},
+          {}};
 }
 
 //! The request's body as a JSON object, when it is one.
@@ -294,7 +297,8 @@ void wire_faults::after(const api_request& request, api_response& response) {
         if (protocol::parse_event_type(event.type) == protocol::event_type::client_tool_failed &&
             protocol::string_at(event.data, "call_id") == (*at)[2] &&
             (reason == "ack_timeout" || reason == "result_timeout")) {
-          response = {200, json{{"call_id", (*at)[2]}, {"status", "completed"}}, std::nullopt, {}};
+          response = {
+              200, json{{"call_id", (*at)[2]}, {"status", "completed"}}, std::nullopt, {}, {}};
           break;
         }
       }
@@ -302,6 +306,36 @@ void wire_faults::after(const api_request& request, api_response& response) {
   }
   change_state_of_rejected(request, response);
   retype_errors(request, response);
+  break_cors(request, response);
+}
+
+void wire_faults::break_cors(const api_request& request, api_response& response) const {
+  const bool preflight = request.method == "OPTIONS" && response.status == 204;
+  // Fault cors_any_origin_allowed (CORS-3): whatever Origin came is echoed, as a server
+  // that copies the header instead of checking it against its list.
+  if (has(fault::cors_any_origin_allowed) && request.cors.contains("origin")) {
+    response.cors["access-control-allow-origin"] = request.cors.at("origin");
+    if (preflight) {
+      response.cors["access-control-allow-methods"] = response.allow;
+      response.cors["access-control-allow-headers"] = "Authorization, Content-Type, Last-Event-ID";
+    }
+  }
+  // Fault cors_authorization_header_not_allowed (CORS-1): the list forgets the credential.
+  if (has(fault::cors_authorization_header_not_allowed) &&
+      response.cors.contains("access-control-allow-headers")) {
+    response.cors["access-control-allow-headers"] = "Content-Type, Last-Event-ID";
+  }
+  // Fault cors_errors_not_allowed (CORS-2): the CORS fields are added on success only.
+  if (has(fault::cors_errors_not_allowed) && response.status >= 400) {
+    response.cors.erase("access-control-allow-origin");
+  }
+  // Fault cors_preflight_needs_credential (CORS-1): authentication runs before the preflight
+  // is recognised, so a browser's preflight (never with a credential) is 401.
+  if (has(fault::cors_preflight_needs_credential) && preflight && !request.credential) {
+    auto cors = std::move(response.cors);
+    response = error(401, "unauthenticated", "missing credential");
+    response.cors = std::move(cors);
+  }
 }
 
 void wire_faults::change_state_of_rejected(const api_request& request,

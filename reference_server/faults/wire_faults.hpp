@@ -34,6 +34,7 @@ class wire_faults {
   void change_state_of_rejected(const protocol::api_request& request,
                                 const protocol::api_response& response);
   void retype_errors(const protocol::api_request& request, protocol::api_response& response);
+  void break_cors(const protocol::api_request& request, protocol::api_response& response) const;
 
   core& target_;
   clock_source& clock_;

@@ -9,6 +9,7 @@
 #include "toolwire/protocol/validation.hpp"
 #include "toolwire/reference_server/core.hpp"
 #include "toolwire/reference_server/virtual_clock.hpp"
+#include "cors.hpp"
 #include "wire_faults.hpp"
 
 namespace toolwire::reference_server {
@@ -20,12 +21,12 @@ using protocol::json;
 namespace {
 
 api_response error_response(const protocol::api_error& error) {
-  return {protocol::http_status(error.code), protocol::to_json(error), std::nullopt, {}};
+  return {protocol::http_status(error.code), protocol::to_json(error), std::nullopt, {}, {}};
 }
 
 api_response json_response(int status, protocol::outcome<json> result) {
   if (!result) return error_response(result.error());
-  return {status, std::move(*result), std::nullopt, {}};
+  return {status, std::move(*result), std::nullopt, {}, {}};
 }
 
 //! The credential of a request: the Authorization header, or for the events route the
@@ -102,7 +103,7 @@ api_response create_session(const context& ctx) {
     }
   }
   auto created = ctx.target.create_session(ctx.now);
-  return {201, json{{"id", created.id}, {"token", created.token}}, std::nullopt, {}};
+  return {201, json{{"id", created.id}, {"token", created.token}}, std::nullopt, {}, {}};
 }
 
 api_response register_client(const context& ctx) {
@@ -115,7 +116,7 @@ api_response delete_client(const context& ctx) {
   return session_only(ctx, [&]() -> api_response {
     auto deleted = ctx.target.delete_client(ctx.sid(), ctx.cid(), ctx.now);
     if (!deleted) return error_response(deleted.error());
-    return {204, json(nullptr), std::nullopt, {}};
+    return {204, json(nullptr), std::nullopt, {}, {}};
   });
 }
 
@@ -164,7 +165,7 @@ api_response open_events(const context& ctx) {
   }
   auto start = ctx.target.stream_start(ctx.sid(), last);
   if (!start) return error_response(start.error());
-  return {200, json(nullptr), protocol::stream_directive{ctx.sid(), *start}, {}};
+  return {200, json(nullptr), protocol::stream_directive{ctx.sid(), *start, {}}, {}, {}};
 }
 
 api_response create_task(const context& ctx) {
@@ -199,7 +200,7 @@ api_response clock_route(const context& ctx, Act act) {
 
 api_response get_clock(const context& ctx) {
   return clock_route(ctx, [&]() -> api_response {
-    return {200, json{{"now_ms", ctx.clock.now()}}, std::nullopt, {}};
+    return {200, json{{"now_ms", ctx.clock.now()}}, std::nullopt, {}, {}};
   });
 }
 
@@ -209,7 +210,7 @@ api_response advance_clock(const context& ctx) {
     if (!body) return error_response(body.error());
     auto advance = protocol::parse_advance_request(*body);
     if (!advance) return error_response(advance.error());
-    return {200, json{{"now_ms", ctx.clock.advance(ctx.target, advance->ms)}}, std::nullopt, {}};
+    return {200, json{{"now_ms", ctx.clock.advance(ctx.target, advance->ms)}}, std::nullopt, {}, {}};
   });
 }
 
@@ -278,7 +279,13 @@ router::~router() = default;
 api_response router::handle(const api_request& request) {
   api_request seen = request;
   if (auto answered = wire_faults_->before(seen)) return *answered;
-  api_response response = handle_by_rules(core_, clock_, seen);
+  api_response response;
+  if (auto answered = detail::preflight(core_.config(), seen)) {
+    response = std::move(*answered);
+  } else {
+    response = handle_by_rules(core_, clock_, seen);
+    detail::allow_origin(core_.config(), seen, response);
+  }
   wire_faults_->after(seen, response);
   return response;
 }

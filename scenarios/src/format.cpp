@@ -134,6 +134,7 @@ const std::vector<word>& requirements() {
       {"part_b", "tasks (/api/tasks/...)"},
       {"virtual_clock", "the virtual clock (SPEC section 7)"},
       {"limited_key", "an API key without session.manage"},
+      {"cors", "CORS for browser pages of an origin the target names (CORS-1..3, docs/cors.md)"},
       {"exact_timing", "deadlines checked to the millisecond (a virtual clock)"},
   };
   return table;

@@ -173,6 +173,9 @@ json read_response(const mapping& m, const vocabulary::expectation_kind& kind) {
   for (const auto& f : kind.fields) {
     if (const auto* v = m.find(f.name)) args[std::string(f.name)] = read_field(*v, f, kind.name);
   }
+  if (args.contains("cors") && args["cors"] != "allowed" && args["cors"] != "refused") {
+    fail(m.find("cors")->line, "cors: write allowed or refused, not " + args["cors"].dump());
+  }
   return args;
 }
 

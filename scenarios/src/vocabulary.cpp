@@ -97,7 +97,7 @@ const std::vector<action>& actions() {
       {action_id::request,
        "request",
        performer::any,
-       {{"method", string, true, "GET, POST, PUT or DELETE"},
+       {{"method", string, true, "GET, POST, PUT, DELETE or OPTIONS (a CORS preflight)"},
         {"path", string, true,
          "may hold {sid}, {other_sid}, {cid:ACTOR}, {call:N}, {task:LABEL}, {pending:LABEL:N}"},
         {"body", any, false, "a JSON body"},
@@ -105,7 +105,13 @@ const std::vector<action>& actions() {
         {"credential", string, false,
          "api_key (default), token, other_token, limited_key, unknown, none"},
         {"query", string, false, "the query string, without '?'; may hold {token}"},
-        {"last_event_id", string, false, "sent as Last-Event-ID"}},
+        {"last_event_id", string, false, "sent as Last-Event-ID"},
+        {"origin", string, false,
+         "sent as Origin, as a browser page's request (CORS-2, CORS-3); may hold {cors_origin}"},
+        {"request_method", string, false,
+         "sent as Access-Control-Request-Method: the method a preflight asks for (CORS-1)"},
+        {"request_headers", string, false,
+         "sent as Access-Control-Request-Headers: the headers a preflight asks for (CORS-1)"}},
        "any request, for auth, routing and validation cases"},
       {action_id::advance,
        "advance",
@@ -122,7 +128,10 @@ const std::vector<expectation_kind>& expectation_kinds() {
        "response",
        {{"status", integer, false, "the HTTP status"},
         {"error", string, false, "error.type of the body (C-2)"},
-        {"body", object, false, "fields the body must hold (a subset match)"}},
+        {"body", object, false, "fields the body must hold (a subset match)"},
+        {"cors", string, false,
+         "allowed or refused: whether a browser lets the page of the request's origin read the "
+         "answer (and, for a preflight, send the request it asked about) (CORS-1..3)"}},
        true,
        false,
        "the step's own response"},
@@ -229,7 +238,7 @@ std::string_view name_of(expectation_id id) {
 }
 
 const expectation_kind* expectation_of_key(std::string_view key) {
-  if (key == "status" || key == "error" || key == "body") {
+  if (key == "status" || key == "error" || key == "body" || key == "cors") {
     return find_expectation(name_of(expectation_id::response));
   }
   return find_expectation(key);

@@ -301,7 +301,7 @@ TEST_CASE("tool_lists_reversed: client_tools_updated names the tools in reverse 
 
 TEST_CASE("pending_calls_reversed: an interrupted task lists its pending calls reversed",
           "[variations]") {
-  const toolwire::protocol::api_request poll{"GET", "/api/tasks/u", {}, {}, {}, ""};
+  const toolwire::protocol::api_request poll{"GET", "/api/tasks/u", {}, {}, {}, "", {}};
   auto response = answer(200, json::parse(R"({"uuid": "u", "status": "interrupted",
       "pending_tool_calls": [{"id": "tc_1", "name": "locate", "arguments": {}},
                              {"id": "tc_2", "name": "pick_city", "arguments": {}}]})"));

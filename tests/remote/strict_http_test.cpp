@@ -31,7 +31,7 @@ raw_target answering(std::string head, std::string body) {
 
 protocol::api_response get_from(const raw_target& target) {
   conformance::http_client client(target.address(), std::chrono::milliseconds(500));
-  return client.send({"GET", "/v1/_test/clock", {}, std::nullopt, std::nullopt, ""});
+  return client.send({"GET", "/v1/_test/clock", {}, std::nullopt, std::nullopt, "", {}});
 }
 
 }  // namespace

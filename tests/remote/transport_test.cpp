@@ -48,7 +48,7 @@ std::string json_answer(int status, const std::string& reason, const json& body)
 }
 
 protocol::api_request get(const std::string& path) {
-  return {"GET", path, {}, std::nullopt, std::nullopt, ""};
+  return {"GET", path, {}, std::nullopt, std::nullopt, "", {}};
 }
 
 std::string message_of(const protocol::api_response& response) {

@@ -9,6 +9,7 @@ reference_server::core_config default_config(reference_server::fault_set faults)
   reference_server::core_config config;
   config.api_keys = {{admin_key, {reference_server::scope_session_manage}}, {reader_key, {}}};
   config.secret_seed = 42;
+  config.cors_origins = {page_origin};
   config.faults = std::move(faults);
   return config;
 }
@@ -31,6 +32,12 @@ protocol::api_response core_harness::request(const std::string& method, const st
   r.credential = std::move(credential);
   r.last_event_id = std::move(last_event_id);
   r.body = body.is_null() ? "" : body.dump();
+  auto response = router_.handle(r);
+  collect();
+  return response;
+}
+
+protocol::api_response core_harness::send(const protocol::api_request& r) {
   auto response = router_.handle(r);
   collect();
   return response;

@@ -22,6 +22,8 @@ using protocol::time_ms;
 inline constexpr const char* admin_key = "admin-key";    // session.manage
 inline constexpr const char* reader_key = "reader-key";  // no scopes
 inline constexpr time_ms start_time = 1'700'000'000'000;
+//! The origin default_config lets browser pages call from (CORS-1..3).
+inline constexpr const char* page_origin = "http://app.toolwire.test";
 
 reference_server::core_config default_config(reference_server::fault_set faults = {});
 
@@ -35,6 +37,8 @@ class core_harness {
                                  const json& body = json(),
                                  std::optional<std::string> credential = admin_key,
                                  std::optional<std::string> last_event_id = std::nullopt);
+  //! Sends `r` as it is (e.g. with CORS fields), then collects the core's outputs.
+  protocol::api_response send(const protocol::api_request& r);
   //! Same with a raw body text (for malformed JSON).
   protocol::api_response request_raw(const std::string& method, const std::string& path,
                                      std::string body,

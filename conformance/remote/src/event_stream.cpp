@@ -104,7 +104,8 @@ void event_stream::on_header(beast::error_code ec) {
   protocol::api_response response;
   response.status = 200;
   response.body = json(nullptr);
-  response.stream = protocol::stream_directive{session_id_, after_seq_};
+  response.stream = protocol::stream_directive{session_id_, after_seq_, {}};
+  response.cors = cors_fields(parser_.get());
   finish_open(std::move(response));
   read_events();
 }
@@ -136,6 +137,7 @@ void event_stream::on_body(beast::error_code ec) {
   if (auto allow = parser_.get().find(http::field::allow); allow != parser_.get().end()) {
     response.allow = escape_invalid_utf8(allow->value());
   }
+  response.cors = cors_fields(parser_.get());
   finish_open(std::move(response));
   stop("");
 }

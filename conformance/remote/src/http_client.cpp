@@ -78,6 +78,8 @@ beast_request to_beast(const protocol::api_request& request, const host_port& se
   out.set(http::field::user_agent, "toolwire-conformance");
   if (request.credential) out.set(http::field::authorization, "Bearer " + *request.credential);
   if (request.last_event_id) out.set("Last-Event-ID", *request.last_event_id);
+  for (const auto& [name, value] : request.cors)
+    out.set(name, value);
   if (!request.body.empty()) {
     out.set(http::field::content_type, "application/json");
     out.body() = request.body;
@@ -85,6 +87,20 @@ beast_request to_beast(const protocol::api_request& request, const host_port& se
   out.keep_alive(true);
   out.prepare_payload();
   return out;
+}
+
+std::map<std::string, std::string> cors_fields(const http::fields& header) {
+  std::map<std::string, std::string> fields;
+  for (const auto& field : header) {
+    std::string name(field.name_string());
+    for (auto& c : name)
+      c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+    if (!name.starts_with("access-control-") && name != "vary") continue;
+    // Why appended: a field may come in several lines, which mean their values joined.
+    auto& value = fields[name];
+    value += (value.empty() ? "" : ", ") + escape_invalid_utf8(field.value());
+  }
+  return fields;
 }
 
 }  // namespace detail
@@ -261,6 +277,7 @@ protocol::api_response http_client::impl::read(bool& retry) {
   if (auto allow = response.find(http::field::allow); allow != response.end()) {
     out.allow = escape_invalid_utf8(allow->value());
   }
+  out.cors = detail::cors_fields(response);
   return out;
 }
 

@@ -114,6 +114,10 @@ std::string remote_host::limited_key() const {
   return profile().limited_api_key;
 }
 
+std::string remote_host::cors_origin() const {
+  return profile().cors_origin;
+}
+
 std::int64_t remote_host::assistant_id() const {
   return profile().assistant_id;
 }

@@ -36,7 +36,8 @@ void stream_registry::monitor(const std::string& session_id) {
       {},
       link_.profile().api_key,
       std::string("0"),
-      ""};
+      "",
+      {}};
   const auto opened = open(request, session_id, caf::actor{}, /*monitor=*/true);
   if (opened.status != 200) {
     trace_.record("transport_error",

@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "toolwire/conformance/outside_data.hpp"
+#include "toolwire/protocol/validation.hpp"
 #include "toolwire/scenarios/vocabulary.hpp"
 
 namespace toolwire::conformance {
@@ -33,6 +34,7 @@ const std::vector<std::string_view> known_fields = {"$schema",
                                                     "model_stand_in",
                                                     "assistant_id",
                                                     "clock",
+                                                    "cors_origin",
                                                     "ack_timeout_ms",
                                                     "result_timeout_ms",
                                                     "interrupt_timeout_ms",
@@ -111,6 +113,7 @@ class profile_reader {
   check parts(target_profile& out) const;
   check assistant(target_profile& out) const;
   check clock(bool& out) const;
+  check cors_origin(std::string& out) const;
   check overrides(json& out) const;
 
  private:
@@ -251,6 +254,16 @@ check profile_reader::clock(bool& out) const {
   return std::nullopt;
 }
 
+check profile_reader::cors_origin(std::string& out) const {
+  constexpr std::string_view field = "cors_origin";
+  if (!has(field)) return std::nullopt;
+  if (!at(field).is_string()) return fail(field, "must be a string, got " + shown(at(field)));
+  auto origin = protocol::parse_origin(at(field).get<std::string>());
+  if (!origin) return fail(field, origin.error().message);
+  out = *origin;
+  return std::nullopt;
+}
+
 check profile_reader::overrides(json& out) const {
   if (!has("overrides")) return std::nullopt;
   if (!at("overrides").is_object()) {
@@ -272,6 +285,7 @@ check read_all(const profile_reader& r, target_profile& p) {
       [&] { return r.stand_in(p.model_stand_in); },
       [&] { return r.assistant(p); },
       [&] { return r.clock(p.virtual_clock); },
+      [&] { return r.cors_origin(p.cors_origin); },
       [&] { return r.millis("ack_timeout_ms", p.ack_timeout_ms); },
       [&] { return r.millis("result_timeout_ms", p.result_timeout_ms); },
       [&] { return r.millis("interrupt_timeout_ms", p.interrupt_timeout_ms); },
@@ -344,6 +358,7 @@ bool target_profile::meets(std::string_view requirement) const {
   if (requirement == "virtual_clock") return virtual_clock;
   if (requirement == "exact_timing") return virtual_clock;
   if (requirement == "limited_key") return !limited_api_key.empty();
+  if (requirement == "cors") return !cors_origin.empty();
   return false;
 }
 

@@ -95,7 +95,8 @@ std::optional<protocol::time_ms> transport::target_now() {
                                       {},
                                       profile_.api_key,
                                       std::nullopt,
-                                      ""});
+                                      "",
+                                      {}});
   inbox_->note_activity();
   if (response.status == 200 && response.body.is_object() &&
       response.body.value("now_ms", json()).is_number_integer()) {
@@ -112,7 +113,8 @@ void transport::advance_clock(protocol::time_ms ms) {
                                       {},
                                       profile_.api_key,
                                       std::nullopt,
-                                      json{{"ms", ms}}.dump()});
+                                      json{{"ms", ms}}.dump(),
+                                      {}});
   inbox_->note_activity();
   if (response.status != 200) {
     trace_.record("transport_error",

@@ -12,6 +12,9 @@ namespace web = reference_server::web;
 //! The suite's own keys for the bundled server; redacted like any other credential.
 const char* const bundled_api_key = "toolwire-check-key";
 const char* const bundled_limited_key = "toolwire-check-limited-key";
+//! The origin the bundled server lets browser pages call it from, so that the CORS cases
+//! (CORS-1..3) run in the main job.
+const char* const bundled_cors_origin = "http://app.toolwire.test";
 
 struct bundled_reference::server {
   boost::asio::io_context ioc;
@@ -54,6 +57,7 @@ protocol::outcome<target_profile> bundled_reference::profile_for(const timeouts&
     config.core.ack_timeout_ms = t.ack;
     config.core.result_timeout_ms = t.result;
     config.core.interrupt_timeout_ms = t.interrupt;
+    config.core.cors_origins = {bundled_cors_origin};
     config.core.faults = faults_;
     config.clock = real_clock_ ? web::clock_kind::real : web::clock_kind::virtual_time;
     config.log_requests = false;
@@ -80,6 +84,7 @@ protocol::outcome<target_profile> bundled_reference::profile_for(const timeouts&
   profile.base = {"127.0.0.1", slot->endpoint.port()};
   profile.api_key = bundled_api_key;
   profile.limited_api_key = bundled_limited_key;
+  profile.cors_origin = bundled_cors_origin;
   profile.part_a = profile.part_b = true;
   profile.model_stand_in = stand_in_->address();
   profile.assistant_id = 1;

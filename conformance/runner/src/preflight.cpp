@@ -36,7 +36,8 @@ protocol::api_request to(route_id id, std::initializer_list<std::string_view> id
           {},
           credential,
           {},
-          std::move(body)};
+          std::move(body),
+          {}};
 }
 
 //! "METHOD PATH answered STATUS: <the likely cause>".

@@ -161,6 +161,10 @@ protocol::api_request to_api_request(const http_request& request) {
   if (auto it = request.find("Last-Event-ID"); it != request.end()) {
     out.last_event_id = std::string(it->value());
   }
+  for (const std::string_view name :
+       {"origin", "access-control-request-method", "access-control-request-headers"}) {
+    if (auto it = request.find(name); it != request.end()) out.cors[std::string(name)] = it->value();
+  }
   out.body = request.body();
   return out;
 }
@@ -170,6 +174,8 @@ http_response to_http_response(const protocol::api_response& response, unsigned 
   http_response out{static_cast<http::status>(response.status), version};
   out.set(http::field::server, server_name);
   if (!response.allow.empty()) out.set(http::field::allow, response.allow);
+  for (const auto& [name, value] : response.cors)
+    out.set(name, value);
   out.keep_alive(keep_alive);
   if (response.status != 204 && !response.body.is_null()) {
     out.set(http::field::content_type, "application/json");

@@ -163,7 +163,9 @@ void http_session::answer_unguarded() {
     // The SSE session owns the socket from here on; this object ends with this call.
     handed_over_ = true;
     stream_.expires_never();
-    handler_.open_stream(std::move(stream_), *response.stream);
+    auto directive = *response.stream;
+    directive.cors = response.cors;
+    handler_.open_stream(std::move(stream_), std::move(directive));
     return;
   }
   auto message = to_http_response(response, request.version(), request.keep_alive());

@@ -23,13 +23,22 @@ using tcp = net::ip::tcp;
 // it catches up over several writes instead.
 constexpr std::size_t max_batch_bytes = 256u << 10;
 
-constexpr std::string_view response_header =
-    "HTTP/1.1 200 OK\r\n"
-    "Content-Type: text/event-stream\r\n"
-    "Cache-Control: no-cache\r\n"
-    "Connection: close\r\n"
-    "Server: toolwire-reference\r\n"
-    "\r\n";
+//! The stream's answer header, with its CORS fields (CORS-2). Why the check: a field
+//! holding a line break would end the header early; Beast refuses such request headers,
+//! so none comes from a request, but a header is never written on that assumption.
+std::string response_header(const std::map<std::string, std::string>& cors) {
+  std::string header =
+      "HTTP/1.1 200 OK\r\n"
+      "Content-Type: text/event-stream\r\n"
+      "Cache-Control: no-cache\r\n"
+      "Connection: close\r\n"
+      "Server: toolwire-reference\r\n";
+  for (const auto& [name, value] : cors) {
+    if ((name + value).find_first_of("\r\n") != std::string::npos) continue;
+    header += name + ": " + value + "\r\n";
+  }
+  return header + "\r\n";
+}
 
 constexpr std::string_view keepalive_comment = ": keep-alive\n\n";
 
@@ -60,6 +69,7 @@ sse_session::sse_session(beast::tcp_stream stream, const reference_server::core&
       events_(events),
       wire_(wire),
       session_id_(std::move(directive.session_id)),
+      header_(response_header(directive.cors)),
       last_sent_(directive.after_seq),
       keepalive_(keepalive),
       write_timeout_(write_timeout),
@@ -113,7 +123,7 @@ void sse_session::pump() {
 void sse_session::pump_unguarded() {
   if (closed_ || writing_ || holding_back_) return;
   std::string out;
-  if (!header_sent_) out = std::string(response_header) + wire_.preamble();
+  if (!header_sent_) out = header_ + wire_.preamble();
   append_events(out);
   header_sent_ = true;  // only now: if append_events throws, the header is still unsent
   if (out.empty() && keepalive_due_) out = keepalive_comment;

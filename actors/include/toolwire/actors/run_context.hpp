@@ -23,6 +23,7 @@ namespace toolwire::actors {
 struct run_settings {
   std::string api_key;
   std::string limited_key;  // an API key without session.manage, when the target has one
+  std::string cors_origin;  // an origin the target allows browser pages from, when it has one
   std::int64_t assistant_id = 1;
   std::string message_tag;  // prepended to user messages (MODEL-3)
   //! Real time only: how long a step that needs what the target still owes (a dispatch

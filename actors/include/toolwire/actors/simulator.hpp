@@ -64,6 +64,9 @@ class target_host {
   //! without that scope (for "limited_key" cases; empty otherwise).
   virtual std::string api_key() const = 0;
   virtual std::string limited_key() const = 0;
+  //! An origin whose browser pages the target lets call it (the CORS capability,
+  //! CORS-1..3), or "" when it claims none.
+  virtual std::string cors_origin() const { return ""; }
   //! The assistant Part B tasks are created with (bound to the suite's model).
   virtual std::int64_t assistant_id() const = 0;
   //! Runs end after `scenario.duration`; an in-process run then also lets every deadline
@@ -132,5 +135,7 @@ protocol::outcome<run_result> simulate(const scenarios::scenario& plan, const ru
 //! without; both redacted in traces.
 inline constexpr const char* simulator_api_key = "toolwire-sim-key";
 inline constexpr const char* simulator_limited_key = "toolwire-sim-limited-key";
+//! The origin the in-process target allows browser pages from (CORS-1..3).
+inline constexpr const char* simulator_cors_origin = "http://app.toolwire.test";
 
 }  // namespace toolwire::actors

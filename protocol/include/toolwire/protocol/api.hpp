@@ -17,6 +17,9 @@ struct api_request {
   std::optional<std::string> credential;     // from `Authorization: Bearer` (C-5)
   std::optional<std::string> last_event_id;  // the `Last-Event-ID` header, verbatim
   std::string body;                          // raw body text; empty when none
+  //! The CORS header fields a browser sends (`Origin`, `Access-Control-Request-Method`,
+  //! `Access-Control-Request-Headers`), by lowercase name; the rest are not read.
+  std::map<std::string, std::string> cors = {};
 };
 
 //! What an events route asks the transport to do (SES-3): stream this session's events
@@ -24,6 +27,8 @@ struct api_request {
 struct stream_directive {
   std::string session_id;
   std::uint64_t after_seq = 0;
+  //! The CORS header fields the stream's answer carries (api_response::cors, CORS-2).
+  std::map<std::string, std::string> cors = {};
 };
 
 struct api_response {
@@ -31,6 +36,9 @@ struct api_response {
   nlohmann::json body;                     // null for 204
   std::optional<stream_directive> stream;  // set on a successful events request
   std::string allow;                       // for 405: the methods the path accepts
+  //! The CORS header fields of the answer (`Access-Control-Allow-*`, `Vary`), by lowercase
+  //! name: what a browser reads to decide whether a page may see it (CORS-1..3).
+  std::map<std::string, std::string> cors = {};
 };
 
 //! Why no HTTP answer came: the target could not be reached or did not answer in time

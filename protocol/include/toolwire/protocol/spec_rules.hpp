@@ -1,4 +1,6 @@
-// The rule IDs of SPEC.md, one row per rule: what scenarios and cases may cite.
+// The rule IDs of SPEC.md, one row per rule: what scenarios and cases may cite; and the
+// three CORS rules of the optional CORS capability (issue 22, docs/cors.md), which SPEC.md
+// does not state.
 #pragma once
 
 #include <string_view>
@@ -17,7 +19,7 @@ struct spec_rule {
   std::string_view summary;
 };
 
-//! Every rule, in SPEC.md's order.
+//! Every rule, in SPEC.md's order, then CORS-1..3.
 const std::vector<spec_rule>& spec_rules();
 
 //! The rule with this exact ID (e.g. "LIFE-5"), or null.

@@ -38,6 +38,12 @@ outcome<advance_request> parse_advance_request(const json& body);
 //! A Last-Event-ID header (SES-3): a non-negative integer in decimal, else nothing.
 std::optional<std::uint64_t> parse_last_event_id(std::string_view text);
 
+//! A web origin as a browser sends it in `Origin` (CORS-1..3): `http://` or `https://`, a
+//! host (a name, an IPv4 address or an [IPv6] one) and an optional port from 1 to 65535,
+//! nothing after it but one optional '/'. Gives it serialized the browser's way: scheme and
+//! host in lowercase, no default port (80 for http, 443 for https), no '/'.
+outcome<std::string> parse_origin(std::string_view text);
+
 //! A tool list under `field` (e.g. "tools"): REG-1, REG-2, REG-3.
 outcome<std::vector<tool_spec>> parse_tool_list(const json& list, std::string_view field);
 

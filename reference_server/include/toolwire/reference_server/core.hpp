@@ -58,6 +58,9 @@ struct core_config {
   std::function<std::array<std::uint64_t, 2>()> token_entropy;
   std::uint64_t secret_seed = 0;  // used only without token_entropy
   std::string model_name = "toolwire-reference";
+  //! The origins (`scheme://host[:port]`) whose pages may call this server from a browser
+  //! (the CORS capability, CORS-1..3, docs/cors.md). Empty: no CORS, as SPEC has none.
+  std::vector<std::string> cors_origins;
   fault_set faults;
 };
 

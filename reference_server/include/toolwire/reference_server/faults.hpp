@@ -151,6 +151,11 @@ enum class fault {
   interrupt_deadline_early,                 // TASK-7
   model_steps_take_virtual_time,            // CLOCK-3
   advance_fires_timers_late,                // CLOCK-2
+  // -- the CORS capability (CORS-1..3, docs/cors.md), around the router's cors.cpp
+  cors_preflight_needs_credential,        // CORS-1
+  cors_authorization_header_not_allowed,  // CORS-1
+  cors_errors_not_allowed,                // CORS-2
+  cors_any_origin_allowed,                // CORS-3
 };
 
 struct fault_info {

@@ -38,6 +38,7 @@ class remote_host final : public actors::target_host {
   void clock_moves(actors::time_ms ms) override;
   std::string api_key() const override;
   std::string limited_key() const override;
+  std::string cors_origin() const override;
   std::int64_t assistant_id() const override;
   bool settle_out() const override { return false; }
   bool real_time() const override;

@@ -36,6 +36,9 @@ struct target_profile {
   host_port model_stand_in;       // where the target calls its model (SPEC 8)
   std::int64_t assistant_id = 0;  // bound to the stand-in model (Part B)
   bool virtual_clock = false;     // SPEC 7 capability
+  //! The CORS capability (CORS-1..3, docs/cors.md): an origin the target lets browser pages
+  //! call it from, serialized (protocol::parse_origin); "" when it claims no CORS.
+  std::string cors_origin;
   time_ms ack_timeout_ms = 10'000;
   time_ms result_timeout_ms = 300'000;
   time_ms interrupt_timeout_ms = 600'000;
@@ -54,8 +57,8 @@ struct target_profile {
   bool given_as_flags = false;
 
   //! Whether the target meets a scenario requirement: "part_a", "part_b",
-  //! "virtual_clock", "limited_key" or "exact_timing" (deadlines to the millisecond: a
-  //! virtual clock). An unknown requirement is never met.
+  //! "virtual_clock", "limited_key", "cors" or "exact_timing" (deadlines to the
+  //! millisecond: a virtual clock). An unknown requirement is never met.
   bool meets(std::string_view requirement) const;
 };
 

@@ -65,6 +65,7 @@ class sse_session : public std::enable_shared_from_this<sse_session> {
   const reference_server::core& events_;
   wire_policy& wire_;
   std::string session_id_;
+  std::string header_;  // the answer's header, CORS fields included
   std::uint64_t last_sent_;
   std::chrono::milliseconds keepalive_;
   std::chrono::milliseconds write_timeout_;
