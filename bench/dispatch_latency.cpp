@@ -22,11 +22,8 @@
 #include <thread>
 #include <vector>
 
-#include <signal.h>
-#include <sys/wait.h>
-#include <unistd.h>
-
 #include "bench_args.hpp"
+#include "bench_http.hpp"
 #include "toolwire/protocol/events.hpp"
 
 namespace asio = boost::asio;
@@ -109,72 +106,6 @@ void serve_model(tcp::acceptor& acceptor) {
   }
 }
 
-struct server_process {
-  pid_t pid = -1;
-  int port = 0;
-};
-
-server_process start_toolwire(const options& o, int model_port) {
-  int out[2];
-  if (pipe(out) != 0) std::exit(1);
-  const pid_t pid = fork();
-  if (pid == 0) {
-    dup2(out[1], STDOUT_FILENO);
-    close(out[0]);
-    const std::string url = "http://127.0.0.1:" + std::to_string(model_port) + "/v1";
-    execl(o.toolwire.c_str(), o.toolwire.c_str(), "serve", "--port", "0", "--api-key", "bench",
-          "--model-url", url.c_str(), "--assistant-id", "1", "--clock", "virtual", "--quiet",
-          static_cast<char*>(nullptr));
-    std::perror("exec toolwire");
-    std::_Exit(127);
-  }
-  close(out[1]);
-  FILE* stream = fdopen(out[0], "r");
-  char line[256] = {};
-  if (std::fgets(line, sizeof line, stream) == nullptr) {
-    std::cerr << "dispatch_latency: toolwire serve printed nothing\n";
-    std::exit(1);
-  }
-  const std::string text = line;
-  const auto colon = text.rfind(':');
-  return {pid, std::stoi(text.substr(colon + 1))};
-}
-
-//! A keep-alive JSON client for the set-up and the results.
-class client {
- public:
-  client(asio::io_context& io, int port) : stream_(io) {
-    stream_.connect(tcp::endpoint(asio::ip::make_address("127.0.0.1"), port));
-  }
-  json call(http::verb verb, const std::string& target, const json& body) {
-    http::request<http::string_body> request{verb, target, 11};
-    request.set(http::field::host, "127.0.0.1");
-    request.set(http::field::authorization, "Bearer bench");
-    request.set(http::field::content_type, "application/json");
-    request.body() = body.dump();
-    request.prepare_payload();
-    http::write(stream_, request);
-    http::response<http::string_body> response;
-    http::read(stream_, buffer_, response);
-    if (response.result_int() >= 300) {
-      std::cerr << "dispatch_latency: " << target << " -> " << response.result_int() << " "
-                << response.body() << "\n";
-      std::exit(1);
-    }
-    return response.body().empty() ? json() : json::parse(response.body());
-  }
-
- private:
-  beast::tcp_stream stream_;
-  beast::flat_buffer buffer_;
-};
-
-double percentile(std::vector<double> values, double p) {
-  std::sort(values.begin(), values.end());
-  const std::size_t index = static_cast<std::size_t>(p * static_cast<double>(values.size() - 1));
-  return values[index];
-}
-
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -187,18 +118,27 @@ int main(int argc, char** argv) {
   tcp::acceptor model_acceptor(io, tcp::endpoint(asio::ip::make_address("127.0.0.1"), 0));
   std::thread model_thread([&] { serve_model(model_acceptor); });
 
-  const server_process server = start_toolwire(o, model_acceptor.local_endpoint().port());
-  client api(io, server.port);
-  const json session = api.call(http::verb::post, "/v1/sessions", json::object());
+  const std::string model_url =
+      "http://127.0.0.1:" + std::to_string(model_acceptor.local_endpoint().port()) + "/v1";
+  const bench::server_process server =
+      bench::start_toolwire(o.toolwire,
+                            {"--api-key", "bench", "--model-url", model_url, "--assistant-id", "1",
+                             "--clock", "virtual", "--quiet"},
+                            "dispatch_latency");
+  bench::json_client api(io, server.port, "bench");
+  const auto call = [&api](http::verb verb, const std::string& target, const json& body) {
+    return api.call(verb, target, body, "dispatch_latency");
+  };
+  const json session = call(http::verb::post, "/v1/sessions", json::object());
   const std::string sid = session["id"];
   const json tool = {
       {"name", "echo"}, {"description", "echo"}, {"parameters", {{"type", "object"}}}};
   std::string probe_id;
   for (int i = 0; i < o.clients; ++i) {
-    const json registered = api.call(http::verb::post, "/v1/sessions/" + sid + "/clients",
-                                     {{"name", "probe_" + std::to_string(i)},
-                                      {"lifetime", {{"type", "never"}}},
-                                      {"tools", json::array({tool})}});
+    const json registered = call(http::verb::post, "/v1/sessions/" + sid + "/clients",
+                                 {{"name", "probe_" + std::to_string(i)},
+                                  {"lifetime", {{"type", "never"}}},
+                                  {"tools", json::array({tool})}});
     if (i == 0) probe_id = registered["client_id"];
   }
 
@@ -236,7 +176,7 @@ int main(int argc, char** argv) {
 
   std::vector<double> latencies_us;
   for (int turn = 0; turn < o.turns; ++turn) {
-    api.call(http::verb::post, "/v1/sessions/" + sid + "/messages", {{"content", "go"}});
+    call(http::verb::post, "/v1/sessions/" + sid + "/messages", {{"content", "go"}});
     for (;;) {
       auto [name, data] = next_event();
       using toolwire::protocol::event_type;
@@ -246,10 +186,10 @@ int main(int argc, char** argv) {
         latencies_us.push_back(
             std::chrono::duration<double, std::micro>(steady::duration(received - tool_call_sent))
                 .count());
-        api.call(http::verb::post,
-                 "/v1/sessions/" + sid + "/clients/" + probe_id + "/calls/" +
-                     data["call_id"].get<std::string>() + "/result",
-                 {{"content", "ok"}});
+        call(http::verb::post,
+             "/v1/sessions/" + sid + "/clients/" + probe_id + "/calls/" +
+                 data["call_id"].get<std::string>() + "/result",
+             {{"content", "ok"}});
       } else if (type == event_type::turn_completed) {
         break;
       } else if (type == event_type::turn_failed) {
@@ -259,15 +199,15 @@ int main(int argc, char** argv) {
     }
   }
 
-  kill(server.pid, SIGTERM);
-  waitpid(server.pid, nullptr, 0);
+  server.stop();
   model_acceptor.close();
   model_thread.detach();
 
   std::printf(
       "dispatch latency, %d clients, %d turns: p50 %.0f us, p90 %.0f us, p99 %.0f us, "
       "max %.0f us\n",
-      o.clients, o.turns, percentile(latencies_us, 0.5), percentile(latencies_us, 0.9),
-      percentile(latencies_us, 0.99), percentile(latencies_us, 1.0));
+      o.clients, o.turns, bench::percentile(latencies_us, 0.5),
+      bench::percentile(latencies_us, 0.9), bench::percentile(latencies_us, 0.99),
+      bench::percentile(latencies_us, 1.0));
   return 0;
 }

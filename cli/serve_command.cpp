@@ -128,7 +128,8 @@ void check_timeouts(const serve_options& options) {
       {"--result-timeout-ms", options.result_timeout_ms},
       {"--interrupt-timeout-ms", options.interrupt_timeout_ms},
       {"--model-timeout-ms", options.model_timeout_ms},
-      {"--keepalive-ms", options.keepalive_ms}};
+      {"--keepalive-ms", options.keepalive_ms},
+      {"--idle-expiry-ms", options.idle_expiry_ms}};
   for (const auto& [name, value] : all) {
     if (value > reference_server::max_virtual_ms) {
       throw usage_error(std::string(name) + " must be at most " +
@@ -143,6 +144,9 @@ void check_timeouts(const serve_options& options) {
     throw usage_error("--interrupt-timeout-ms must be positive");
   if (options.model_timeout_ms <= 0) throw usage_error("--model-timeout-ms must be positive");
   if (options.keepalive_ms <= 0) throw usage_error("--keepalive-ms must be positive");
+  if (options.idle_expiry_ms < 0) {
+    throw usage_error("--idle-expiry-ms must be 0 (never forget) or positive");
+  }
 }
 
 reference_server::model_script load_script(const std::string& path) {
@@ -238,6 +242,23 @@ Read: docs/reference-server.md, docs/fault-table.md, docs/implementation-freedom
                    "Connections open at once, event streams included; more are answered 503")
       ->check(CLI::Range(std::size_t{1}, std::size_t{1} << 20))
       ->capture_default_str();
+  app_->add_option("--max-streams-per-session", o.max_streams_per_session,
+                   "Event streams one session may hold open; one more is answered 503")
+      ->check(CLI::Range(std::size_t{1}, std::size_t{1} << 20))
+      ->capture_default_str();
+  app_->add_option("--reserved-connections", o.reserved_connections,
+                   "Connections (of --max-connections) that event streams may never take, so "
+                   "requests get through while streams are saturated")
+      ->check(CLI::Range(std::size_t{0}, std::size_t{1} << 20))
+      ->capture_default_str();
+  app_->add_option("--idle-expiry-ms", o.idle_expiry_ms,
+                   "Forget a session with no live client and no turn after this long without "
+                   "a request or event (its token then answers 401), and a completed or failed "
+                   "task after this long unread; 0 never forgets")
+      ->capture_default_str();
+  app_->add_option("--max-sessions", o.max_sessions,
+                   "Sessions kept at once; creating one more is answered 503 (0: no limit)")
+      ->capture_default_str();
   app_->add_option("--keepalive-ms", o.keepalive_ms, "SSE keep-alive comment after this silence")
       ->capture_default_str();
   app_->add_flag("--quiet", o.quiet,
@@ -278,6 +299,11 @@ int serve_command::serve() const {
   auto& core = plan.server.core;
   core.api_keys = parse_api_keys(o.api_keys);
   check_timeouts(o);
+  if (o.reserved_connections >= o.max_connections) {
+    throw usage_error("--reserved-connections (" + std::to_string(o.reserved_connections) +
+                      ") must be less than --max-connections (" +
+                      std::to_string(o.max_connections) + "): event streams need some connections");
+  }
   core.faults = parse_faults(o.faults);
   core.assistant_id = o.assistant_id;
   core.ack_timeout_ms = o.ack_timeout_ms;
@@ -319,6 +345,10 @@ int serve_command::serve() const {
   plan.server.keepalive = std::chrono::milliseconds(o.keepalive_ms);
   plan.server.log_requests = !o.quiet;
   plan.server.max_connections = o.max_connections;
+  plan.server.max_streams_per_session = o.max_streams_per_session;
+  plan.server.reserved_connections = o.reserved_connections;
+  core.idle_expiry_ms = o.idle_expiry_ms;
+  core.max_sessions = o.max_sessions;
   const auto variations = parse_variations(o.variations);
   reference_server::variations::apply(variations, plan.server);
 

@@ -30,6 +30,10 @@ struct serve_options {
   std::uint64_t secret_seed = 0;
   std::int64_t keepalive_ms = 15'000;
   std::size_t max_connections = 1024;
+  std::size_t max_streams_per_session = 64;
+  std::size_t reserved_connections = 64;
+  std::int64_t idle_expiry_ms = 3'600'000;
+  std::size_t max_sessions = 10'000;
   bool list_faults = false;
   bool list_variations = false;
   bool quiet = false;

@@ -38,6 +38,48 @@ std::string make_token(state& s) {
   return buffer;
 }
 
+//! Forgets a session: its token stops working (401) and its id answers 404; its streams
+//! are closed by the front end (core_outputs::forgotten_sessions).
+void forget_session(state& s, std::map<std::string, session_record>::iterator session) {
+  const std::string sid = session->first;
+  s.session_by_token.erase(session->second.token);
+  // Why by the session's own records, not a scan of every timer: a busy server forgets
+  // thousands of sessions a second, and each scan would cost every armed timer.
+  for (const auto& [id, call] : session->second.calls)
+    cancel(s, call.serial);
+  for (const auto* clients : {&session->second.clients, &session->second.departed}) {
+    for (const auto& [serial, client] : *clients)
+      cancel(s, serial);
+  }
+  s.sessions.erase(session);
+  s.pending.forgotten_sessions.push_back(sid);
+}
+
+//! A session is forgotten once nothing in it is live and it has been idle long enough;
+//! otherwise its timer is armed again for the earliest moment that can be true.
+void on_session_idle(state& s, std::map<std::string, session_record>::iterator found, time_ms at) {
+  session_record& session = found->second;
+  const time_ms idle = s.config.idle_expiry_ms;
+  const bool busy = !session.clients.empty() || session.turn.has_value();
+  const time_ms due = session.last_active + idle;
+  if (!busy && at >= due) return forget_session(s, found);
+  schedule(s, session.idle_timer, busy ? at + idle : due,
+           {timer_kind::session_idle, session.id, ""});
+}
+
+//! A task is forgotten once it completed or failed and has been idle long enough.
+void on_task_idle(state& s, std::map<std::string, task_record>::iterator found, time_ms at) {
+  task_record& task = found->second;
+  const time_ms idle = s.config.idle_expiry_ms;
+  const bool ended = task.status == task_status::completed || task.status == task_status::failed;
+  const time_ms due = task.last_active + idle;
+  if (ended && at >= due) {
+    s.tasks.erase(found);
+    return;
+  }
+  schedule(s, task.idle_timer, ended ? due : at + idle, {timer_kind::task_idle, task.uuid, ""});
+}
+
 void fire_timer(state& s, const timer_ref& ref, time_ms at) {
   switch (ref.kind) {
     case timer_kind::client_expiry: {
@@ -55,7 +97,19 @@ void fire_timer(state& s, const timer_ref& ref, time_ms at) {
     }
     case timer_kind::task_interrupt: {
       auto task = s.tasks.find(ref.owner);
-      if (task != s.tasks.end()) on_interrupt_deadline(s, task->second, at);
+      if (task == s.tasks.end()) return;
+      task->second.last_active = at;
+      on_interrupt_deadline(s, task->second, at);
+      return;
+    }
+    case timer_kind::session_idle: {
+      auto session = s.sessions.find(ref.owner);
+      if (session != s.sessions.end()) on_session_idle(s, session, at);
+      return;
+    }
+    case timer_kind::task_idle: {
+      auto task = s.tasks.find(ref.owner);
+      if (task != s.tasks.end()) on_task_idle(s, task, at);
       return;
     }
   }
@@ -69,6 +123,24 @@ void schedule(state& s, std::uint64_t key, time_ms at, timer_ref ref) {
   cancel(s, key);
   s.timers.emplace(at, key);
   s.timer_refs.emplace(key, std::make_pair(at, std::move(ref)));
+}
+
+void arm_idle_expiry(state& s, session_record& session, time_ms now) {
+  session.last_active = now;
+  if (s.config.idle_expiry_ms <= 0) return;
+  // Why a serial of its own only here: without idle expiry no serial is taken, so the
+  // simulator's and the oracle's runs stay as they were, byte for byte.
+  session.idle_timer = s.serial();
+  schedule(s, session.idle_timer, now + s.config.idle_expiry_ms,
+           {timer_kind::session_idle, session.id, ""});
+}
+
+void arm_idle_expiry(state& s, task_record& task, time_ms now) {
+  task.last_active = now;
+  if (s.config.idle_expiry_ms <= 0) return;
+  task.idle_timer = s.serial();
+  schedule(s, task.idle_timer, now + s.config.idle_expiry_ms,
+           {timer_kind::task_idle, task.uuid, ""});
 }
 
 void cancel(state& s, std::uint64_t key) {
@@ -88,6 +160,7 @@ void emit(state& s, session_record& session, const protocol::event& typed, time_
   const std::string previous = session.log.empty() ? "" : session.log.back().type;
   if (!s.policy->shape_event(event, session.next_seq, previous)) return;
   event.seq = session.next_seq++;
+  session.last_active = now;
   session.log.push_back(event);
   while (session.log.size() > s.config.event_retention)
     session.log.pop_front();
@@ -239,17 +312,31 @@ outcome<done> core::authorize_workspace(const std::optional<std::string>& creden
 
 // -- Part A -----------------------------------------------------------------------------
 
-session_created core::create_session(time_ms now) {
+outcome<session_created> core::create_session(time_ms now) {
   on_timeout(now);
   state& s = *state_;
+  if (s.config.max_sessions > 0 && s.sessions.size() >= s.config.max_sessions) {
+    return api_error{protocol::error_code::unavailable,
+                     "this server keeps at most " + std::to_string(s.config.max_sessions) +
+                         " sessions at once (toolwire serve --max-sessions); an idle session "
+                         "is forgotten after its idle time (--idle-expiry-ms), try again then"};
+  }
   session_record session;
   session.serial = s.serial();
   session.id = "ses_" + std::to_string(s.next_session++);
   session.token = make_token(s);
   s.session_by_token.emplace(session.token, session.id);
   session_created created{session.id, session.token};
-  s.sessions.emplace(session.id, std::move(session));
+  arm_idle_expiry(s, s.sessions.emplace(session.id, std::move(session)).first->second, now);
   return created;
+}
+
+std::size_t core::session_count() const {
+  return state_->sessions.size();
+}
+
+std::size_t core::task_count() const {
+  return state_->tasks.size();
 }
 
 namespace {
@@ -261,6 +348,7 @@ auto on_session(core& self, state& s, const std::string& sid, time_ms now, Act a
   self.on_timeout(now);
   auto found = find_session(s, sid);
   if (!found) return found.error();
+  (*found)->last_active = now;
   return act(**found);
 }
 
@@ -347,13 +435,24 @@ outcome<json> core::create_task(const json& body, time_ms now) {
   return detail::create_task(*state_, body, now);
 }
 
+namespace {
+
+//! A request on a task counts as activity (idle expiry), whatever its answer.
+void touch_task(state& s, const std::string& uuid, time_ms now) {
+  if (auto task = s.tasks.find(uuid); task != s.tasks.end()) task->second.last_active = now;
+}
+
+}  // namespace
+
 outcome<json> core::get_task(const std::string& uuid, time_ms now) {
   on_timeout(now);
+  touch_task(*state_, uuid, now);
   return detail::get_task(*state_, uuid);
 }
 
 outcome<json> core::post_tool_results(const std::string& uuid, const json& body, time_ms now) {
   on_timeout(now);
+  touch_task(*state_, uuid, now);
   return detail::post_tool_results(*state_, uuid, body, now);
 }
 
@@ -376,6 +475,7 @@ void core::model_replied(std::uint64_t step_id, const model_reply& reply, time_m
   } else {
     auto task = s.tasks.find(owner.id);
     if (task == s.tasks.end() || task->second.waiting_step != step_id) return;
+    task->second.last_active = now;
     task_model_replied(s, task->second, reply, now);
   }
 }

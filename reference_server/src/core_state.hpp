@@ -89,6 +89,9 @@ struct session_record {
   std::deque<session_event> log;
   std::uint64_t next_seq = 1;
   std::optional<turn_record> turn;
+  //! The last request on the session or event of it; its idle time counts from here.
+  time_ms last_active = 0;
+  std::uint64_t idle_timer = 0;  // the key of its idle-expiry timer; 0 when none is armed
 };
 
 struct pending_tool_call {
@@ -117,9 +120,12 @@ struct task_record {
   std::optional<json> error;
   std::size_t steps = 0;
   std::uint64_t next_call = 1;
+  //! The last request on the task or move of it; its idle time counts from here.
+  time_ms last_active = 0;
+  std::uint64_t idle_timer = 0;  // the key of its idle-expiry timer; 0 when none is armed
 };
 
-enum class timer_kind { client_expiry, call_deadline, task_interrupt };
+enum class timer_kind { client_expiry, call_deadline, task_interrupt, session_idle, task_idle };
 
 struct timer_ref {
   timer_kind kind;
@@ -181,6 +187,12 @@ void refusal_noted(state& s, status_of<Event> from, Event on) {
 // -- timers (core.cpp) -----------------------------------------------------------------
 void schedule(state& s, std::uint64_t key, time_ms at, timer_ref ref);
 void cancel(state& s, std::uint64_t key);
+
+// -- idle expiry (core.cpp) -------------------------------------------------------------
+//! Arms the timer that forgets a session, or a task once it ended, after
+//! core_config::idle_expiry_ms without activity; nothing when that is 0.
+void arm_idle_expiry(state& s, session_record& session, time_ms now);
+void arm_idle_expiry(state& s, task_record& task, time_ms now);
 
 // -- events (core.cpp) -----------------------------------------------------------------
 //! Logs `event` as the session's next event: its wire form (name and data) is encoded here,

@@ -103,7 +103,8 @@ api_response create_session(const context& ctx) {
     }
   }
   auto created = ctx.target.create_session(ctx.now);
-  return {201, json{{"id", created.id}, {"token", created.token}}, std::nullopt, {}, {}};
+  if (!created) return error_response(created.error());
+  return {201, json{{"id", created->id}, {"token", created->token}}, std::nullopt, {}, {}};
 }
 
 api_response register_client(const context& ctx) {

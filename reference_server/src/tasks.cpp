@@ -267,6 +267,7 @@ outcome<json> create_task(state& s, const json& body, time_ms now) {
   }
   json response = {{"uuid", task.uuid}, {"status", "pending"}};
   task_record& stored = s.tasks.emplace(task.uuid, std::move(task)).first->second;
+  arm_idle_expiry(s, stored, now);
   move_noted(s, stored.status, task_event::step_requested);
   issue_step(s, stored);
   return response;

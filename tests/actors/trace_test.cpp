@@ -46,7 +46,7 @@ trace awkward_trace() {
 TEST_CASE("AUTH-5 credentials never appear in a trace", "[actors][trace][AUTH-5]") {
   // The pattern really describes the tokens the core hands out.
   toolwire::reference_server::core core{toolwire::reference_server::core_config{}};
-  REQUIRE(std::regex_match(core.create_session(0).token, session_token_pattern));
+  REQUIRE(std::regex_match(core.create_session(0)->token, session_token_pattern));
 
   const std::string name = GENERATE(from_range(trouble_scenarios));
   CAPTURE(name);

@@ -200,7 +200,7 @@ TEST_CASE("departure_reordered: LIFE-5's events in the other order, seqs in plac
   reference_server::core_config config;
   config.api_keys = {{"k", {reference_server::scope_session_manage}}};
   reference_server::core core(config);
-  const auto session = core.create_session(1'000);
+  const auto session = *core.create_session(1'000);
   const json tool = {{"name", "read"}, {"description", "d"}, {"parameters", {{"type", "object"}}}};
   auto client = core.register_client(
       session.id, {{"name", "web"}, {"lifetime", {{"type", "never"}}}, {"tools", {tool}}}, 1'000);
@@ -277,7 +277,7 @@ TEST_CASE("tool_lists_reversed: client_tools_updated names the tools in reverse 
   reference_server::core_config config;
   config.api_keys = {{"k", {reference_server::scope_session_manage}}};
   reference_server::core core(config);
-  const auto session = core.create_session(1'000);
+  const auto session = *core.create_session(1'000);
   auto client = core.register_client(
       session.id, {{"name", "web"}, {"lifetime", {{"type", "never"}}}, {"tools", json::array()}},
       1'000);

@@ -44,6 +44,7 @@ TEST_CASE("beyond the connection cap a connection gets 503 and the server goes o
           "[http][hardening]") {
   test_server_options options;
   options.max_connections = 2;
+  options.reserved_connections = 0;
   test_server server(options);
   const auto session = server.create_session();
 
@@ -96,14 +97,14 @@ TEST_CASE("AUTH-3 session tokens come from the injected entropy source", "[http]
     toolwire::reference_server::core_config config;
     config.token_entropy = [] { return std::array<std::uint64_t, 2>{1, 0xabcdefULL}; };
     toolwire::reference_server::core core(config);
-    CHECK(core.create_session(0).token == "st_00000000000000010000000000abcdef");
+    CHECK(core.create_session(0)->token == "st_00000000000000010000000000abcdef");
   }
   SECTION("without a source, tokens follow the seed (tests and the simulator)") {
     toolwire::reference_server::core_config config;
     config.secret_seed = 7;
     toolwire::reference_server::core a(config);
     toolwire::reference_server::core b(config);
-    CHECK(a.create_session(0).token == b.create_session(0).token);
+    CHECK(a.create_session(0)->token == b.create_session(0)->token);
   }
   SECTION("the OS source does not repeat") {
     std::set<std::array<std::uint64_t, 2>> seen;
@@ -118,6 +119,7 @@ TEST_CASE("an event stream whose reader stops reading is closed at the write dea
   test_server_options options;
   options.write_timeout = 100ms;
   options.max_connections = 2;  // the stream, plus one connection at a time
+  options.reserved_connections = 0;
   options.log_requests = false;
   // Every turn ends with a 1 MB answer, so each turn_completed event is 1 MB.
   options.script =
@@ -171,4 +173,85 @@ TEST_CASE("an event stream whose reader stops reading is closed at the write dea
   }
   CHECK(status == 200);
   CHECK_FALSE(server.thread_done());
+}
+
+namespace {
+
+//! Opens an event stream of `session`, retrying while an earlier connection may still count
+//! against the connection cap (503 from the listener, which names no stream cap).
+std::unique_ptr<sse_stream> open_stream(const test_server& server, const test_session& session) {
+  std::unique_ptr<sse_stream> stream;
+  for (int attempt = 0; attempt < 200; ++attempt) {
+    stream = std::make_unique<sse_stream>(server.endpoint(),
+                                          "/v1/sessions/" + session.id + "/events", session.token);
+    if (stream->reply().status != 503 || stream->reply().body.find("stream") != std::string::npos) {
+      break;
+    }
+  }
+  return stream;
+}
+
+}  // namespace
+
+TEST_CASE("one session's event streams beyond its cap are answered 503; other sessions stream",
+          "[http][hardening]") {
+  test_server_options options;
+  options.max_streams_per_session = 2;
+  test_server server(options);
+  const auto crowded = server.create_session();
+  const auto first = open_stream(server, crowded);
+  const auto second = open_stream(server, crowded);
+  REQUIRE(first->reply().status == 200);
+  REQUIRE(second->reply().status == 200);
+
+  const auto third = open_stream(server, crowded);
+  CHECK(third->reply().status == 503);
+  CHECK(third->reply().body.find("--max-streams-per-session") != std::string::npos);
+
+  const auto other = server.create_session();
+  CHECK(open_stream(server, other)->reply().status == 200);
+}
+
+TEST_CASE("event streams never take the reserved connections: requests still get through",
+          "[http][hardening]") {
+  test_server_options options;
+  options.max_connections = 8;
+  options.reserved_connections = 4;  // streams may take 4 connections
+  options.log_requests = false;
+  test_server server(options);
+  std::vector<test_session> sessions;
+  std::vector<std::unique_ptr<sse_stream>> streams;
+  for (int i = 0; i < 4; ++i) {
+    sessions.push_back(server.create_session());
+    streams.push_back(open_stream(server, sessions.back()));
+    REQUIRE(streams.back()->reply().status == 200);
+  }
+  const auto refused = open_stream(server, sessions.front());
+  CHECK(refused->reply().status == 503);
+  CHECK(refused->reply().body.find("reserved for requests") != std::string::npos);
+
+  // Registration and pings of every session still work while the streams are saturated.
+  for (const auto& session : sessions) {
+    auto registered =
+        request_json(server.endpoint(), "POST", "/v1/sessions/" + session.id + "/clients",
+                     client_body("tab", {}, 30), session.token);
+    CHECK(registered.status == 201);
+  }
+}
+
+TEST_CASE("the event streams of a forgotten session are closed", "[http][hardening]") {
+  test_server_options options;
+  options.idle_expiry_ms = 60'000;
+  test_server server(options);
+  const auto session = server.create_session();
+  const auto stream = open_stream(server, session);
+  REQUIRE(stream->reply().status == 200);
+  REQUIRE(
+      request(server.endpoint(), "POST", "/v1/_test/clock/advance", R"({"ms": 60000})", admin_key)
+          .status == 200);
+  // The stream ends: nothing but keep-alive comments could come, and they would be a lie.
+  while (stream->next(std::chrono::seconds(5))) {
+  }
+  CHECK(stream->ended());
+  CHECK(server.inspect([](const auto& core) { return core.session_count(); }) == 0);
 }

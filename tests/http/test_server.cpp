@@ -39,6 +39,9 @@ test_server::test_server(test_server_options options) {
   config.idle_timeout = options.idle_timeout;
   config.write_timeout = options.write_timeout;
   config.max_connections = options.max_connections;
+  config.max_streams_per_session = options.max_streams_per_session;
+  config.reserved_connections = options.reserved_connections;
+  config.core.idle_expiry_ms = options.idle_expiry_ms;
   config.log_requests = options.log_requests;
   config.log = [this](std::string_view line) {
     std::lock_guard lock(log_mutex_);

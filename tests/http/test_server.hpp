@@ -36,6 +36,9 @@ struct test_server_options {
   std::chrono::milliseconds idle_timeout{60'000};
   std::chrono::milliseconds write_timeout{30'000};
   std::size_t max_connections = 1024;
+  std::size_t max_streams_per_session = 64;
+  std::size_t reserved_connections = 64;
+  reference_server::time_ms idle_expiry_ms = 0;
 };
 
 struct test_session {

@@ -187,6 +187,8 @@ void core_harness::collect() {
     events_.push_back(std::move(event));
   for (auto& step : out.model_steps)
     steps_.push_back(std::move(step));
+  for (auto& sid : out.forgotten_sessions)
+    forgotten_.push_back(std::move(sid));
 }
 
 }  // namespace toolwire::testing

@@ -86,6 +86,8 @@ class core_harness {
   //! The first event of `type` in `sid` whose data contains every field of `match`.
   std::optional<reference_server::session_event> find_event(
       const std::string& sid, const std::string& type, const json& match = json::object()) const;
+  //! The sessions the core forgot so far (core_config::idle_expiry_ms), in order.
+  const std::vector<std::string>& forgotten_sessions() const { return forgotten_; }
   //! Every call id dispatched so far in `sid`, in order.
   std::vector<std::string> dispatched_calls(const std::string& sid) const;
 
@@ -99,6 +101,7 @@ class core_harness {
   reference_server::router router_{core_, clock_};
   std::vector<reference_server::session_event> events_;
   std::deque<reference_server::model_step_request> steps_;
+  std::vector<std::string> forgotten_;
   std::map<std::string, std::string> tokens_;
   std::uint64_t model_call_counter_ = 0;
 };

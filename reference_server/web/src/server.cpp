@@ -39,6 +39,14 @@ std::string describe(const server_config& config) {
          " API key(s), faults: " + (faults.empty() ? "none" : faults);
 }
 
+protocol::api_response unavailable(std::string message) {
+  protocol::api_response response;
+  response.status = 503;
+  response.body =
+      protocol::to_json(protocol::api_error{protocol::error_code::unavailable, std::move(message)});
+  return response;
+}
+
 protocol::api_response internal_error() {
   protocol::api_response response;
   response.status = 500;
@@ -97,6 +105,12 @@ protocol::api_response server::handle(const protocol::api_request& request) {
     protocol::api_request seen = request;
     wire_->inbound(seen);
     protocol::api_response response = router_.handle(seen);
+    if (response.stream && response.status == 200) {
+      if (auto refused = refuse_stream(response.stream->session_id)) {
+        refused->cors = std::move(response.cors);
+        response = std::move(*refused);
+      }
+    }
     drain();
     wire_->outbound(seen, response);
     return response;
@@ -126,9 +140,30 @@ void server::log(std::string_view line) {
   std::cerr << (std::string(line) + "\n") << std::flush;
 }
 
+std::optional<protocol::api_response> server::refuse_stream(const std::string& session_id) {
+  if (hub_->count(session_id) >= config_.max_streams_per_session) {
+    log("refused an event stream: over the per-session stream cap (503)");
+    return unavailable("this session has " + std::to_string(config_.max_streams_per_session) +
+                       " event streams open, the most one session may hold (toolwire serve "
+                       "--max-streams-per-session); close one first");
+  }
+  const std::size_t stream_room = config_.max_connections > config_.reserved_connections
+                                      ? config_.max_connections - config_.reserved_connections
+                                      : 0;
+  if (hub_->count_all() >= stream_room) {
+    log("refused an event stream: the connections left are reserved for requests (503)");
+    return unavailable("event streams hold every connection not reserved for requests (" +
+                       std::to_string(stream_room) +
+                       "; toolwire serve --max-connections, --reserved-connections); try later");
+  }
+  return std::nullopt;
+}
+
 void server::drain() {
   if (stopping_) return;
   const reference_server::core_outputs outputs = core_.drain();
+  for (const auto& session_id : outputs.forgotten_sessions)
+    hub_->close_session(session_id);
   std::set<std::string> sessions;
   for (const auto& event : outputs.events)
     sessions.insert(event.session_id);

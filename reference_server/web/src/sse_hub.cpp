@@ -34,6 +34,16 @@ void sse_hub::close_all() {
   }
 }
 
+void sse_hub::close_session(const std::string& session_id) {
+  auto it = streams_.find(session_id);
+  if (it == streams_.end()) return;
+  const auto list = std::move(it->second);
+  streams_.erase(it);
+  for (const auto& weak : list) {
+    if (auto stream = weak.lock()) stream->close();
+  }
+}
+
 std::size_t sse_hub::count(const std::string& session_id) {
   prune(session_id);
   auto it = streams_.find(session_id);

@@ -18,7 +18,7 @@ enum class error_code {
   conflict,            // 409
   payload_too_large,   // 413
   internal,            // 500: never produced by the core; a front end's last resort
-  unavailable,         // 503: a front end over its connection cap
+  unavailable,         // 503: over a cap (connections, event streams, sessions kept)
 };
 
 //! The HTTP status that goes with a code ("status hint", as h11 calls it).

@@ -61,6 +61,15 @@ struct core_config {
   //! The origins (`scheme://host[:port]`) whose pages may call this server from a browser
   //! (the CORS capability, CORS-1..3, docs/cors.md). Empty: no CORS, as SPEC has none.
   std::vector<std::string> cors_origins;
+  //! How long a session with nothing live (no live client, no turn in progress) and no
+  //! request or event is kept before it, its token and its retained events are forgotten;
+  //! likewise a task that completed or failed and is no longer read. 0: kept forever, the
+  //! core's default, so the simulator and explore's oracle never forget; `toolwire serve`
+  //! sets an hour (a server left running for days must not grow without bound).
+  time_ms idle_expiry_ms = 0;
+  //! Sessions kept at once; creating one more is answered 503 until one is forgotten.
+  //! 0: no limit.
+  std::size_t max_sessions = 0;
   fault_set faults;
 };
 
@@ -94,6 +103,9 @@ struct model_reply {
 struct core_outputs {
   std::vector<session_event> events;
   std::vector<model_step_request> model_steps;
+  //! Sessions forgotten after their idle time (core_config::idle_expiry_ms): a front end
+  //! closes their event streams, which would otherwise wait for events that never come.
+  std::vector<std::string> forgotten_sessions;
 };
 
 //! The retained events of a session after a given seq (SES-3). When events after `after`
@@ -154,7 +166,11 @@ class core {
   outcome<protocol::done> authorize_workspace(const std::optional<std::string>& credential) const;
 
   // -- Part A: sessions and clients (sections 2-6) ------------------------------------
-  session_created create_session(time_ms now);
+  //! 503 (`unavailable`) when core_config::max_sessions are kept already.
+  outcome<session_created> create_session(time_ms now);
+  //! Sessions and tasks kept now (forgotten ones are gone: core_config::idle_expiry_ms).
+  std::size_t session_count() const;
+  std::size_t task_count() const;
   outcome<json> register_client(const std::string& sid, const json& body, time_ms now);
   outcome<json> ping(const std::string& sid, const std::string& cid, time_ms now);
   outcome<json> put_tools(const std::string& sid, const std::string& cid, const json& body,

@@ -37,6 +37,12 @@ struct server_config {
   std::chrono::milliseconds idle_timeout{60'000};   // to receive a whole request, else close
   std::chrono::milliseconds write_timeout{30'000};  // to write a response or SSE batch, else close
   std::size_t max_connections = 1024;  // open at once, streams included; beyond: 503, close
+  //! Event streams one session may hold open; one more is answered 503. Why a cap: one
+  //! credential holding every connection with idle streams would lock every user out.
+  std::size_t max_streams_per_session = 64;
+  //! Connections event streams may never take (of max_connections), so registrations,
+  //! pings and results still get through while streams are saturated.
+  std::size_t reserved_connections = 64;
   //! Where log lines go; stderr when empty. Lines never hold a credential or a body.
   std::function<void(std::string_view)> log;
   bool log_requests = true;  // one line per request; start-up and failures are always logged
@@ -82,6 +88,8 @@ class server final : private request_handler {
   bool logs_requests() const override { return config_.log_requests; }
 
   void drain();
+  //! 503 when an event stream of `session_id` would go over a stream cap.
+  std::optional<protocol::api_response> refuse_stream(const std::string& session_id);
   void start_model_step(const reference_server::model_step_request& step);
   void on_model_reply(std::uint64_t step_id, const reference_server::model_reply& reply);
   void arm_deadline();

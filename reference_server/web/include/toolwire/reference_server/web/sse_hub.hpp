@@ -24,6 +24,9 @@ class sse_hub {
   //! Closes every stream (server shutdown).
   void close_all();
 
+  //! Closes the streams of one session (it was forgotten: no event will come).
+  void close_session(const std::string& session_id);
+
   //! Live streams of a session, for tests and logs.
   std::size_t count(const std::string& session_id);
 
