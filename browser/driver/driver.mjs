@@ -4,14 +4,21 @@
 //   {"cmd":"navigate","tab":"a","screen":"form"}   {"cmd":"freeze","tab":"a"}  {"cmd":"resume","tab":"a"}
 //   {"cmd":"offline","tab":"a"}  {"cmd":"online","tab":"a"}  {"cmd":"reload","tab":"a"}
 //   {"cmd":"leave","tab":"a"}    {"cmd":"close","tab":"a"}    {"cmd":"state","tab":"a"}   {"cmd":"query","tab":"a","selector":"tr.highlighted"}
-//   {"cmd":"screenshot","tab":"a","path":"/tmp/a.png"}       {"cmd":"quit"}
+//   {"cmd":"screenshot","tab":"a","path":"/tmp/a.png"}       {"cmd":"page_server"}   {"cmd":"quit"}
 // Replies are {"ok":true,...} or {"ok":false,"error":"..."}; an "id" in a command is echoed.
 // Same-origin mode: the page's URL is on the target's own origin, and every request under
 // /__toolwire_tab/ is answered here with browser/tab/ (page.route), so the tab's fetch and
 // EventSource calls are same-origin and need no CORS from the server.
+// Cross-origin mode (docs/cors.md): "page_server" starts a static server of browser/tab/ on
+// 127.0.0.1 and answers its origin; a tab opened on that port (as 127.0.0.1 or localhost,
+// two origins) loads its page from there, with `base=` in the URL naming the target. Such a
+// tab is never intercepted. Why: with interception on, Playwright answers CORS preflights
+// itself, so the server's own preflight answers would never be tested; and a page from a
+// real loopback server stays in the local address space, as the target is.
 // Environment: CHROMIUM (default /usr/bin/chromium), TOOLWIRE_DRIVER_TIMEOUT_MS (default
 // 15000, the deadline of every wait).
 import { readFile } from 'node:fs/promises';
+import { createServer } from 'node:http';
 import { createInterface } from 'node:readline';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -81,17 +88,27 @@ function liveTab(cmd) {
   return tab;
 }
 
-async function serveTabFile(route) {
-  const url = new URL(route.request().url());
-  const rel = url.pathname.slice(TAB_PREFIX.length) || 'index.html';
+// The answer to a request for `pathname` under TAB_PREFIX: a file of browser/tab/, or 404.
+async function tabFile(pathname) {
+  const rel = pathname.slice(TAB_PREFIX.length) || 'index.html';
   const file = path.resolve(TAB_DIR, rel);
-  if (!file.startsWith(TAB_DIR + path.sep)) return route.fulfill({ status: 404, body: 'outside the tab' });
+  if (!pathname.startsWith(TAB_PREFIX) || !file.startsWith(TAB_DIR + path.sep)) return { status: 404, body: 'outside the tab' };
   try {
     const body = await readFile(file);
-    await route.fulfill({ status: 200, body, headers: { 'content-type': TYPES[path.extname(file)] || 'application/octet-stream', 'cache-control': 'no-store' } });
+    return { status: 200, body, headers: { 'content-type': TYPES[path.extname(file)] || 'application/octet-stream', 'cache-control': 'no-store' } };
   } catch {
-    await route.fulfill({ status: 404, body: `no ${rel} in browser/tab` });
+    return { status: 404, body: `no ${rel} in browser/tab` };
   }
+}
+
+async function serveTabFile(route) {
+  await route.fulfill(await tabFile(new URL(route.request().url()).pathname));
+}
+
+// The static server of cross-origin mode, started once by "page_server".
+let pageServer = null; // {server, port}
+function fromPageServer(url) {
+  return pageServer !== null && ['127.0.0.1', 'localhost'].includes(url.hostname) && Number(url.port) === pageServer.port;
 }
 
 const commands = {
@@ -105,7 +122,7 @@ const commands = {
     const tab = { context, page: null, cdp: null, url: url.href, console: [], frozen: false };
     tabs.set(name, tab);
     try {
-      await context.route(`${url.origin}${TAB_PREFIX}**`, serveTabFile);
+      if (!fromPageServer(url)) await context.route(`${url.origin}${TAB_PREFIX}**`, serveTabFile);
       const page = await deadline(context.newPage(), 'new page');
       tab.page = page;
       page.setDefaultTimeout(DEADLINE_MS);
@@ -223,6 +240,22 @@ const commands = {
     await deadline(tab.page.screenshot({ path: file, fullPage: true, timeout: DEADLINE_MS }), 'taking a screenshot');
     return { path: file };
   },
+  async page_server() {
+    if (!pageServer) {
+      const server = createServer(async (req, res) => {
+        const answer = await tabFile(new URL(req.url, 'http://page').pathname);
+        res.writeHead(answer.status, answer.headers || { 'content-type': 'text/plain' });
+        res.end(answer.body);
+      });
+      await deadline(new Promise((resolve, reject) => {
+        server.once('error', reject);
+        server.listen(0, '127.0.0.1', resolve);
+      }), 'starting the page server');
+      pageServer = { server, port: server.address().port };
+      log(`page server on http://127.0.0.1:${pageServer.port}`);
+    }
+    return { origin: `http://127.0.0.1:${pageServer.port}`, port: pageServer.port };
+  },
   async quit() {
     return {};
   },
@@ -233,6 +266,7 @@ async function shutdown() {
   tabs.clear();
   if (browser) await deadline(browser.close(), 'closing chromium', 10000).catch((e) => log(e.message));
   browser = null;
+  if (pageServer) pageServer.server.close();
 }
 
 function reply(obj) {

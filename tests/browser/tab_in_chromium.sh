@@ -100,25 +100,6 @@ api() {
   body=${resp%$'\n'*}
 }
 
-# --- the model, the server, the session's event stream --------------------------------
-node "$here/model_stand_in.mjs" "$here/model-script.json" model-requests.jsonl >model.out 2>model.err &
-pids+=($!)
-until_ok 10 "the model stand-in did not start" has_url model.out
-"$toolwire" serve --port 0 --clock real --api-key "$KEY" --model-url "$(listening model.out)/v1" \
-  --ack-timeout-ms $ACK_MS --result-timeout-ms $RESULT_MS "${serve_extra[@]}" >serve.out 2>serve.err &
-pids+=($!)
-until_ok 10 "toolwire serve did not start" has_url serve.out
-base=$(listening serve.out)
-api POST /v1/sessions '{}'
-session=$body
-[ "$status" = 201 ] || fail "POST /v1/sessions answered $status: $session"
-sid=$(js 'P(a[0]).id' "$session") && token=$(js 'P(a[0]).token' "$session") ||
-  fail "the session has no id and token: $session"
-# The test's own view of the stream: everything retained from the start (Last-Event-ID: 0).
-curl -sSN -H "Authorization: Bearer $KEY" -H 'Last-Event-ID: 0' "$base/v1/sessions/$sid/events" \
-  >events.txt 2>events.err &
-pids+=($!)
-
 # --- the driver -------------------------------------------------------------------------
 mkfifo driver.in || exit 1
 CHROMIUM=$chromium node "$browser_dir/driver/driver.mjs" <driver.in >driver.out 2>driver.err &
@@ -136,6 +117,34 @@ drive() {
   reply=$(sed -n "${sent}p" driver.out)
   js 'P(a[0]).ok' "$reply" >/dev/null || fail "driver: $1 -> $reply"
 }
+# The page origin of the cross-origin tab (step 5): the driver's own static server of the tab
+# on 127.0.0.1, another port than the server's, so another origin; the server allows it
+# (--cors-origin). The stranger is the same page server named localhost: an origin the
+# server does not allow.
+drive '{"cmd":"page_server"}'
+PAGE_ORIGIN=$(js 'P(a[0]).origin' "$reply") || fail "the driver's page server has no origin: $reply"
+STRANGER_ORIGIN=http://localhost:$(js 'P(a[0]).port' "$reply")
+
+# --- the model, the server, the session's event stream --------------------------------
+node "$here/model_stand_in.mjs" "$here/model-script.json" model-requests.jsonl >model.out 2>model.err &
+pids+=($!)
+until_ok 10 "the model stand-in did not start" has_url model.out
+"$toolwire" serve --port 0 --clock real --api-key "$KEY" --model-url "$(listening model.out)/v1" \
+  --ack-timeout-ms $ACK_MS --result-timeout-ms $RESULT_MS --cors-origin "$PAGE_ORIGIN" \
+  "${serve_extra[@]}" >serve.out 2>serve.err &
+pids+=($!)
+until_ok 10 "toolwire serve did not start" has_url serve.out
+base=$(listening serve.out)
+api POST /v1/sessions '{}'
+session=$body
+[ "$status" = 201 ] || fail "POST /v1/sessions answered $status: $session"
+sid=$(js 'P(a[0]).id' "$session") && token=$(js 'P(a[0]).token' "$session") ||
+  fail "the session has no id and token: $session"
+# The test's own view of the stream: everything retained from the start (Last-Event-ID: 0).
+curl -sSN -H "Authorization: Bearer $KEY" -H 'Last-Event-ID: 0' "$base/v1/sessions/$sid/events" \
+  >events.txt 2>events.err &
+pids+=($!)
+
 # turn TEXT: posts a user message and sets $turn_id.
 turn() {
   api POST "/v1/sessions/$sid/messages" "{\"content\": \"$1\"}"
@@ -230,7 +239,39 @@ results_of "$t3"
 js 'const r = P(a[0]); r.length === 1 && P(r[0].content).error.reason === "client_expired"' "$results" >/dev/null ||
   fail "the model did not get an error result for the closed tab's call: $results"
 
+# 5. Cross-origin (docs/cors.md): a tab whose page is on another origin than the server, as
+# an app served from its own host would be. Chromium itself applies CORS to every fetch and
+# to the EventSource: the preflights, the Authorization header, the answers' readability.
+# From the origin the server allows (--cors-origin), the tab registers, streams and answers
+# the model's call; from any other origin the browser refuses to let it register.
+cross_url="$PAGE_ORIGIN/__toolwire_tab/index.html#session=$sid&token=$token&ttl=$TTL&name=crossapp&base=$base"
+drive "{\"cmd\":\"open\",\"tab\":\"cross\",\"url\":\"$cross_url\"}"
+cross=$(js 'P(a[0]).client_id' "$reply")
+until_ok 10 "the cross-origin tab's event stream did not open" \
+  eval 'drive "{\"cmd\":\"state\",\"tab\":\"cross\"}"; js "P(a[0]).state.stream_open" "$reply"'
+turn "please highlight row 2 from the other origin"
+t5=$turn_id
+until_ok 20 "turn $t5 (highlight_row on the cross-origin tab) did not end" turn_end "$t5"
+dispatched=$(event client_tool_dispatched "d.turn_id === '$t5' && d.client_id === '$cross'") ||
+  fail "highlight_row was not dispatched to the cross-origin tab $cross in turn $t5"
+call5=$(js 'P(a[0]).call_id' "$dispatched")
+event client_tool_completed "d.call_id === '$call5' && d.is_error === false" >/dev/null ||
+  fail "the cross-origin tab's answer to $call5 did not complete the call: $(grep -A2 "$call5" events.txt | tr '\n' ' ')"
+drive '{"cmd":"query","tab":"cross","selector":"#orders tr.highlighted"}'
+js 'P(a[0]).count === 1' "$reply" >/dev/null || fail "the cross-origin tab highlighted no row: $reply"
+stranger_url="$STRANGER_ORIGIN/__toolwire_tab/index.html#session=$sid&token=$token&ttl=$TTL&name=stranger&base=$base"
+sent=$((sent + 1))
+echo "{\"cmd\":\"open\",\"tab\":\"stranger\",\"url\":\"$stranger_url\"}" >&3
+until_ok 60 "the driver did not answer the stranger tab's open" eval '[ "$(wc -l <driver.out)" -ge $sent ]'
+reply=$(sed -n "${sent}p" driver.out)
+js '!P(a[0]).ok && /did not register/.test(P(a[0]).error)' "$reply" >/dev/null ||
+  fail "a tab from $STRANGER_ORIGIN, an origin the server does not allow, registered or failed otherwise: $reply"
+if event client_registered "d.name.startsWith('stranger')" >/dev/null; then
+  echo "  (the server registered the stranger's client; the browser kept the answer from its page)"
+fi
+
 drive '{"cmd":"quit"}'
 echo "ok: tab $name ($cid) registered, highlighted row 2, answered read_form after navigating" \
   "(offered: $offered); the closed tab's call failed client_expired $((SECONDS - closed_at)) s after" \
-  "closing; screenshot $out/tab-highlighted.png"
+  "closing; a tab on $PAGE_ORIGIN answered across origins, one on $STRANGER_ORIGIN was refused" \
+  "by Chromium; screenshot $out/tab-highlighted.png"
