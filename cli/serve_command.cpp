@@ -6,6 +6,7 @@
 #include <fstream>
 #include <iostream>
 #include <iterator>
+#include <map>
 #include <memory>
 #include <sstream>
 #include <stdexcept>
@@ -24,6 +25,11 @@
 #include "toolwire/reference_server/web/server.hpp"
 
 namespace toolwire::cli {
+
+//! The demo app's files (browser/tab/, docs/demo-model-script.json), embedded at build
+//! time (cmake/embed_files.cmake): {file name, content}.
+const std::vector<std::pair<std::string, std::string>>& demo_assets();
+
 namespace {
 
 namespace net = boost::asio;
@@ -33,6 +39,32 @@ namespace web = reference_server::web;
 struct usage_error : std::runtime_error {
   using std::runtime_error::runtime_error;
 };
+
+std::string demo_asset(const std::string& name) {
+  for (const auto& [file, content] : demo_assets()) {
+    if (file == name) return content;
+  }
+  throw std::logic_error("the demo asset " + name + " was not embedded");
+}
+
+//! The demo's pages: the tab under /demo/, its index wired to `session` by a script that
+//! puts the session into the URL's hash before tab.js reads it. Why in the page and not in
+//! the printed URL: the URL goes to a terminal and logs; credentials never do.
+std::map<std::string, web::static_page> demo_pages(
+    const reference_server::session_created& session) {
+  std::string index = demo_asset("index.html");
+  const std::string wiring =
+      "<script>if (!location.hash.includes('session=')) location.hash = 'session=" + session.id +
+      "&token=" + session.token + "&name=web&ttl=30&demo=1';</script>\n";
+  const auto at = index.find("<script src=\"tab.js\">");
+  if (at == std::string::npos) throw std::logic_error("the demo index.html loads no tab.js");
+  index.insert(at, wiring);
+  const web::static_page page{"text/html; charset=utf-8", index};
+  return {{"/demo", page},
+          {"/demo/", page},
+          {"/demo/index.html", page},
+          {"/demo/tab.js", {"text/javascript; charset=utf-8", demo_asset("tab.js")}}};
+}
 
 //! What the options become once valid.
 struct serve_plan {
@@ -82,8 +114,12 @@ reference_server::api_key parse_api_key(std::string_view text, std::size_t posit
   return key;
 }
 
-std::vector<reference_server::api_key> parse_api_keys(const std::vector<std::string>& texts) {
-  if (texts.empty()) throw usage_error("at least one --api-key KEY[:scope,scope] is required");
+//! Why `demo` may go without a key: its page works with the session token it is given.
+std::vector<reference_server::api_key> parse_api_keys(const std::vector<std::string>& texts,
+                                                      bool demo) {
+  if (texts.empty() && !demo) {
+    throw usage_error("at least one --api-key KEY[:scope,scope] is required");
+  }
   std::vector<reference_server::api_key> keys;
   for (std::size_t i = 0; i < texts.size(); ++i) {
     auto key = parse_api_key(texts[i], i);
@@ -271,6 +307,10 @@ Read: docs/reference-server.md, docs/fault-table.md, docs/implementation-freedom
                    "Let browser pages of this origin (http[s]://host[:port]) call the server: "
                    "preflights answered, answers readable by it and by no other origin "
                    "(repeatable; docs/cors.md)");
+  app_->add_flag("--demo", o.demo,
+                 "Serve the demo app at /demo/ (a tab client wired to a session this server "
+                 "creates, with an \"Ask the model\" box), answered by the built-in demo model "
+                 "script unless --model-url or --model-script is given; loopback only");
   app_->add_flag("--list-variations", o.list_variations,
                  "Print the variations that --variation accepts, with the SPEC rules that "
                  "allow them, and exit");
@@ -297,7 +337,7 @@ int serve_command::serve() const {
   const auto& o = options_;
   serve_plan plan;
   auto& core = plan.server.core;
-  core.api_keys = parse_api_keys(o.api_keys);
+  core.api_keys = parse_api_keys(o.api_keys, o.demo);
   check_timeouts(o);
   if (o.reserved_connections >= o.max_connections) {
     throw usage_error("--reserved-connections (" + std::to_string(o.reserved_connections) +
@@ -327,10 +367,20 @@ int serve_command::serve() const {
       return 1;
     }
   }
-  if (o.model_url.empty() == o.model_script.empty()) {
-    throw usage_error("give exactly one of --model-url URL and --model-script FILE");
+  if (o.demo && o.host != "127.0.0.1" && o.host != "localhost" && o.host != "::1") {
+    throw usage_error(
+        "--demo hands its session's token to whoever opens the page, so it "
+        "listens on loopback only; drop --host " +
+        o.host);
   }
-  if (!o.model_url.empty()) {
+  if (o.demo && o.model_url.empty() && o.model_script.empty()) {
+    auto script = reference_server::model_script::parse(demo_asset("demo-model-script.json"),
+                                                        "the demo model script");
+    if (!script) throw std::logic_error(script.error().message);
+    plan.script = std::move(*script);
+  } else if (o.model_url.empty() == o.model_script.empty()) {
+    throw usage_error("give exactly one of --model-url URL and --model-script FILE");
+  } else if (!o.model_url.empty()) {
     auto url = web::parse_http_url(o.model_url);
     if (!url) throw usage_error(url.error().message);
     plan.openai.url = std::move(*url);
@@ -381,6 +431,18 @@ int serve_command::serve() const {
   for (const auto& origin : core_origins)
     std::cerr << "reference server: CORS allows pages of " << origin << "\n";
   std::cout << "listening on " << url_of(endpoint) << std::endl;
+  if (o.demo) {
+    auto session = server.create_session();
+    if (!session) {
+      std::cerr << "toolwire serve: --demo could not create its session: "
+                << session.error().message << "\n";
+      return 1;
+    }
+    server.set_pages(demo_pages(*session));
+    std::cout << "demo: open " << url_of(endpoint) << "/demo/ in a browser (session " << session->id
+              << "); ask the model to highlight a row, switch to Form and ask "
+              << "it to read the form, or close the tab while it is called" << std::endl;
+  }
   // Why a loop: every connection handler catches what it throws; should anything still
   // escape into the io_context, the server logs it and goes on serving.
   while (true) {

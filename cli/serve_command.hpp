@@ -37,6 +37,7 @@ struct serve_options {
   bool list_faults = false;
   bool list_variations = false;
   bool quiet = false;
+  bool demo = false;
 };
 
 class serve_command {

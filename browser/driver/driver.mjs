@@ -5,6 +5,7 @@
 //   {"cmd":"offline","tab":"a"}  {"cmd":"online","tab":"a"}  {"cmd":"reload","tab":"a"}
 //   {"cmd":"leave","tab":"a"}    {"cmd":"close","tab":"a"}    {"cmd":"state","tab":"a"}   {"cmd":"query","tab":"a","selector":"tr.highlighted"}
 //   {"cmd":"screenshot","tab":"a","path":"/tmp/a.png"}       {"cmd":"page_server"}   {"cmd":"quit"}
+//   {"cmd":"ask","tab":"a","text":"please highlight row 2"}  (the demo page's "Ask the model")
 // Replies are {"ok":true,...} or {"ok":false,"error":"..."}; an "id" in a command is echoed.
 // Same-origin mode: the page's URL is on the target's own origin, and every request under
 // /__toolwire_tab/ is answered here with browser/tab/ (page.route), so the tab's fetch and
@@ -116,13 +117,15 @@ const commands = {
     const name = need(cmd, 'tab');
     if (tabs.has(name)) throw new Error(`tab "${name}" is already open`);
     const url = new URL(need(cmd, 'url'));
-    if (!url.pathname.startsWith(TAB_PREFIX)) throw new Error(`the url's path must start with ${TAB_PREFIX} (same-origin mode)`);
     const b = await getBrowser();
     const context = await deadline(b.newContext({ viewport: { width: 1000, height: 700 } }), 'new browser context');
     const tab = { context, page: null, cdp: null, url: url.href, console: [], frozen: false };
     tabs.set(name, tab);
     try {
-      if (!fromPageServer(url)) await context.route(`${url.origin}${TAB_PREFIX}**`, serveTabFile);
+      // A page the target serves itself (toolwire serve --demo's /demo/) is loaded as it is.
+      if (url.pathname.startsWith(TAB_PREFIX) && !fromPageServer(url)) {
+        await context.route(`${url.origin}${TAB_PREFIX}**`, serveTabFile);
+      }
       const page = await deadline(context.newPage(), 'new page');
       tab.page = page;
       page.setDefaultTimeout(DEADLINE_MS);
@@ -239,6 +242,19 @@ const commands = {
     const file = need(cmd, 'path');
     await deadline(tab.page.screenshot({ path: file, fullPage: true, timeout: DEADLINE_MS }), 'taking a screenshot');
     return { path: file };
+  },
+  // The demo's "Ask the model" box (#demo=1): types the text, sends it, waits for the answer.
+  async ask(cmd) {
+    const tab = liveTab(cmd);
+    const text = need(cmd, 'text');
+    if (await tab.page.locator('#ask').isHidden()) throw new Error('the page has no visible "Ask the model" box (#demo=1)');
+    await tab.page.fill('#ask-text', text);
+    await tab.page.click('#ask-send');
+    const s = await pollPage(tab, 'the model answering', () => {
+      const a = document.getElementById('answer').textContent;
+      return { done: a.startsWith('model: ') || a.startsWith('turn failed') || a.startsWith('POST'), answer: a };
+    });
+    return { answer: s.answer };
   },
   async page_server() {
     if (!pageServer) {

@@ -256,9 +256,45 @@
       else log('event stream interrupted; the browser reconnects');
     };
     stream.addEventListener('client_tool_dispatched', (e) => onDispatched(JSON.parse(e.data)));
+    for (const type of ['turn_completed', 'turn_failed']) {
+      stream.addEventListener(type, (e) => onTurnEnded(type, JSON.parse(e.data)));
+    }
     stream.addEventListener('client_unregistered', (e) => {
       const d = JSON.parse(e.data);
       if (d.client_id === tw.client_id && !tw.left) gone(`client_unregistered (${d.reason})`);
+    });
+  }
+
+  // --- the demo's "Ask the model" (#demo=1, toolwire serve --demo) -----------------------
+  // The page also plays the session's user: a message starts a turn (SES-4), and the
+  // turn's end shows the model's answer. Not part of a tab client's job otherwise.
+  const answerBox = document.getElementById('answer');
+  let askedTurn = null;
+  const endedTurns = new Map(); // turn id -> its end; the end may arrive before the 202
+  function showTurnEnd(turnId) {
+    const end = endedTurns.get(turnId);
+    if (!answerBox || !end || turnId !== askedTurn) return;
+    answerBox.textContent = end.type === 'turn_completed' ? `model: ${end.d.output}` : `turn failed: ${JSON.stringify(end.d.error)}`;
+  }
+  function onTurnEnded(type, d) {
+    endedTurns.set(d.turn_id, { type, d });
+    showTurnEnd(d.turn_id);
+  }
+  if (params.get('demo') === '1' && document.getElementById('ask')) {
+    document.getElementById('ask').hidden = false;
+    document.getElementById('ask').addEventListener('submit', async () => {
+      const content = document.getElementById('ask-text').value;
+      answerBox.textContent = 'asking...';
+      try {
+        const r = await api('POST', '/messages', { content });
+        if (r.status !== 202) answerBox.textContent = `POST messages: ${r.status} ${r.text}`;
+        else {
+          askedTurn = r.json && r.json.turn_id;
+          showTurnEnd(askedTurn);
+        }
+      } catch (e) {
+        answerBox.textContent = `POST messages: ${e.message}`;
+      }
     });
   }
 

@@ -16,19 +16,9 @@ shift 2
 serve_extra=("$@")
 here=$(cd "$(dirname "$0")" && pwd)
 browser_dir=$(cd "$here/../../browser" && pwd)
-
-missing() {
-  if [ -n "${CI:-}" ]; then
-    echo "FAIL: $1 (CI is set, so the browser test may not be skipped; run scripts/bootstrap --browser)"
-    exit 1
-  fi
-  echo "$1: skipped (install it with scripts/bootstrap --browser)"
-  exit 77
-}
-chromium=$(command -v chromium) || missing "chromium not installed"
-command -v node >/dev/null 2>&1 || missing "node not installed"
-[ -f "$browser_dir/node_modules/playwright-core/package.json" ] ||
-  missing "browser/node_modules has no playwright-core"
+# shellcheck source=browser_test_lib.sh
+. "$here/browser_test_lib.sh"
+need_browser
 
 rm -rf "$out" && mkdir -p "$out" || exit 1
 cd "$out" && out=$(pwd) || exit 1
@@ -37,13 +27,6 @@ KEY=tab-test-key
 TTL=3            # the tab's TTL in seconds; it pings every TTL/3
 ACK_MS=10000     # longer than the TTL, so that a closed tab's call fails by expiry
 RESULT_MS=20000
-pids=()
-cleanup() {
-  exec 3>&- 2>/dev/null
-  for p in "${pids[@]}"; do kill "$p" 2>/dev/null; done
-  for p in "${pids[@]}"; do wait "$p" 2>/dev/null; done
-}
-trap cleanup EXIT
 fail() {
   echo "FAIL: $*"
   for log in serve.err driver.err model.err; do
@@ -53,25 +36,6 @@ fail() {
   exit 1
 }
 
-# until_ok SECONDS WHAT CMD...: runs CMD every 0.1 s until it succeeds; fails the test,
-# naming WHAT, when it has not within SECONDS.
-until_ok() {
-  local limit=$1 what=$2
-  shift 2
-  local end=$((SECONDS + limit))
-  until "$@" >/dev/null; do
-    [ $SECONDS -lt $end ] || fail "$what (waited ${limit} s)"
-    sleep 0.1
-  done
-}
-# js EXPR ARGS...: prints the value of a JavaScript expression over the arguments (a[0]...),
-# with JSON.parse as P; exits 1 when it throws or is false/undefined.
-js() {
-  node -e 'const P = JSON.parse, a = process.argv.slice(2);
-    let v; try { v = eval(process.argv[1]); } catch (e) { process.stderr.write(e.message + "\n"); process.exit(1); }
-    if (v === false || v === undefined || v === null) process.exit(1);
-    process.stdout.write(typeof v === "string" ? v : JSON.stringify(v));' "$@"
-}
 # event TYPE [CONDITION]: prints the data of the first TYPE event on the session's stream
 # (read into events.txt) for which the JavaScript CONDITION over d holds; 1 when none.
 event() {
@@ -87,9 +51,6 @@ event() {
     }
     process.exit(1);' "$@"
 }
-# A URL printed by a child on its first stdout line ("listening on http://...").
-listening() { [ -f "$1" ] && sed -n 's|^.*listening on \(http://[0-9.:]*\).*$|\1|p' "$1" | head -1; }
-has_url() { [ -n "$(listening "$1")" ]; }
 # api METHOD PATH [BODY]: sets $body and $status to the answer's. Helpers that can fail the
 # test set variables rather than print, since a fail inside $(...) would end only a subshell.
 api() {
@@ -101,22 +62,7 @@ api() {
 }
 
 # --- the driver -------------------------------------------------------------------------
-mkfifo driver.in || exit 1
-CHROMIUM=$chromium node "$browser_dir/driver/driver.mjs" <driver.in >driver.out 2>driver.err &
-pids+=($!)
-exec 3>driver.in
-sent=0
-# drive COMMAND-JSON: sends one command and sets $reply to its answer; fails unless it is ok.
-# The driver's own waits end within 15 s (30 s to launch Chromium), so 60 s here is the
-# deadline of a driver that hangs.
-drive() {
-  sent=$((sent + 1))
-  echo "$1" >&3
-  until_ok 60 "the driver did not answer $1" \
-    eval '[ "$(wc -l <driver.out)" -ge $sent ]'
-  reply=$(sed -n "${sent}p" driver.out)
-  js 'P(a[0]).ok' "$reply" >/dev/null || fail "driver: $1 -> $reply"
-}
+start_driver
 # The page origin of the cross-origin tab (step 5): the driver's own static server of the tab
 # on 127.0.0.1, another port than the server's, so another origin; the server allows it
 # (--cors-origin). The stranger is the same page server named localhost: an origin the

@@ -157,6 +157,15 @@ void http_session::answer() {
 
 void http_session::answer_unguarded() {
   auto request = parser_->release();
+  if (request.method() == http::verb::get) {
+    if (auto page = handler_.page(path_of(request.target()), request.version())) {
+      log_request(request.method_string(), request.target(), 200);
+      page->keep_alive(request.keep_alive());
+      const bool keep_alive = page->keep_alive();
+      do_write(http::message_generator(std::move(*page)), keep_alive);
+      return;
+    }
+  }
   const protocol::api_response response = handler_.handle(to_api_request(request));
   log_request(request.method_string(), request.target(), static_cast<unsigned>(response.status));
   if (response.stream && response.status == 200) {

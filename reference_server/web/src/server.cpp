@@ -100,6 +100,23 @@ std::chrono::milliseconds server::handling_delay() {
   return stopping_ ? std::chrono::milliseconds(0) : wire_->delay(slowness::response);
 }
 
+std::optional<http_response> server::page(std::string_view path, unsigned version) {
+  auto found = config_.pages.find(std::string(path));
+  if (found == config_.pages.end()) return std::nullopt;
+  http_response message{boost::beast::http::status::ok, version};
+  message.set(boost::beast::http::field::content_type, found->second.content_type);
+  message.set(boost::beast::http::field::cache_control, "no-store");
+  message.body() = found->second.body;
+  message.prepare_payload();
+  return message;
+}
+
+protocol::outcome<reference_server::session_created> server::create_session() {
+  auto created = core_.create_session(clock_->now());
+  drain();
+  return created;
+}
+
 protocol::api_response server::handle(const protocol::api_request& request) {
   try {
     protocol::api_request seen = request;

@@ -2,6 +2,7 @@
 #pragma once
 
 #include <chrono>
+#include <optional>
 #include <string_view>
 
 #include <boost/beast/core/tcp_stream.hpp>
@@ -19,6 +20,10 @@ class request_handler {
 
   //! How long the next request waits before `handle` (a slow server's queue); 0: none.
   virtual std::chrono::milliseconds handling_delay() = 0;
+
+  //! A static page at the request's path (`toolwire serve --demo`), answered instead of the
+  //! protocol; nullopt for every other path. Only GET reaches it.
+  virtual std::optional<http_response> page(std::string_view path, unsigned version) = 0;
 
   //! Answers one request; every protocol decision happens behind this call.
   virtual protocol::api_response handle(const protocol::api_request& request) = 0;

@@ -5,6 +5,7 @@
 #include <cstdint>
 #include <functional>
 #include <list>
+#include <map>
 #include <memory>
 #include <optional>
 #include <string>
@@ -28,6 +29,12 @@ class sse_hub;
 
 enum class clock_kind { real, virtual_time };
 
+//! A file served as it is (the demo app).
+struct static_page {
+  std::string content_type;
+  std::string body;
+};
+
 struct server_config {
   std::string host = "127.0.0.1";  // an address, or a name resolved once at start
   std::uint16_t port = 0;          // 0: any free port (see `start`)
@@ -46,6 +53,10 @@ struct server_config {
   //! Where log lines go; stderr when empty. Lines never hold a credential or a body.
   std::function<void(std::string_view)> log;
   bool log_requests = true;  // one line per request; start-up and failures are always logged
+  //! Static pages by exact path (e.g. "/demo/index.html"), served for GET before
+  //! any protocol route; empty but for `toolwire serve --demo`. None may start with "/v1/"
+  //! or "/api/".
+  std::map<std::string, static_page> pages = {};
   //! How ids, fields, texts, headers and frames look on the wire where SPEC leaves it free;
   //! the reference's own presentation when empty.
   std::shared_ptr<wire_policy> wire;
@@ -78,8 +89,16 @@ class server final : private request_handler {
 
   const reference_server::core& core() const { return core_; }
 
+  //! Creates a session as `POST /v1/sessions` would (for `toolwire serve --demo`, which
+  //! wires its page to one). Call on the io_context's thread, or before `ioc.run()`.
+  protocol::outcome<reference_server::session_created> create_session();
+
+  //! Replaces the static pages (server_config::pages). Same thread rule as create_session.
+  void set_pages(std::map<std::string, static_page> pages) { config_.pages = std::move(pages); }
+
  private:
   std::chrono::milliseconds handling_delay() override;
+  std::optional<http_response> page(std::string_view path, unsigned version) override;
   protocol::api_response handle(const protocol::api_request& request) override;
   void open_stream(boost::beast::tcp_stream stream,
                    const protocol::stream_directive& directive) override;
