@@ -125,22 +125,28 @@ void schedule(state& s, std::uint64_t key, time_ms at, timer_ref ref) {
   s.timer_refs.emplace(key, std::make_pair(at, std::move(ref)));
 }
 
-void arm_idle_expiry(state& s, session_record& session, time_ms now) {
-  session.last_active = now;
+namespace {
+
+//! Notes `now` as the record's last activity and, with idle expiry on, arms its timer.
+//! Why a serial of its own only then: without idle expiry no serial is taken, so the
+//! simulator's and the oracle's runs stay as they were, byte for byte.
+void arm_idle_timer(state& s, time_ms& last_active, std::uint64_t& idle_timer, timer_ref ref,
+                    time_ms now) {
+  last_active = now;
   if (s.config.idle_expiry_ms <= 0) return;
-  // Why a serial of its own only here: without idle expiry no serial is taken, so the
-  // simulator's and the oracle's runs stay as they were, byte for byte.
-  session.idle_timer = s.serial();
-  schedule(s, session.idle_timer, now + s.config.idle_expiry_ms,
-           {timer_kind::session_idle, session.id, ""});
+  idle_timer = s.serial();
+  schedule(s, idle_timer, now + s.config.idle_expiry_ms, std::move(ref));
+}
+
+}  // namespace
+
+void arm_idle_expiry(state& s, session_record& session, time_ms now) {
+  arm_idle_timer(s, session.last_active, session.idle_timer,
+                 {timer_kind::session_idle, session.id, ""}, now);
 }
 
 void arm_idle_expiry(state& s, task_record& task, time_ms now) {
-  task.last_active = now;
-  if (s.config.idle_expiry_ms <= 0) return;
-  task.idle_timer = s.serial();
-  schedule(s, task.idle_timer, now + s.config.idle_expiry_ms,
-           {timer_kind::task_idle, task.uuid, ""});
+  arm_idle_timer(s, task.last_active, task.idle_timer, {timer_kind::task_idle, task.uuid, ""}, now);
 }
 
 void cancel(state& s, std::uint64_t key) {

@@ -1,6 +1,20 @@
 # Shared by the browser tests (tab_in_chromium.sh, demo_in_chromium.sh): sourced after the
-# test sets $here, $browser_dir and a fail() that names its own logs. Defines: the skip rule,
-# child clean-up, until_ok, js, listening/has_url, and the driver (start_driver, drive).
+# test sets $here; the test then defines a fail() that names its own logs. Defines: the
+# set-up (browser_test_setup), the skip rule, child clean-up, until_ok, js,
+# listening/has_url, and the driver (start_driver, drive).
+browser_dir=$(cd "$here/../../browser" && pwd)
+
+# browser_test_setup TOOLWIRE OUTDIR [SERVE ARGS...]: sets $toolwire, $serve_extra, skips
+# without a browser, and enters a fresh OUTDIR (then $out, absolute).
+browser_test_setup() {
+  toolwire=$1
+  out=$2
+  shift 2
+  serve_extra=("$@")
+  need_browser
+  rm -rf "$out" && mkdir -p "$out" || exit 1
+  cd "$out" && out=$(pwd) || exit 1
+}
 
 # missing WHAT: skips the test (77) outside CI; in CI a missing piece is a failure.
 missing() {

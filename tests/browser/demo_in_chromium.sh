@@ -8,18 +8,10 @@
 # Usage: demo_in_chromium.sh TOOLWIRE OUTDIR [extra `toolwire serve` arguments]
 # Skipped (77) where chromium, node or browser/node_modules is missing, unless CI is set.
 set -u
-toolwire=$1
-out=$2
-shift 2
-serve_extra=("$@")
 here=$(cd "$(dirname "$0")" && pwd)
-browser_dir=$(cd "$here/../../browser" && pwd)
 # shellcheck source=browser_test_lib.sh
 . "$here/browser_test_lib.sh"
-need_browser
-
-rm -rf "$out" && mkdir -p "$out" || exit 1
-cd "$out" && out=$(pwd) || exit 1
+browser_test_setup "$@"
 fail() {
   echo "FAIL: $*"
   for log in serve.out serve.err driver.err; do

@@ -10,18 +10,10 @@
 # Skipped (77) where chromium, node or browser/node_modules is missing, unless CI is set:
 # there a missing piece is a failure. scripts/bootstrap --browser installs all three.
 set -u
-toolwire=$1
-out=$2
-shift 2
-serve_extra=("$@")
 here=$(cd "$(dirname "$0")" && pwd)
-browser_dir=$(cd "$here/../../browser" && pwd)
 # shellcheck source=browser_test_lib.sh
 . "$here/browser_test_lib.sh"
-need_browser
-
-rm -rf "$out" && mkdir -p "$out" || exit 1
-cd "$out" && out=$(pwd) || exit 1
+browser_test_setup "$@"
 
 KEY=tab-test-key
 TTL=3            # the tab's TTL in seconds; it pings every TTL/3
