@@ -105,7 +105,8 @@ report_command::report_command(CLI::App& parent) {
   app_ = parent.add_subcommand("report",
                                "Make reports again from runs' report.json files (toolwire check "
                                "--json): one run's HTML, several runs compared, or shards merged, "
-                               "without running anything.");
+                               "without running anything; merge also joins the --json "
+                               "summaries of toolwire explore --shard I/N.");
   app_->require_subcommand(1);
   // Why footers of their own: a subcommand without one shows the top-level footer, whose
   // exit codes ("1 a failure found") are not these.
