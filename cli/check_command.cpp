@@ -291,14 +291,11 @@ int check_command::run() const {
     catalog_ids.push_back(c.id);
   auto cases = conformance::filter_cases(std::move(*catalog), filter_);
   if (!shard_.empty()) {
-    int index = 0, count = 0;
-    char slash = 0;
-    std::istringstream in(shard_);
-    if (!(in >> index >> slash >> count) || slash != '/' || count < 1 || index < 1 ||
-        index > count || !in.eof()) {
+    const auto shard = parse_shard(shard_);
+    if (!shard) {
       return usage_error("--shard must be I/N with 1 <= I <= N, e.g. 2/4; got '" + shard_ + "'");
     }
-    cases = conformance::shard_cases(std::move(cases), index, count);
+    cases = conformance::shard_cases(std::move(cases), shard->first, shard->second);
   }
   if (list_) {
     print_list(cases);

@@ -192,6 +192,7 @@ Examples:
   toolwire explore --fault double_result_accepted --out toolwire-reports/explore
   toolwire explore --bundled --programs 2000 --settle-ms 3 --jobs 4
   toolwire explore --target acme.json --time-budget 5m
+  toolwire explore --shard 2/4 --programs 100000 --time-budget 20m --json shard2.json
 
 Without --target or --bundled the target is the in-process core (with --fault, a faulty
 one). Against a profile, programs are timed for its timeouts. Over HTTP a divergence is run
@@ -201,7 +202,9 @@ Exit codes: 0 no divergence in the programs run; 1 a divergence (shrunk, written
 with the command that reproduces it); 2 bad usage, a target that cannot be used, a
 target that stopped answering (a program whose request went unanswered runs again; a
 second unanswered run stops the search), or no program ran.
-Read: docs/explore.md, docs/simulator.md, docs/scenario-language.md)");
+Shards: toolwire report merge shard*.json joins the --json summaries of explore --shard
+1/N ... N/N into one (docs/ci.md shows a CI matrix).
+Read: docs/explore.md, docs/simulator.md, docs/scenario-language.md, docs/ci.md)");
   app_->add_option("--programs", programs_, "how many programs to generate")
       ->default_val(1'000)
       ->check(CLI::Range(1, 10'000'000));
@@ -231,6 +234,14 @@ Read: docs/explore.md, docs/simulator.md, docs/scenario-language.md)");
                    "all. A --target runs one: its model stand-in (and a virtual clock) is shared")
       ->default_val(1)
       ->check(CLI::Range(1, 64));
+  app_->add_option("--shard", shard_,
+                   "search shard I of N (I/N, 1-based, e.g. 2/4) of one campaign, on a machine "
+                   "of its own with no coordination: --programs is the whole campaign's (shard "
+                   "I generates its part, programs/N, one more for the first programs%N "
+                   "shards), job j of shard I searches with seed --seed + (I-1) + N*j, so no "
+                   "two shards share a seed, whatever --jobs each runs; --time-budget is each "
+                   "shard's own wall time. Every shard gets the same other flags; toolwire "
+                   "report merge joins their --json summaries");
   app_->add_option("--triage", triage_,
                    "re-runs of a divergence, to label it deterministic or intermittent")
       ->default_val(5)
@@ -300,7 +311,31 @@ int explore_command::run() const {
     }
   }
   options.focus_rules = focus_;
-  if (!judge_.empty()) return judge_file(options);
+  if (!judge_.empty()) {
+    if (!shard_.empty()) {
+      return usage(
+          "--shard splits a search; --judge judges one file with the --seed its "
+          "reproduce line names");
+    }
+    return judge_file(options);
+  }
+  search_plan plan;
+  plan.target = chosen->name;
+  if (!shard_.empty()) {
+    const auto shard = parse_shard(shard_);
+    if (!shard)
+      return usage("--shard must be I/N with 1 <= I <= N, e.g. 2/4; got '" + shard_ + "'");
+    plan.shard = {shard->first, shard->second};
+    plan.sharded = true;
+  }
+  plan.programs = explore::shard_programs(programs_, plan.shard);
+  if (plan.programs == 0) {
+    return usage("--shard " + shard_ + ": --programs " + std::to_string(programs_) +
+                 " leaves this shard no program (each of " + std::to_string(plan.shard.count) +
+                 " shards needs one at least)");
+  }
+  options.programs = plan.programs;
+  options.seed = explore::campaign_seed(seed_, plan.shard, 0);
   const std::string progress = quiet_                  ? "none"
                                : progress_ != "auto"   ? progress_
                                : isatty(STDERR_FILENO) ? "tty"
@@ -308,21 +343,28 @@ int explore_command::run() const {
   // Why one search against a --target: its clock (a virtual one) and its model stand-in
   // (the one host:port it calls) are shared, and jobs are processes of their own.
   const int jobs = choice.profile ? 1 : jobs_;
+  plan.jobs = jobs;
   if (jobs_ > 1 && choice.profile) {
     std::cerr << "toolwire explore: --jobs " << jobs_
               << " runs one search against --target: the target calls one model stand-in ("
               << choice.profile->model_stand_in.to_string() << ")"
               << (choice.profile->virtual_clock ? " and has one clock" : "") << "\n";
   }
-  std::cout << "explore: " << chosen->name << ", seed " << seed_ << ", up to " << programs_
+  std::cout << "explore: " << chosen->name << ", "
+            << (plan.sharded
+                    ? shard_text(plan) + ", up to " + std::to_string(plan.programs) +
+                          " of the campaign's " + std::to_string(programs_)
+                    : "seed " + std::to_string(seed_) + ", up to " + std::to_string(programs_))
             << " programs" << (options.time_budget ? " within " + time_budget_ : "")
             << (jobs > 1 ? ", " + std::to_string(jobs) + " jobs" : "") << "\n"
             << std::flush;
-  if (jobs > 1) return run_jobs(options, progress);
-  options.progress = [&](const explore::explore_progress& p) { show_progress(p, progress); };
+  if (jobs > 1) return run_jobs(options, progress, plan);
+  options.progress = [&](const explore::explore_progress& p) {
+    show_progress(p, progress, plan.programs);
+  };
   const auto result = explore::explore(options);
   if (progress == "tty") std::cerr << "\r\033[K";
-  return report(result, options.seed);
+  return report(result, options.seed, plan);
 }
 
 int explore_command::judge_file(const explore::explore_options& options) const {
@@ -359,14 +401,14 @@ int explore_command::judge_file(const explore::explore_options& options) const {
   return 1;
 }
 
-void explore_command::show_progress(const explore::explore_progress& p,
-                                    const std::string& progress) const {
+void explore_command::show_progress(const explore::explore_progress& p, const std::string& progress,
+                                    int programs) const {
   if (progress == "tty" && p.programs % 10 == 0) {
-    std::cerr << "\r\033[K" << p.programs << "/" << programs_ << " programs, " << p.requests
+    std::cerr << "\r\033[K" << p.programs << "/" << programs << " programs, " << p.requests
               << " requests, " << p.divergences << " divergence(s), " << seconds_text(p.seconds)
               << std::flush;
   } else if (progress == "lines" && p.programs % 100 == 0) {
-    std::cerr << "explore: " << p.programs << "/" << programs_ << " programs, " << p.requests
+    std::cerr << "explore: " << p.programs << "/" << programs << " programs, " << p.requests
               << " requests, " << seconds_text(p.seconds) << std::endl;
   }
 }
@@ -451,10 +493,39 @@ void explore_command::print_retried(const explore::explore_result& result) const
   }
 }
 
-int explore_command::report(const explore::explore_result& result, std::uint64_t seed) const {
+std::string explore_command::shard_text(const search_plan& plan) const {
+  if (!plan.sharded) return "";
+  std::string text = "shard " + std::to_string(plan.shard.index) + "/" +
+                     std::to_string(plan.shard.count) + ", seed" + (plan.jobs > 1 ? "s " : " ");
+  for (int job = 0; job < plan.jobs; ++job)
+    text += (job == 0 ? "" : ", ") + std::to_string(explore::campaign_seed(seed_, plan.shard, job));
+  return text;
+}
+
+void explore_command::describe_plan(const search_plan& plan, protocol::json& summary) const {
+  summary["toolwire_explore"] = 1;
+  summary["target"] = plan.target;
+  summary["seed"] = explore::campaign_seed(seed_, plan.shard, 0);
+  auto seeds = protocol::json::array();
+  for (int job = 0; job < plan.jobs; ++job)
+    seeds.push_back(explore::campaign_seed(seed_, plan.shard, job));
+  summary["seeds"] = seeds;
+  // Why the campaign's flags: `toolwire report merge` refuses shards of different campaigns.
+  if (plan.sharded) {
+    summary["shard"] = {{"index", plan.shard.index},
+                        {"count", plan.shard.count},
+                        {"base_seed", seed_},
+                        {"campaign_programs", programs_},
+                        {"programs_budget", plan.programs},
+                        {"time_budget", time_budget_}};
+  }
+}
+
+int explore_command::report(const explore::explore_result& result, std::uint64_t seed,
+                            const search_plan& plan) const {
   protocol::json summary =
       figures_json(result.programs_run, result.requests, result.seconds, result.reached);
-  summary["toolwire_explore"] = 1;
+  describe_plan(plan, summary);
   summary["seed"] = seed;
   summary["requests_per_program"] = {{"median", result.requests_median},
                                      {"p95", result.requests_p95}};
@@ -494,6 +565,7 @@ int explore_command::report(const explore::explore_result& result, std::uint64_t
     print_focus(result.focused_programs, result.programs_run, summary);
     std::cout << "explore: no divergence in " << line;
     if (result.out_of_time) std::cout << "; the time budget ended the search";
+    if (plan.sharded) std::cout << " (" << shard_text(plan) << ")";
     std::cout << "\n";
     summary["outcome"] = "no_divergence";
     return write_json(summary) ? 0 : 2;
@@ -530,7 +602,8 @@ int explore_command::report(const explore::explore_result& result, std::uint64_t
             << "judge again: toolwire explore --judge " << path << " --seed " << failure.seed
             << flags << "\n";
   print_coverage(result.reached, false);
-  std::cout << "explore: 1 divergence in " << line << std::endl;
+  std::cout << "explore: 1 divergence in " << line
+            << (plan.sharded ? " (" + shard_text(plan) + ")" : "") << std::endl;
   summary["outcome"] = "divergence";
   summary["divergence"] = {{"program", result.programs_run},
                            {"problems", failure.problems},
@@ -582,7 +655,8 @@ struct shared_search {
 // threads cannot generate at once; each job is a forked process with its own RapidCheck,
 // its own target (the bundled server: its own server) and seed --seed + job. The first
 // job to find a divergence claims it and reports it; the others stop.
-int explore_command::run_jobs(explore::explore_options options, const std::string& progress) const {
+int explore_command::run_jobs(explore::explore_options options, const std::string& progress,
+                              const search_plan& plan) const {
   void* memory = mmap(nullptr, sizeof(shared_search), PROT_READ | PROT_WRITE,
                       MAP_SHARED | MAP_ANONYMOUS, -1, 0);
   if (memory == MAP_FAILED) {
@@ -595,7 +669,7 @@ int explore_command::run_jobs(explore::explore_options options, const std::strin
   if (!json_.empty()) std::filesystem::remove(json_);
   const auto started = std::chrono::steady_clock::now();
   std::vector<pid_t> children;
-  const int share = (programs_ + jobs_ - 1) / jobs_;
+  const int share = (plan.programs + jobs_ - 1) / jobs_;
   for (int job = 0; job < jobs_; ++job) {
     const pid_t pid = fork();
     if (pid < 0) {
@@ -606,8 +680,8 @@ int explore_command::run_jobs(explore::explore_options options, const std::strin
       children.push_back(pid);
       continue;
     }
-    options.seed = seed_ + static_cast<std::uint64_t>(job);
-    options.programs = std::max(1, std::min(share, programs_ - job * share));
+    options.seed = explore::campaign_seed(seed_, plan.shard, job);
+    options.programs = std::max(1, std::min(share, plan.programs - job * share));
     options.progress = [shared, job](const explore::explore_progress& p) {
       shared->programs[job] = p.programs;
       shared->requests[job] = p.requests;
@@ -622,7 +696,7 @@ int explore_command::run_jobs(explore::explore_options options, const std::strin
     for (std::size_t i = 0; i < result.reached.size() && i < shared_search::max_points; ++i) {
       if (result.reached[i]) shared->reached[i] = true;
     }
-    if (result.failure || result.error) std::_Exit(report(result, options.seed));
+    if (result.failure || result.error) std::_Exit(report(result, options.seed, plan));
     print_retried(result);
     std::cout << std::flush;
     std::_Exit(0);
@@ -644,11 +718,11 @@ int explore_command::run_jobs(explore::explore_options options, const std::strin
     auto now = shared->total(jobs_, started);
     if (progress == "tty") {
       now.programs -= now.programs % 10;
-      show_progress(now, progress);
+      show_progress(now, progress, plan.programs);
     } else if (progress == "lines" && now.programs / 100 > last_hundreds) {
       last_hundreds = now.programs / 100;
       now.programs = last_hundreds * 100;
-      show_progress(now, progress);
+      show_progress(now, progress, plan.programs);
     }
     std::this_thread::sleep_for(std::chrono::milliseconds(100));
   }
@@ -678,7 +752,8 @@ int explore_command::run_jobs(explore::explore_options options, const std::strin
   print_focus(focused, programs, focus_summary);
   std::cout << "explore: " << jobs_ << " jobs: " << programs << " programs, " << requests
             << " requests, " << found << ", " << seconds_text(seconds) << " ("
-            << per_second(programs, seconds) << " programs/s)\n";
+            << per_second(programs, seconds) << " programs/s)"
+            << (plan.sharded ? "; " + shard_text(plan) : "") << "\n";
   if (worst == 0) std::cout << "explore: no divergence in " << programs << " programs\n";
   if (json_.empty()) return worst;
   protocol::json summary = protocol::json::object();
@@ -687,9 +762,8 @@ int explore_command::run_jobs(explore::explore_options options, const std::strin
     if (!summary.is_object()) summary = protocol::json::object();
   }
   summary.update(figures_json(programs, requests, seconds, reached));
-  summary["toolwire_explore"] = 1;
+  describe_plan(plan, summary);
   summary["jobs"] = jobs_;
-  summary["seed"] = seed_;
   summary.update(focus_summary);
   // Why left out: these are one job's own figures (the jobs do not share them), and the
   // summary's others are the search's.

@@ -17,6 +17,16 @@
 namespace toolwire::cli {
 
 class explore_command {
+  //! What this search covers of its campaign: its shard (1/1 without --shard), the
+  //! programs it generates and its jobs (each with the seed campaign_seed gives it).
+  struct search_plan {
+    explore::campaign_shard shard = {};
+    bool sharded = false;  // --shard was given
+    int programs = 0;
+    int jobs = 1;
+    std::string target;  // the target's name, for the summary
+  };
+
  public:
   explicit explore_command(CLI::App& parent);
   bool selected() const { return app_->parsed(); }
@@ -26,14 +36,21 @@ class explore_command {
 
  private:
   //! Prints what a search found (writing a divergence to --out) and returns the exit code.
-  int report(const explore::explore_result& result, std::uint64_t seed) const;
+  int report(const explore::explore_result& result, std::uint64_t seed,
+             const search_plan& plan) const;
+  //! What every summary says about the search: its target, shard and seeds.
+  void describe_plan(const search_plan& plan, protocol::json& summary) const;
+  //! "shard 2/4, seeds 2, 6": empty without --shard.
+  std::string shard_text(const search_plan& plan) const;
   //! --json: writes `summary` there (nothing without --json); false after saying why not.
   bool write_json(const protocol::json& summary) const;
   void print_retried(const explore::explore_result& result) const;
   //! With --focus: how many of `programs` reached a move citing a focused rule.
   void print_focus(int reaching, int programs, protocol::json& summary) const;
-  void show_progress(const explore::explore_progress& p, const std::string& progress) const;
-  int run_jobs(explore::explore_options options, const std::string& progress) const;
+  void show_progress(const explore::explore_progress& p, const std::string& progress,
+                     int programs) const;
+  int run_jobs(explore::explore_options options, const std::string& progress,
+               const search_plan& plan) const;
   //! --judge FILE: the file's program judged as the search judges one; exit code.
   int judge_file(const explore::explore_options& options) const;
 
@@ -47,6 +64,7 @@ class explore_command {
   int until_coverage_ = 0;          // 0: not asked
   std::vector<std::string> focus_;  // --focus: SPEC rules the search leans toward
   int jobs_ = 1;
+  std::string shard_;  // --shard I/N
   int triage_ = 5;
   std::string progress_ = "auto";
   std::string judge_;

@@ -1,6 +1,9 @@
 // `toolwire report`.
 #include "report_command.hpp"
 
+#include <algorithm>
+#include <cstdint>
+#include <cstdio>
 #include <filesystem>
 #include <fstream>
 #include <iostream>
@@ -9,6 +12,7 @@
 #include "step_summary.hpp"
 #include "toolwire/conformance/outside_data.hpp"
 #include "toolwire/reports/compare.hpp"
+#include "toolwire/reports/explore_merge.hpp"
 #include "toolwire/reports/html.hpp"
 #include "toolwire/reports/merge.hpp"
 #include "toolwire/reports/reports.hpp"
@@ -22,8 +26,8 @@ int failure(const std::string& message) {
   return 2;
 }
 
-//! A run's report.json, or an error that names the file.
-protocol::json read_report(const std::string& path, std::string& error) {
+//! A file's JSON (discarded when it is not JSON), or an error that names the file.
+protocol::json read_json(const std::string& path, std::string& error) {
   std::ifstream in(path, std::ios::binary);
   if (!in) {
     error = "cannot read " + path;
@@ -32,12 +36,60 @@ protocol::json read_report(const std::string& path, std::string& error) {
   std::ostringstream text;
   text << in.rdbuf();
   // Why no exceptions: a truncated or hand-edited file is a usage error, not a crash.
-  auto report = protocol::json::parse(text.str(), nullptr, false);
+  return protocol::json::parse(text.str(), nullptr, false);
+}
+
+//! A run's report.json, or an error that names the file.
+protocol::json read_report(const std::string& path, std::string& error) {
+  auto report = read_json(path, error);
+  if (!error.empty()) return nullptr;
   if (report.is_discarded() || !report.is_object() || !report.contains("toolwire_report")) {
     error = path + " is not a toolwire report.json (toolwire check --json FILE)";
+    if (reports::is_explore_summary(report)) {
+      error += "; it is an explore summary, and one merge takes one kind";
+    }
     return nullptr;
   }
   return report;
+}
+
+//! "explore: shard 2/4 (s2.json)".
+std::string shard_label(const protocol::json& line, long long count) {
+  return "shard " + std::to_string(line.value("index", 0)) + "/" + std::to_string(count) + " (" +
+         line.value("file", std::string()) + ")";
+}
+
+//! "no_divergence" as "no divergence".
+std::string outcome_words(std::string outcome) {
+  std::replace(outcome.begin(), outcome.end(), '_', ' ');
+  return outcome;
+}
+
+std::string seconds_text(double seconds) {
+  char buffer[32];
+  std::snprintf(buffer, sizeof buffer, "%.1f s", seconds);
+  return buffer;
+}
+
+//! The merged campaign as Markdown, for $GITHUB_STEP_SUMMARY.
+std::string explore_markdown(const protocol::json& merged) {
+  std::ostringstream md;
+  const auto count = merged["shard_count"].get<long long>();
+  md << "## toolwire explore: " << merged["target"].get<std::string>() << ", "
+     << merged["shards"].size() << " of " << count << " shards\n\n"
+     << "**" << merged["outcome"].get<std::string>() << "** in " << merged["programs"]
+     << " programs (" << merged["requests"] << " requests, "
+     << seconds_text(merged["seconds"].get<double>()) << " the longest shard)\n\n";
+  for (const auto& d : merged["divergences"]) {
+    md << "- shard " << d["shard"] << ": `" << d.value("reproduce", std::string()) << "`\n";
+  }
+  for (const auto& e : merged["errors"]) {
+    md << "- shard " << e["shard"] << ": " << e["outcome"].get<std::string>() << " "
+       << e["error"].get<std::string>() << "\n";
+  }
+  for (const auto& m : merged["missing_shards"])
+    md << "- shard " << m << "/" << count << " is missing\n";
+  return md.str();
 }
 
 bool write_file(const std::filesystem::path& path, const std::string& text) {
@@ -53,7 +105,8 @@ report_command::report_command(CLI::App& parent) {
   app_ = parent.add_subcommand("report",
                                "Make reports again from runs' report.json files (toolwire check "
                                "--json): one run's HTML, several runs compared, or shards merged, "
-                               "without running anything.");
+                               "without running anything; merge also joins the --json "
+                               "summaries of toolwire explore --shard I/N.");
   app_->require_subcommand(1);
   // Why footers of their own: a subcommand without one shows the top-level footer, whose
   // exit codes ("1 a failure found") are not these.
@@ -112,18 +165,30 @@ Read: docs/conformance.md, "Reports")");
       "unless every shard has the same catalog version, filter, seed and target, all N "
       "shards are there and no case is in two. Without a report flag all four go to "
       "toolwire-reports/. Like check, it appends the Markdown summary to $GITHUB_STEP_SUMMARY "
-      "when that is set.");
+      "when that is set. Given the --json summaries of toolwire explore --shard I/N instead, "
+      "it joins them into the campaign's summary (--json FILE writes it): programs and "
+      "requests added up, the time the longest shard's (and summed), the coverage the "
+      "union, every shard's divergence with its reproduce line, and each shard that errored "
+      "or is missing. Refused unless every shard has the same N, --seed, --programs, "
+      "--time-budget and target, and no shard is there twice.");
   merge_->footer(R"(
 Examples:
   toolwire check --shard 1/2 --json s1.json & toolwire check --shard 2/2 --json s2.json
   toolwire report merge s1.json s2.json --junit junit.xml --html report.html
+  toolwire explore --shard 1/2 --json e1.json & toolwire explore --shard 2/2 --json e2.json
+  toolwire report merge e1.json e2.json --json explore.json
 
 Exit codes: 0 the merged run passed, 1 it has a failure, 2 nothing was checked (as toolwire
 check), or shards that do not belong together, an unreadable report.json or an unwritable
-output.
-Read: docs/conformance.md, "Shards")");
-  merge_->add_option("shards", shards_, "the shards' report.json files")->required();
-  merge_->add_option("--json", merged_json_, "write the merged JSON report here");
+output. Explore summaries: 0 no divergence in any shard and all N there, 1 a shard
+diverged, 2 a shard errored or is missing (and none diverged), or shards that do not
+belong together.
+Read: docs/conformance.md, "Shards"; docs/ci.md, "Explore campaigns")");
+  merge_
+      ->add_option("shards", shards_, "the shards' report.json files (or explore --json summaries)")
+      ->required();
+  merge_->add_option("--json", merged_json_,
+                     "write the merged JSON report (or explore campaign summary) here");
   merge_->add_option("--junit", merged_junit_, "write the merged JUnit XML here");
   merge_->add_option("--markdown", merged_markdown_, "write the merged Markdown summary here");
   merge_->add_option("--html", merged_html_, "write the merged HTML report here");
@@ -181,6 +246,14 @@ int report_command::run_compare() const {
 }
 
 int report_command::run_merge() const {
+  // Why one merge for both kinds: a CI job joins its shards' files whichever command made
+  // them; the first file says which kind the others must be.
+  {
+    std::string error;
+    const auto first = read_json(shards_.front(), error);
+    if (!error.empty()) return failure(error);
+    if (reports::is_explore_summary(first)) return run_explore_merge();
+  }
   std::vector<reports::saved_run> shards;
   for (const auto& path : shards_) {
     std::string error;
@@ -220,6 +293,85 @@ int report_command::run_merge() const {
   const auto status = reports::status_of(results, summary);
   if (!status.message.empty()) std::cout << status.message << "\n";
   return status.exit_code;
+}
+
+int report_command::run_explore_merge() const {
+  if (!merged_junit_.empty() || !merged_markdown_.empty() || !merged_html_.empty()) {
+    return failure(
+        "explore summaries merge into one summary (--json FILE); --junit, --markdown and "
+        "--html are reports of check runs");
+  }
+  std::vector<reports::explore_shard_summary> shards;
+  for (const auto& path : shards_) {
+    std::string error;
+    auto summary = read_json(path, error);
+    if (!error.empty()) return failure(error);
+    if (!reports::is_explore_summary(summary)) {
+      return failure(path + " is not a toolwire explore summary (toolwire explore --json " +
+                     "FILE), and " + shards_.front() + " is: one merge takes one kind");
+    }
+    shards.push_back({path, std::move(summary)});
+  }
+  auto merged = reports::merge_explore_shards(shards);
+  if (!merged) return failure("cannot merge: " + merged.error().message);
+  const auto& m = *merged;
+  const auto count = m["shard_count"].get<long long>();
+  const auto& coverage = m["coverage"];
+  std::cout << "explore: " << m["shards"].size() << " of " << count << " shards of a campaign of "
+            << m["campaign_programs"] << " programs from --seed " << m["base_seed"] << " on "
+            << m["target"].get<std::string>() << ": " << m["programs"] << " programs, "
+            << m["requests"] << " requests, " << seconds_text(m["seconds"].get<double>())
+            << " (the longest shard; " << seconds_text(m["seconds_summed"].get<double>())
+            << " summed)\n";
+  std::cout << "explore: the reference reached " << coverage["reached"] << " of "
+            << coverage["total"] << " life-cycle points in the campaign";
+  for (std::size_t i = 0; i < coverage["never"].size(); ++i)
+    std::cout << (i == 0 ? "; never: " : ", ") << coverage["never"][i].get<std::string>();
+  std::cout << "\n";
+  for (const auto& line : m["shards"]) {
+    std::string seeds;
+    for (const auto& seed : line["seeds"])
+      seeds += (seeds.empty() ? "" : ", ") + seed.dump();
+    std::cout << "explore: " << shard_label(line, count) << ": "
+              << outcome_words(line["outcome"].get<std::string>()) << " in " << line["programs"]
+              << " programs, seed" << (line["seeds"].size() == 1 ? " " : "s ") << seeds << "\n";
+  }
+  for (const auto& d : m["divergences"]) {
+    std::cout << "explore: shard " << d["shard"] << "/" << count << " diverged:\n";
+    for (const auto& p : d.value("problems", protocol::json::array()))
+      std::cout << "  " << (p.is_string() ? p.get<std::string>() : p.dump()) << "\n";
+    std::cout << "  reproduce: " << d.value("reproduce", std::string("(not in its summary)"))
+              << "\n";
+  }
+  for (const auto& e : m["errors"]) {
+    std::cout << "explore: shard " << e["shard"] << "/" << count << " ("
+              << e["file"].get<std::string>()
+              << ") did not end clean: " << e["outcome"].get<std::string>()
+              << (e["error"].get<std::string>().empty() ? "" : ": " + e["error"].get<std::string>())
+              << "\n";
+  }
+  for (const auto& missing : m["missing_shards"]) {
+    const auto seed = m["base_seed"].get<std::uint64_t>() + missing.get<std::uint64_t>() - 1;
+    std::cout << "explore: shard " << missing << "/" << count
+              << " is missing: its part of the programs (seed " << seed << " and, with --jobs, "
+              << seed << " + " << count << "*j) was not searched\n";
+  }
+  append_step_summary(explore_markdown(m), "toolwire report merge");
+  if (!merged_json_.empty()) {
+    if (!write_file(merged_json_, m.dump(2) + "\n")) return failure("cannot write " + merged_json_);
+    std::cout << "wrote " << merged_json_ << "\n";
+  }
+  const auto outcome = m["outcome"].get<std::string>();
+  if (outcome == "divergence") {
+    std::cout << "explore: " << m["divergences"].size() << " divergence(s) in the campaign\n";
+    return 1;
+  }
+  if (outcome == "error") {
+    std::cout << "explore: the campaign was not searched whole: no verdict\n";
+    return 2;
+  }
+  std::cout << "explore: no divergence in the campaign's " << m["programs"] << " programs\n";
+  return 0;
 }
 
 }  // namespace toolwire::cli

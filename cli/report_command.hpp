@@ -22,6 +22,9 @@ class report_command {
   int run_html() const;
   int run_compare() const;
   int run_merge() const;
+  //! `report merge` of explore --shard summaries: the campaign's summary; exit codes as
+  //! explore's (0 no divergence, 1 a divergence, 2 a shard that errored or is missing).
+  int run_explore_merge() const;
 
   CLI::App* app_;
   CLI::App* html_;

@@ -1,7 +1,10 @@
 // Checks of flag values that CLI11 does not phrase for our users.
 #pragma once
 
+#include <optional>
+#include <sstream>
 #include <string>
+#include <utility>
 
 #include <CLI/CLI.hpp>
 
@@ -17,5 +20,17 @@ inline const CLI::Validator seed_value(
       return "";
     },
     "SEED");
+
+//! "--shard I/N" (check, explore): {I, N} with 1 <= I <= N, or nullopt for anything else.
+inline std::optional<std::pair<int, int>> parse_shard(const std::string& text) {
+  int index = 0, count = 0;
+  char slash = 0;
+  std::istringstream in(text);
+  if (!(in >> index >> slash >> count) || slash != '/' || count < 1 || index < 1 || index > count ||
+      !in.eof()) {
+    return std::nullopt;
+  }
+  return std::pair{index, count};
+}
 
 }  // namespace toolwire::cli

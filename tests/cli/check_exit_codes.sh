@@ -152,6 +152,48 @@ expect_text '"programs_reaching": [1-9]' "$work/focus.json" "explore --focus JSO
 expect 0 "explore --focus with jobs" -- "$toolwire" explore --focus TASK-7 --jobs 2 --programs 40 \
   --progress none --json "$work/focus2.json"
 expect_text '"programs_reaching": [1-9]' "$work/focus2.json" "explore --focus JSON with jobs"
+# explore --shard I/N (issue 25.6): a bad shard is named; shards of one campaign search
+# disjoint seeds, their parts add up to --programs, and report merge joins their summaries.
+expect 2 "explore --shard 3/2" -- "$toolwire" explore --shard 3/2 --programs 1
+expect_text "toolwire explore: --shard must be I/N with 1 <= I <= N, e.g. 2/4; got '3/2'" "$work/err" \
+  "explore --shard 3/2 says why"
+expect 2 "explore --shard with no program left" -- "$toolwire" explore --shard 3/3 --programs 2
+expect_text "leaves this shard no program" "$work/err" "explore --shard with no program says why"
+for i in 1 2; do
+  expect 0 "explore --shard $i/2, clean" -- "$toolwire" explore --shard $i/2 --programs 20 --jobs $i \
+    --progress none --json "$work/clean$i.json"
+done
+expect_text '"seeds": \[\s*1\s*\]' <(tr -d '\n' <"$work/clean1.json") "explore --shard 1/2 seeds"
+expect_text '"seeds": \[\s*2,\s*4\s*\]' <(tr -d '\n' <"$work/clean2.json") "explore --shard 2/2 --jobs 2 seeds"
+expect_text "shard 2/2, seeds 2, 4" "$work/out" "explore --shard console line"
+expect 0 "report merge of clean explore shards" -- "$toolwire" report merge "$work/clean2.json" \
+  "$work/clean1.json" --json "$work/merged-clean.json"
+expect_text '"outcome": "no_divergence"' "$work/merged-clean.json" "merged clean outcome"
+expect_text '"programs": 20,' "$work/merged-clean.json" "merged clean programs: the parts add up"
+expect_text "no divergence in the campaign's 20 programs" "$work/out" "merged clean console"
+expect 2 "report merge with a shard missing" -- "$toolwire" report merge "$work/clean1.json"
+expect_text "shard 2/2 is missing" "$work/out" "merge names the missing shard"
+expect 2 "report merge of a search that was no shard" -- "$toolwire" report merge "$work/clean1.json" \
+  "$work/clean.json"
+expect_text "clean.json is the summary of a search that was not a shard" "$work/err" "merge names the file"
+# Why seed 3: shard 1/2 (seed 3, 10 programs) runs clean and shard 2/2 (seed 4) meets the
+# fault at its fourth program, so the merge joins a clean shard and a diverging one.
+expect 0 "explore --shard 1/2 with a fault, clean" -- "$toolwire" explore --shard 1/2 --seed 3 \
+  --programs 20 --fault double_result_accepted --triage 1 --progress none --out "$work/shards" \
+  --json "$work/fault1.json"
+expect 1 "explore --shard 2/2 with a fault, diverging" -- "$toolwire" explore --shard 2/2 --seed 3 \
+  --programs 20 --fault double_result_accepted --triage 1 --progress none --out "$work/shards" \
+  --json "$work/fault2.json"
+expect 1 "report merge of a diverging shard" -- "$toolwire" report merge "$work/fault1.json" \
+  "$work/fault2.json" --json "$work/merged.json"
+expect_text '"outcome": "divergence"' "$work/merged.json" "merged outcome"
+expect_text "reproduce: toolwire simulate $work/shards/explore-seed4.yaml --seed 4 --fault double_result_accepted" \
+  "$work/out" "merged reproduce line"
+reproduce=$(grep -o '"reproduce": "[^"]*"' "$work/merged.json" | sed 's/"reproduce": "toolwire \(.*\)"/\1/')
+# shellcheck disable=SC2086 # the line is a command, split as a shell would
+expect 1 "the merged reproduce line reproduces" -- "$toolwire" $reproduce
+expect 2 "report merge of two campaigns" -- "$toolwire" report merge "$work/clean1.json" "$work/fault2.json"
+expect_text "is of another campaign than" "$work/err" "merge refuses another campaign"
 expect 2 "a negative seed to simulate" -- "$toolwire" simulate library:double_result --seed -1
 expect 2 "a fault nothing is close to" -- "$toolwire" check "${few[@]}" --fault zzz
 if grep -q "did you mean" "$work/err"; then

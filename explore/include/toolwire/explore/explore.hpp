@@ -157,6 +157,24 @@ struct explore_result {
 
 explore_result explore(const explore_options& options);
 
+//! `toolwire explore --shard I/N`: shard `index` (1-based) of a campaign split `count` ways,
+//! each shard on a machine of its own with no coordination between them.
+struct campaign_shard {
+  int index = 1;
+  int count = 1;
+};
+
+//! The seed job `job` (0-based, of --jobs) of `shard` searches with: base + (index - 1) +
+//! count * job. Why interleaved: no two searches of one campaign share a seed whatever
+//! --jobs each shard runs, and a campaign of one shard keeps base + job. It does not
+//! guard against the sum passing 2^64 (it wraps, and a wrapped seed may repeat one).
+std::uint64_t campaign_seed(std::uint64_t base, campaign_shard shard, int job);
+
+//! The part of a campaign's `programs` that `shard` generates: programs / count, and one
+//! more for each of the first programs % count shards, so the shards' parts add up to
+//! `programs` exactly (a shard's part may be 0 when programs < count).
+int shard_programs(int programs, campaign_shard shard);
+
 //! The SPEC rules the reference's life-cycle points cite, sorted: what --focus accepts.
 std::vector<std::string> focusable_rules();
 
