@@ -15,6 +15,7 @@
 #include <optional>
 #include <thread>
 
+#include "duration_text.hpp"
 #include "toolwire/conformance/scenario_target.hpp"
 #include "toolwire/explore/explore.hpp"
 #include "toolwire/scenarios/loader.hpp"
@@ -163,12 +164,6 @@ std::string file_header(const explore::explore_failure& failure, const std::stri
 std::string per_second(int programs, double seconds) {
   char buffer[32];
   std::snprintf(buffer, sizeof buffer, "%.0f", programs / std::max(seconds, 1e-9));
-  return buffer;
-}
-
-std::string seconds_text(double seconds) {
-  char buffer[32];
-  std::snprintf(buffer, sizeof buffer, "%.1f s", seconds);
   return buffer;
 }
 

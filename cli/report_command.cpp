@@ -9,8 +9,10 @@
 #include <iostream>
 #include <sstream>
 
+#include "duration_text.hpp"
 #include "step_summary.hpp"
 #include "toolwire/conformance/outside_data.hpp"
+#include "toolwire/explore/explore.hpp"
 #include "toolwire/reports/compare.hpp"
 #include "toolwire/reports/explore_merge.hpp"
 #include "toolwire/reports/html.hpp"
@@ -63,12 +65,6 @@ std::string shard_label(const protocol::json& line, long long count) {
 std::string outcome_words(std::string outcome) {
   std::replace(outcome.begin(), outcome.end(), '_', ' ');
   return outcome;
-}
-
-std::string seconds_text(double seconds) {
-  char buffer[32];
-  std::snprintf(buffer, sizeof buffer, "%.1f s", seconds);
-  return buffer;
 }
 
 //! The merged campaign as Markdown, for $GITHUB_STEP_SUMMARY.
@@ -351,7 +347,8 @@ int report_command::run_explore_merge() const {
               << "\n";
   }
   for (const auto& missing : m["missing_shards"]) {
-    const auto seed = m["base_seed"].get<std::uint64_t>() + missing.get<std::uint64_t>() - 1;
+    const auto seed = explore::campaign_seed(m["base_seed"].get<std::uint64_t>(),
+                                             {missing.get<int>(), static_cast<int>(count)}, 0);
     std::cout << "explore: shard " << missing << "/" << count
               << " is missing: its part of the programs (seed " << seed << " and, with --jobs, "
               << seed << " + " << count << "*j) was not searched\n";
