@@ -26,12 +26,12 @@ struct client_state {
   static inline const char* name = "client";
 };
 
-using self_pointer = client_actor::stateful_pointer<client_state>;
+using client_self = client_actor::stateful_pointer<client_state>;
 using step_promise = caf::typed_response_promise<bool>;
 
 //! Sends the request of route `id` with the client's own token; the route's path carries
 //! the session's id, then `ids` (protocol/routes.hpp).
-void request(self_pointer self, protocol::route_id id, std::initializer_list<std::string_view> ids,
+void request(client_self self, protocol::route_id id, std::initializer_list<std::string_view> ids,
              const json& body, std::function<void(const protocol::api_response&)> then = nullptr) {
   auto& st = self->state;
   std::vector<std::string_view> path_ids = {st.access.session_id};
@@ -47,18 +47,18 @@ void request(self_pointer self, protocol::route_id id, std::initializer_list<std
 
 //! Sends the client the command `xs...` in `delay` ms.
 template <typename... Ts>
-void after(self_pointer self, time_ms delay, Ts&&... xs) {
+void after(client_self self, time_ms delay, Ts&&... xs) {
   self->delayed_send(self, std::chrono::milliseconds(delay), std::forward<Ts>(xs)...);
 }
 
 //! Sends the client the command `xs...` at run time `at` (now, if that has passed).
 template <typename... Ts>
-void later(self_pointer self, time_ms at, Ts&&... xs) {
+void later(client_self self, time_ms at, Ts&&... xs) {
   after(self, std::max<time_ms>(0, at - run_context::elapsed(self)), std::forward<Ts>(xs)...);
 }
 
 //! Registered: from now on the client behaves as its knobs say.
-void on_registered(self_pointer self, const protocol::api_response& response) {
+void on_registered(client_self self, const protocol::api_response& response) {
   auto& st = self->state;
   st.client_id = protocol::string_at(response.body, "client_id");
   st.assigned_name = protocol::string_at(response.body, "name");
@@ -73,7 +73,7 @@ void on_registered(self_pointer self, const protocol::api_response& response) {
   if (st.spec.leave_at) later(self, *st.spec.leave_at, leave_atom::value);
 }
 
-void register_self(self_pointer self) {
+void register_self(client_self self) {
   auto& st = self->state;
   json body = {{"name", st.spec.requested_name},
                {"lifetime", protocol::to_json(st.spec.lifetime)},
@@ -87,7 +87,7 @@ void register_self(self_pointer self) {
 }
 
 //! Opens the client's event stream (after `last_event_id`, when given), then `then`.
-void listen(self_pointer self, std::optional<std::string> last_event_id,
+void listen(client_self self, std::optional<std::string> last_event_id,
             std::function<void(const protocol::api_response&)> then,
             std::optional<std::size_t> step = std::nullopt,
             std::function<void(const std::string&)> on_failure = nullptr) {
@@ -106,14 +106,14 @@ void listen(self_pointer self, std::optional<std::string> last_event_id,
       step, std::move(on_failure));
 }
 
-void join(self_pointer self) {
+void join(client_self self) {
   // The stream opens first so that no event about this client can be missed.
   listen(self, std::nullopt, [self](const protocol::api_response& response) {
     if (response.status == 200) register_self(self);
   });
 }
 
-void ping(self_pointer self) {
+void ping(client_self self) {
   request(self, protocol::route_id::ping, {self->state.client_id}, json(),
           [self](const protocol::api_response& response) {
             auto& st = self->state;
@@ -125,7 +125,7 @@ void ping(self_pointer self) {
           });
 }
 
-void answer_call(self_pointer self, const std::string& call_id) {
+void answer_call(client_self self, const std::string& call_id) {
   auto& st = self->state;
   json body = st.spec.error_result
                   ? json{{"error", "the tool failed in the client"}, {"reason", "client_error"}}
@@ -136,7 +136,7 @@ void answer_call(self_pointer self, const std::string& call_id) {
   }
 }
 
-void on_dispatched(self_pointer self, const json& data) {
+void on_dispatched(client_self self, const json& data) {
   auto& st = self->state;
   if (protocol::string_at(data, "client_id") != st.client_id) return;  // addressed to someone else
   const std::string call_id = protocol::string_at(data, "call_id");
@@ -151,7 +151,7 @@ void on_dispatched(self_pointer self, const json& data) {
 //! built only when recording. Why the text: traces, and their hashes, name commands as
 //! they did when commands were strings.
 template <typename Describe>
-bool begin_command(self_pointer self, Describe describe) {
+bool begin_command(client_self self, Describe describe) {
   auto& st = self->state;
   if (st.gone) return false;
   st.context->record(self, st.spec.actor, "act", [&] { return json{{"what", describe()}}; });
@@ -160,19 +160,19 @@ bool begin_command(self_pointer self, Describe describe) {
 
 //! As begin_command, for the commands that need a client id: false until registered.
 template <typename Describe>
-bool begin_registered_command(self_pointer self, Describe describe) {
+bool begin_registered_command(client_self self, Describe describe) {
   return begin_command(self, describe) && self->state.registered;
 }
 
-void on_join(self_pointer self) {
+void on_join(client_self self) {
   if (begin_command(self, [] { return std::string("join"); })) join(self);
 }
 
-void on_ping(self_pointer self) {
+void on_ping(client_self self) {
   if (begin_registered_command(self, [] { return std::string("ping"); })) ping(self);
 }
 
-void on_vanish(self_pointer self) {
+void on_vanish(client_self self) {
   if (!begin_registered_command(self, [] { return std::string("vanish"); })) return;
   auto& st = self->state;
   st.gone = true;  // no word to the server: it just stops pinging and listening
@@ -180,14 +180,14 @@ void on_vanish(self_pointer self) {
   self->send(st.target, close_stream_atom::value, st.access.session_id);
 }
 
-void on_leave(self_pointer self) {
+void on_leave(client_self self) {
   if (!begin_registered_command(self, [] { return std::string("leave"); })) return;
   auto& st = self->state;
   st.gone = true;
   request(self, protocol::route_id::delete_client, {st.client_id}, json());
 }
 
-void on_show_screen(self_pointer self, std::uint64_t index) {
+void on_show_screen(client_self self, std::uint64_t index) {
   if (!begin_registered_command(self, [&] { return "screen:" + std::to_string(index); })) return;
   auto& st = self->state;
   const auto& screen = st.spec.screens.at(index);
@@ -195,12 +195,12 @@ void on_show_screen(self_pointer self, std::uint64_t index) {
           {{"tools", protocol::to_json(screen.tools)}});
 }
 
-void on_ack(self_pointer self, const std::string& call_id) {
+void on_ack(client_self self, const std::string& call_id) {
   if (!begin_registered_command(self, [&] { return "ack:" + call_id; })) return;
   request(self, protocol::route_id::ack, {self->state.client_id, call_id}, json());
 }
 
-void on_answer(self_pointer self, const std::string& call_id) {
+void on_answer(client_self self, const std::string& call_id) {
   if (begin_registered_command(self, [&] { return "result:" + call_id; })) {
     answer_call(self, call_id);
   }
@@ -222,7 +222,7 @@ std::function<void(const std::string&)> failed(step_promise done) {
   };
 }
 
-void scripted_register(self_pointer self, std::size_t index, step_promise done) {
+void scripted_register(client_self self, std::size_t index, step_promise done) {
   auto& st = self->state;
   const auto& step = st.context->plan->steps[index];
   const json body = detail::registration_body(step, st.spec);
@@ -243,7 +243,7 @@ void scripted_register(self_pointer self, std::size_t index, step_promise done) 
   listen(self, std::nullopt, send, std::nullopt, failed(done));
 }
 
-void scripted_reconnect(self_pointer self, std::size_t index, step_promise done) {
+void scripted_reconnect(client_self self, std::size_t index, step_promise done) {
   auto& st = self->state;
   const auto& args = st.context->plan->steps[index].args;
   std::optional<std::string> last_event_id;
@@ -261,7 +261,7 @@ void scripted_reconnect(self_pointer self, std::size_t index, step_promise done)
 }
 
 //! One of the client's own actions (detail::performed_by_the_client_itself).
-step_promise perform(self_pointer self, std::uint64_t index) {
+step_promise perform(client_self self, std::uint64_t index) {
   auto& st = self->state;
   auto done = self->make_response_promise<bool>();
   const auto& step = st.context->plan->steps[index];
@@ -280,7 +280,7 @@ step_promise perform(self_pointer self, std::uint64_t index) {
 }
 
 //! A step whose request the director built: the client sends it in its own name.
-step_promise perform(self_pointer self, std::uint64_t index, protocol::api_request built) {
+step_promise perform(client_self self, std::uint64_t index, protocol::api_request built) {
   auto& st = self->state;
   auto done = self->make_response_promise<bool>();
   if (st.context->plan->steps[index].performs(scenarios::vocabulary::action_id::delete_client))
@@ -291,7 +291,7 @@ step_promise perform(self_pointer self, std::uint64_t index, protocol::api_reque
   return done;
 }
 
-client_actor::behavior_type client(self_pointer self, scenarios::client_spec spec,
+client_actor::behavior_type client(client_self self, scenarios::client_spec spec,
                                    target_actor target, director_actor director,
                                    session_access access, run_context* context) {
   auto& st = self->state;

@@ -43,14 +43,14 @@ struct director_state {
   static inline const char* name = "director";
 };
 
-using self_pointer = director_actor::stateful_pointer<director_state>;
+using director_self = director_actor::stateful_pointer<director_state>;
 
-void step_error(self_pointer self, std::size_t index, const std::string& message,
+void step_error(director_self self, std::size_t index, const std::string& message,
                 const std::string& performer = "director");
-void step_done(self_pointer self);
+void step_done(director_self self);
 
 //! A step's request that got no answer is that step's error, and the script goes on.
-void request(self_pointer self, protocol::api_request request,
+void request(director_self self, protocol::api_request request,
              std::function<void(const protocol::api_response&)> then,
              std::optional<std::size_t> step = std::nullopt) {
   auto& st = self->state;
@@ -73,10 +73,10 @@ bool needs_other_session(const scenarios::scenario& plan) {
                      });
 }
 
-void schedule_next(self_pointer self);
+void schedule_next(director_self self);
 
 //! The step is over (its response arrived, or it could not be sent): on to the next.
-void step_done(self_pointer self) {
+void step_done(director_self self) {
   self->state.owed_since.reset();
   ++self->state.next_step;
   schedule_next(self);
@@ -86,7 +86,7 @@ void step_done(self_pointer self) {
 //! written time. Why since then and not since it first waited: steps due at one instant
 //! that wait for one thing would otherwise wait one after another, the last past the
 //! run's end. True when it will be played again.
-bool play_again_within_window(self_pointer self, time_ms retry_ms) {
+bool play_again_within_window(director_self self, time_ms retry_ms) {
   auto& st = self->state;
   const time_ms now = run_context::elapsed(self);
   if (!st.owed_since) st.owed_since = st.plan->steps[st.next_step].at + st.instant_delay;
@@ -103,7 +103,7 @@ bool play_again_within_window(self_pointer self, time_ms retry_ms) {
 //! Why: on a real clock a slow target shows a dispatch later than the step's time; the
 //! step then waits for it (a few ms at a time, up to owed_wait_ms) instead of failing
 //! at a fixed offset. True when the step will be played again.
-bool wait_for_what_is_owed(self_pointer self, const protocol::api_error& error) {
+bool wait_for_what_is_owed(director_self self, const protocol::api_error& error) {
   if (!detail::awaits_the_target(error) || self->state.script.owed_wait_ms <= 0) return false;
   constexpr time_ms retry_ms = 5;
   return play_again_within_window(self, retry_ms);
@@ -141,7 +141,7 @@ bool may_still_reach(const std::string& seen, const std::string& wanted) {
 //! the task may still reach polls again (every 20 ms, up to owed_wait_ms) instead of being
 //! judged on the status the target was on its way from. The last poll's response is the
 //! step's. True when the step will be played again.
-bool poll_again_for_owed_status(self_pointer self, std::size_t index,
+bool poll_again_for_owed_status(director_self self, std::size_t index,
                                 const protocol::api_response& response) {
   auto& st = self->state;
   if (st.script.owed_wait_ms <= 0 || response.status != 200 || !response.body.is_object()) {
@@ -156,7 +156,7 @@ bool poll_again_for_owed_status(self_pointer self, std::size_t index,
 }
 
 //! Records that step `index` could not be performed, under the actor that performs it.
-void step_error(self_pointer self, std::size_t index, const std::string& message,
+void step_error(director_self self, std::size_t index, const std::string& message,
                 const std::string& performer) {
   self->state.context->record(self, performer, "step_error", [&] {
     return json{{"step", index}, {"message", message}};
@@ -165,7 +165,7 @@ void step_error(self_pointer self, std::size_t index, const std::string& message
 
 //! Marks where the step's trace-level expectations are checked, with every reference
 //! ({cid:tab}, call 2, task labels) resolved as it stands now.
-void mark_expectations(self_pointer self, std::size_t index, const scenarios::scripted_step& step) {
+void mark_expectations(director_self self, std::size_t index, const scenarios::scripted_step& step) {
   auto& st = self->state;
   st.context->record(self, "director", "expect", [&] {
     json resolved = json::array();
@@ -189,7 +189,7 @@ void mark_expectations(self_pointer self, std::size_t index, const scenarios::sc
   });
 }
 
-void perform_as_director(self_pointer self, std::size_t index,
+void perform_as_director(director_self self, std::size_t index,
                          const scenarios::scripted_step& step) {
   auto& st = self->state;
   auto built = detail::request_for(step, {"director", nullptr}, st.script);
@@ -211,7 +211,7 @@ void perform_as_director(self_pointer self, std::size_t index,
 
 //! The client's own actions it performs itself; for any other, the director builds the
 //! request from what it knows and the client sends it in its own name.
-void perform_by_client(self_pointer self, std::size_t index, const scenarios::scripted_step& step) {
+void perform_by_client(director_self self, std::size_t index, const scenarios::scripted_step& step) {
   auto& st = self->state;
   auto client = st.clients.find(step.actor);
   if (client == st.clients.end()) {
@@ -241,7 +241,7 @@ void perform_by_client(self_pointer self, std::size_t index, const scenarios::sc
       .then([self](bool) { step_done(self); }, on_error);
 }
 
-void play(self_pointer self, std::size_t index) {
+void play(director_self self, std::size_t index) {
   const auto& step = self->state.plan->steps[index];
   const bool checks_trace =
       std::any_of(step.expect.begin(), step.expect.end(), [](const scenarios::expectation& e) {
@@ -256,7 +256,7 @@ void play(self_pointer self, std::size_t index) {
   perform_as_director(self, index, step);
 }
 
-void schedule_next(self_pointer self) {
+void schedule_next(director_self self) {
   auto& st = self->state;
   if (st.next_step >= st.plan->steps.size()) return;
   const time_ms written = st.plan->steps[st.next_step].at;
@@ -274,7 +274,7 @@ void schedule_next(self_pointer self) {
   self->delayed_send(self, std::chrono::milliseconds(at - now), play_atom::value);
 }
 
-void start_participants(self_pointer self) {
+void start_participants(director_self self) {
   auto& st = self->state;
   for (const auto& spec : st.plan->clients) {
     auto client = spawn_client(self, spec, st.target, caf::actor_cast<director_actor>(self),
@@ -297,7 +297,7 @@ void start_participants(self_pointer self) {
 
 //! The director watches the session's stream too: scripted steps name calls by their
 //! order of dispatch ("call 2"), which only the stream tells.
-void observe(self_pointer self) {
+void observe(director_self self) {
   auto& st = self->state;
   request(self,
           detail::make_request(protocol::route_id::open_events, {st.access.session_id}, json(),
@@ -305,7 +305,7 @@ void observe(self_pointer self) {
           [self](const protocol::api_response&) { start_participants(self); });
 }
 
-void create_other_session(self_pointer self) {
+void create_other_session(director_self self) {
   request(self,
           detail::make_request(protocol::route_id::create_session, {}, json::object(),
                                self->state.access.api_key),
@@ -320,7 +320,7 @@ void create_other_session(self_pointer self) {
           });
 }
 
-void on_session(self_pointer self, const protocol::api_response& response) {
+void on_session(director_self self, const protocol::api_response& response) {
   auto& st = self->state;
   if (response.status != 201) return;
   st.access.session_id = protocol::string_at(response.body, "id");
@@ -332,7 +332,7 @@ void on_session(self_pointer self, const protocol::api_response& response) {
   observe(self);
 }
 
-void on_event(self_pointer self, const reference_server::session_event& event) {
+void on_event(director_self self, const reference_server::session_event& event) {
   auto& script = self->state.script;
   if (event.session_id != script.session_id) return;
   if (protocol::parse_event_type(event.type) == protocol::event_type::client_tool_dispatched) {
@@ -340,7 +340,7 @@ void on_event(self_pointer self, const reference_server::session_event& event) {
   }
 }
 
-void end(self_pointer self) {
+void end(director_self self) {
   auto& st = self->state;
   st.context->record(self, "director", "end", [] { return json::object(); });
   for (const auto& participant : st.participants) {
@@ -350,7 +350,7 @@ void end(self_pointer self) {
   st.clients.clear();
 }
 
-director_actor::behavior_type director(self_pointer self, const scenarios::scenario* plan,
+director_actor::behavior_type director(director_self self, const scenarios::scenario* plan,
                                        target_actor target, run_context* context) {
   auto& st = self->state;
   st.plan = plan;

@@ -22,16 +22,16 @@ struct task_caller_state {
   static inline const char* name = "task_caller";
 };
 
-using self_pointer = caf::stateful_actor<task_caller_state>*;
+using caller_self = caf::stateful_actor<task_caller_state>*;
 
-void request(self_pointer self, protocol::route_id id, std::initializer_list<std::string_view> ids,
+void request(caller_self self, protocol::route_id id, std::initializer_list<std::string_view> ids,
              const json& body, std::function<void(const protocol::api_response&)> then) {
   auto& st = self->state;
   detail::send_request(self, st.target, st.context, st.spec.actor,
                        detail::make_request(id, ids, body, st.api_key), std::move(then));
 }
 
-void schedule_poll(self_pointer self) {
+void schedule_poll(caller_self self) {
   self->delayed_send(self, std::chrono::milliseconds(self->state.spec.poll_every), act_atom::value,
                      std::string("poll"));
 }
@@ -52,12 +52,12 @@ json results_for(const task_caller_state& st, const json& pending) {
 }
 
 //! Posts the last accepted round's results again (repeat_results), then `then`.
-void repeat_round(self_pointer self, std::function<void()> then) {
+void repeat_round(caller_self self, std::function<void()> then) {
   request(self, protocol::route_id::post_tool_results, {self->state.uuid}, self->state.last_round,
           [then = std::move(then)](const protocol::api_response&) { then(); });
 }
 
-void answer(self_pointer self, const json& pending) {
+void answer(caller_self self, const json& pending) {
   auto& st = self->state;
   for (const auto& call : pending)
     st.answered.insert(protocol::string_at(call, "id"));
@@ -79,7 +79,7 @@ void answer(self_pointer self, const json& pending) {
           [answer_all](const protocol::api_response&) { answer_all(); });
 }
 
-void on_status(self_pointer self, const protocol::api_response& response) {
+void on_status(caller_self self, const protocol::api_response& response) {
   auto& st = self->state;
   const std::string status = protocol::string_at(response.body, "status");
   if (response.status != 200 || status == "completed" || status == "failed") {
@@ -101,7 +101,7 @@ void on_status(self_pointer self, const protocol::api_response& response) {
   schedule_poll(self);
 }
 
-void create(self_pointer self) {
+void create(caller_self self) {
   auto& st = self->state;
   json tools = json::array();
   for (const auto& tool : st.spec.client_tools) {
@@ -124,7 +124,7 @@ void create(self_pointer self) {
           });
 }
 
-caf::behavior task_caller(self_pointer self, scenarios::task_caller_spec spec, target_actor target,
+caf::behavior task_caller(caller_self self, scenarios::task_caller_spec spec, target_actor target,
                           std::string api_key, run_context* context) {
   auto& st = self->state;
   st.spec = std::move(spec);

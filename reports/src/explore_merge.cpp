@@ -3,21 +3,15 @@
 
 #include <algorithm>
 #include <type_traits>
+#include "text.hpp"
 
 namespace toolwire::reports {
 
 namespace {
 
-using protocol::json;
+using text::concatenated;
 
-//! The parts one after another. Why not `"..." + s + "..."`: g++ 12 at -O3 reports a false
-//! -Wrestrict in such chains (GCC PR 105329), which breaks the Release build with -Werror.
-template <typename... Parts>
-std::string joined(const Parts&... parts) {
-  std::string text;
-  (text.append(parts), ...);
-  return text;
-}
+using protocol::json;
 
 //! `value[key]` when it is of the type asked; else `fallback`. Why: a hand-edited or
 //! truncated summary is an error message, not an exception.
@@ -36,7 +30,7 @@ T field(const json& value, const char* key, T fallback) {
 
 //! "shard 2/4".
 std::string shard_name(long long index, long long count) {
-  return joined("shard ", std::to_string(index), "/", std::to_string(count));
+  return concatenated("shard ", std::to_string(index), "/", std::to_string(count));
 }
 
 //! What every shard of one campaign must agree on, read from one summary.
@@ -65,8 +59,8 @@ campaign campaign_of(const json& summary) {
 //! is), naming what differs: "its --seed is 3, s1.json's 1".
 std::string mismatch(const campaign& ours, const campaign& theirs, const std::string& first) {
   const auto differs = [&](const char* what, const std::string& a, const std::string& b) {
-    return joined("its ", what, " is ", b.empty() ? "none" : b, ", ", first, "'s ",
-                  a.empty() ? "none" : a);
+    return concatenated("its ", what, " is ", b.empty() ? "none" : b, ", ", first, "'s ",
+                        a.empty() ? "none" : a);
   };
   if (ours.count != theirs.count)
     return differs("N", std::to_string(ours.count), std::to_string(theirs.count));
@@ -78,8 +72,8 @@ std::string mismatch(const campaign& ours, const campaign& theirs, const std::st
     return differs("--time-budget", ours.time_budget, theirs.time_budget);
   if (ours.target != theirs.target) return differs("target", ours.target, theirs.target);
   if (ours.points != theirs.points) {
-    return joined("it counts ", std::to_string(theirs.points), " life-cycle points, ", first, " ",
-                  std::to_string(ours.points), " (another toolwire version)");
+    return concatenated("it counts ", std::to_string(theirs.points), " life-cycle points, ", first,
+                        " ", std::to_string(ours.points), " (another toolwire version)");
   }
   return "";
 }
@@ -99,17 +93,17 @@ protocol::outcome<json> merge_explore_shards(const std::vector<explore_shard_sum
   campaign ours;
   for (const auto& s : shards) {
     if (!is_explore_summary(s.summary)) {
-      return protocol::invalid_request(
-          joined(s.file, " is not a toolwire explore summary (toolwire explore --json FILE)"));
+      return protocol::invalid_request(concatenated(
+          s.file, " is not a toolwire explore summary (toolwire explore --json FILE)"));
     }
     const json shard = s.summary.value("shard", json());
     const auto index = field<long long>(shard, "index", 0);
     const auto count = field<long long>(shard, "count", 0);
     if (!shard.is_object() || count < 1 || index < 1 || index > count) {
       return protocol::invalid_request(
-          joined(s.file,
-                 " is the summary of a search that was not a shard (run explore with --shard "
-                 "I/N)"));
+          concatenated(s.file,
+                       " is the summary of a search that was not a shard (run explore with --shard "
+                       "I/N)"));
     }
     const auto theirs = campaign_of(s.summary);
     if (!first) {
@@ -117,14 +111,14 @@ protocol::outcome<json> merge_explore_shards(const std::vector<explore_shard_sum
       ours = theirs;
       by_index.assign(static_cast<std::size_t>(count), nullptr);
     } else if (const auto why = mismatch(ours, theirs, first->file); !why.empty()) {
-      return protocol::invalid_request(joined(s.file, " (", shard_name(index, count),
-                                              ") is of another campaign than ", first->file, ": ",
-                                              why));
+      return protocol::invalid_request(concatenated(s.file, " (", shard_name(index, count),
+                                                    ") is of another campaign than ", first->file,
+                                                    ": ", why));
     }
     auto& slot = by_index[static_cast<std::size_t>(index - 1)];
     if (slot) {
-      return protocol::invalid_request(
-          joined(s.file, " is ", shard_name(index, count), " again (so is ", slot->file, ")"));
+      return protocol::invalid_request(concatenated(s.file, " is ", shard_name(index, count),
+                                                    " again (so is ", slot->file, ")"));
     }
     slot = &s;
   }

@@ -16,6 +16,7 @@
 #include <vector>
 
 #include "page.hpp"
+#include "text.hpp"
 #include "toolwire/conformance/outside_data.hpp"
 #include "toolwire/protocol/events.hpp"
 #include "toolwire/protocol/routes.hpp"
@@ -25,6 +26,8 @@
 namespace toolwire::reports {
 
 namespace {
+
+using text::group_of;
 
 using protocol::json;
 using namespace page;
@@ -42,11 +45,6 @@ std::string shortened(const std::string& text, std::size_t limit) {
   while (end > 0 && (static_cast<unsigned char>(text[end]) & 0xC0) == 0x80)
     --end;
   return text.substr(0, end).append("\u2026");
-}
-
-std::string group_of(const std::string& id) {
-  const auto dot = id.find('.');
-  return dot == std::string::npos ? "catalog" : id.substr(0, dot);
 }
 
 //! Ranks verdicts for a rule's row: the worst of its cases colours it.

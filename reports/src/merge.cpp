@@ -7,23 +7,17 @@
 #include <set>
 
 #include "page.hpp"
+#include "text.hpp"
 
 namespace toolwire::reports {
 
 namespace {
 
+using text::concatenated;
+
 using namespace page;
 using conformance::case_result;
 using conformance::verdict;
-
-//! The parts one after another. Why not `"..." + s + "..."`: g++ 12 at -O3 reports a false
-//! -Wrestrict in such chains (GCC PR 105329), which breaks the Release build with -Werror.
-template <typename... Parts>
-std::string joined(const Parts&... parts) {
-  std::string text;
-  (text.append(parts), ...);
-  return text;
-}
 
 //! The inverse of the report's verdict label (reports.cpp, verdict_label).
 bool read_verdict(const std::string& label, case_result& r) {
@@ -47,12 +41,13 @@ protocol::outcome<case_result> read_case(const json& item, std::size_t index) {
   case_result r;
   r.id = text_at(item, "id");
   if (r.id.empty()) {
-    return protocol::invalid_request(joined("case ", std::to_string(index + 1), " has no id"));
+    return protocol::invalid_request(
+        concatenated("case ", std::to_string(index + 1), " has no id"));
   }
   const std::string label = text_at(item, "verdict");
   if (!read_verdict(label, r)) {
     return protocol::invalid_request(
-        joined("case ", r.id, " has an unknown verdict '", label, "'"));
+        concatenated("case ", r.id, " has an unknown verdict '", label, "'"));
   }
   r.file = text_at(item, "file");
   r.spec_ids = texts_at(item, "spec");
@@ -90,20 +85,22 @@ std::optional<std::pair<int, int>> shard_numbers(const std::string& shard) {
 
 //! The first field in which `shard` differs from `first`, as a sentence; "" if none.
 std::string differs_from(const run_summary& first, const run_summary& shard) {
-  const auto quoted = [](const std::string& s) { return joined("'", s, "'"); };
+  const auto quoted = [](const std::string& s) { return concatenated("'", s, "'"); };
   if (shard.catalog_version != first.catalog_version) {
-    return joined("another catalog (", quoted(shard.catalog_version), ", not ",
-                  quoted(first.catalog_version), ")");
+    return concatenated("another catalog (", quoted(shard.catalog_version), ", not ",
+                        quoted(first.catalog_version), ")");
   }
   if (shard.filter != first.filter) {
-    return joined("another --filter (", quoted(shard.filter), ", not ", quoted(first.filter), ")");
+    return concatenated("another --filter (", quoted(shard.filter), ", not ", quoted(first.filter),
+                        ")");
   }
   if (shard.seed != first.seed) {
-    return joined("another seed (", std::to_string(shard.seed), ", not ",
-                  std::to_string(first.seed), ")");
+    return concatenated("another seed (", std::to_string(shard.seed), ", not ",
+                        std::to_string(first.seed), ")");
   }
   if (shard.target != first.target) {
-    return joined("another target (", quoted(shard.target), ", not ", quoted(first.target), ")");
+    return concatenated("another target (", quoted(shard.target), ", not ", quoted(first.target),
+                        ")");
   }
   return "";
 }
@@ -148,27 +145,28 @@ protocol::outcome<saved_run> merge_shards(std::vector<saved_run> shards) {
   int count = 0;
   for (std::size_t i = 0; i < shards.size(); ++i) {
     const auto& s = shards[i].summary;
-    const std::string which = joined("report ", std::to_string(i + 1));
+    const std::string which = concatenated("report ", std::to_string(i + 1));
     const auto numbers = shard_numbers(s.shard);
     if (!numbers) {
-      return protocol::invalid_request(joined(which, " is not a shard (run with --shard I/N)"));
+      return protocol::invalid_request(
+          concatenated(which, " is not a shard (run with --shard I/N)"));
     }
     if (i == 0) count = numbers->second;
     if (numbers->second != count) {
-      return protocol::invalid_request(joined(
+      return protocol::invalid_request(concatenated(
           which, " is shard ", s.shard, ", of another split than ", shards.front().summary.shard));
     }
     if (!by_index.emplace(numbers->first, i).second) {
-      return protocol::invalid_request(joined(which, " is shard ", s.shard, " again"));
+      return protocol::invalid_request(concatenated(which, " is shard ", s.shard, " again"));
     }
     if (const auto why = differs_from(shards.front().summary, s); !why.empty()) {
-      return protocol::invalid_request(joined(which, " (shard ", s.shard, ") is of ", why));
+      return protocol::invalid_request(concatenated(which, " (shard ", s.shard, ") is of ", why));
     }
   }
   std::vector<std::string> missing;
   for (int index = 1; index <= count; ++index) {
     if (!by_index.contains(index)) {
-      missing.push_back(joined(std::to_string(index), "/", std::to_string(count)));
+      missing.push_back(concatenated(std::to_string(index), "/", std::to_string(count)));
     }
   }
   if (!missing.empty()) {
@@ -176,7 +174,7 @@ protocol::outcome<saved_run> merge_shards(std::vector<saved_run> shards) {
     for (const auto& m : missing)
       list.append(list.empty() ? "" : ", ").append(m);
     return protocol::invalid_request(
-        joined("shard(s) ", list, " missing: a merged report must hold every case"));
+        concatenated("shard(s) ", list, " missing: a merged report must hold every case"));
   }
   saved_run merged;
   merged.summary = shards.front().summary;
@@ -200,7 +198,7 @@ protocol::outcome<saved_run> merge_shards(std::vector<saved_run> shards) {
     }
     for (auto& r : shard.results) {
       if (!ids.insert(r.id).second) {
-        return protocol::invalid_request(joined("case ", r.id, " is in two shards"));
+        return protocol::invalid_request(concatenated("case ", r.id, " is in two shards"));
       }
       merged.results.push_back(std::move(r));
     }

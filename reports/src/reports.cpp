@@ -8,26 +8,18 @@
 #include <map>
 #include <sstream>
 
+#include "text.hpp"
 #include "toolwire/conformance/outside_data.hpp"
 
 namespace toolwire::reports {
 
 namespace {
 
+using text::group_of;
+using text::joined;
+
 using conformance::case_result;
 using conformance::verdict;
-
-std::string group_of(const std::string& id) {
-  const auto dot = id.find('.');
-  return dot == std::string::npos ? "catalog" : id.substr(0, dot);
-}
-
-std::string joined(const std::vector<std::string>& items, const std::string& separator) {
-  std::string text;
-  for (const auto& item : items)
-    text += (text.empty() ? "" : separator) + item;
-  return text;
-}
 
 std::string seconds_text(double seconds) {
   char buffer[32];
