@@ -165,7 +165,8 @@ void step_error(director_self self, std::size_t index, const std::string& messag
 
 //! Marks where the step's trace-level expectations are checked, with every reference
 //! ({cid:tab}, call 2, task labels) resolved as it stands now.
-void mark_expectations(director_self self, std::size_t index, const scenarios::scripted_step& step) {
+void mark_expectations(director_self self, std::size_t index,
+                       const scenarios::scripted_step& step) {
   auto& st = self->state;
   st.context->record(self, "director", "expect", [&] {
     json resolved = json::array();
@@ -211,7 +212,8 @@ void perform_as_director(director_self self, std::size_t index,
 
 //! The client's own actions it performs itself; for any other, the director builds the
 //! request from what it knows and the client sends it in its own name.
-void perform_by_client(director_self self, std::size_t index, const scenarios::scripted_step& step) {
+void perform_by_client(director_self self, std::size_t index,
+                       const scenarios::scripted_step& step) {
   auto& st = self->state;
   auto client = st.clients.find(step.actor);
   if (client == st.clients.end()) {
