@@ -16,6 +16,7 @@
 #include "toolwire/actors/judge.hpp"
 #include "toolwire/actors/observations.hpp"
 #include "toolwire/actors/simulator.hpp"
+#include "toolwire/browser/driver_process.hpp"
 #include "toolwire/conformance/catalog.hpp"
 #include "toolwire/conformance/scenario_target.hpp"
 #include "toolwire/protocol/safe_json.hpp"
@@ -87,12 +88,19 @@ json target_header(const conformance::target_choice& target) {
   return {{"profile", target.profile_path}};
 }
 
-//! The scenario as this target reads it: a profile's timeouts and clock retime a file.
+//! The scenario as this target reads it: a profile's timeouts and clock retime a file; the
+//! bundled server on a real clock (for browser clients) keeps the file's timeouts and
+//! reads its times for the wall clock.
 protocol::outcome<scenarios::scenario> plan_for(const located_scenario& located,
                                                 conformance::scenario_target& on) {
-  if (!on.choice().profile) return located.plan;
+  if (!on.choice().profile && !on.real_clock()) return located.plan;
   auto timing = on.timing();
   if (!timing) return timing.error();
+  if (!on.choice().profile) {
+    timing->ack_timeout_ms = located.plan.ack_timeout_ms;
+    timing->result_timeout_ms = located.plan.result_timeout_ms;
+    timing->interrupt_timeout_ms = located.plan.interrupt_timeout_ms;
+  }
   auto timed = conformance::timed_for(
       {located.plan.name, located.file, located.plan, conformance::grade::required}, *timing);
   if (!timed) return timed.error();
@@ -128,6 +136,10 @@ std::string differs(const actors::run_result& a, const actors::run_result& b,
   auto d = actors::first_divergence(actors::observe(a.trace), actors::observe(b.trace),
                                     on.tolerance_ms(), lateness_on(on));
   return d ? "the second run differs " + actors::describe(*d).front() : "";
+}
+
+bool needs_browser(const scenarios::scenario& plan) {
+  return std::find(plan.needs.begin(), plan.needs.end(), "browser") != plan.needs.end();
 }
 
 std::string seconds(protocol::time_ms ms) {
@@ -231,6 +243,11 @@ int simulate_command::run() const {
     std::cerr << "toolwire simulate: " << chosen.error().message << "\n";
     return 2;
   }
+  const bool has_browser = needs_browser(located->plan);
+  // Why a real clock: a tab pings on the wall clock (docs/browser.md, "Time").
+  if (has_browser && !chosen->choice.in_process && !chosen->choice.profile) {
+    chosen->choice.bundled_real_clock = true;
+  }
   conformance::scenario_target on(chosen->choice);
   auto plan = plan_for(*located, on);
   if (!plan) {
@@ -252,6 +269,18 @@ int simulate_command::run() const {
     return skip_inapplicable_ ? 0 : 2;
   }
 
+  std::unique_ptr<browser::driver_process> tabs;
+  if (has_browser) {
+    auto started = browser::driver_process::start({TOOLWIRE_BROWSER_DIR});
+    if (!started) {
+      std::cerr << "toolwire simulate: " << located->source
+                << " has browser clients, and they cannot run here: " << started.error().message
+                << "\n";
+      return 2;
+    }
+    tabs = std::move(*started);
+    on.use_browser(tabs.get());
+  }
   const bool progress = many && !quiet_ && isatty(STDERR_FILENO);
   json report_seeds = json::array();
   std::set<std::string> distinct;
@@ -305,10 +334,13 @@ int simulate_command::run() const {
     // Why not a failure: what a run showed after its target stopped answering says nothing
     // about SPEC (issue 21.4); the seed is an error, and the command exits 2 unless another
     // seed failed on its own.
-    const bool reached = judged.unanswered.empty();
-    if (!reached) {
+    const bool reached = judged.unanswered.empty() && judged.harness_failure.empty();
+    if (!judged.unanswered.empty()) {
       bad = true;
       verdict = "ERROR, the target did not answer: " + judged.unanswered;
+    } else if (!judged.harness_failure.empty()) {
+      bad = true;
+      verdict = "ERROR, the run could not go on: " + judged.harness_failure;
     }
     if (bad || !many) {
       if (progress) std::cerr << "\r\033[K";
@@ -330,6 +362,7 @@ int simulate_command::run() const {
       json entry = {{"seed", seed},
                     {"passed", !bad},
                     {"unanswered", judged.unanswered},
+                    {"harness_failure", judged.harness_failure},
                     {"verdict", verdict},
                     {"hash", hash},
                     {"records", result->trace.records().size()},
@@ -389,8 +422,9 @@ int simulate_command::run() const {
   }
   if (failed > 0) return 1;
   if (unanswered > 0) {
-    std::cerr << "toolwire simulate: the target did not answer in " << unanswered << " of " << runs
-              << " run(s): nothing was judged there\n";
+    std::cerr << "toolwire simulate: " << unanswered << " of " << runs
+              << " run(s) could not be judged (the target did not answer, or the browser driver "
+                 "failed): see each seed's ERROR line\n";
     return 2;
   }
   return 0;

@@ -279,8 +279,11 @@ void schedule_next(director_self self) {
 void start_participants(director_self self) {
   auto& st = self->state;
   for (const auto& spec : st.plan->clients) {
-    auto client = spawn_client(self, spec, st.target, caf::actor_cast<director_actor>(self),
-                               st.access, st.context);
+    auto director = caf::actor_cast<director_actor>(self);
+    auto client =
+        spec.browser
+            ? spawn_browser_client(self, spec, std::move(director), st.access, st.context)
+            : spawn_client(self, spec, st.target, std::move(director), st.access, st.context);
     st.clients[spec.actor] = client;
     st.context->client_jobs[dynamic_cast<caf::resumable*>(
         caf::actor_cast<caf::abstract_actor*>(client))] = spec.actor;

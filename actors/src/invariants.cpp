@@ -97,6 +97,11 @@ class live_clients_check {
         }
         registered_tools_[protocol::string_at(r.data["body"], "client_id")] = names;
       }
+      // A browser tab registers by itself; its driver says what the page declared.
+      if (r.kind == "page_registered") {
+        registered_tools_[protocol::string_at(r.data, "client_id")] =
+            protocol::strings_in(protocol::member_at(r.data, "tools"));
+      }
     }
   }
 
@@ -115,18 +120,25 @@ class live_clients_check {
                          index});
         }
       }
+      const auto known = registered_tools_.find(protocol::string_at(data, "client_id"));
       clients[protocol::string_at(data, "client_id")] = {
-          name, registered_tools_[protocol::string_at(data, "client_id")], order_++};
+          name, known == registered_tools_.end() ? std::vector<std::string>() : known->second,
+          order_++, known != registered_tools_.end()};
     } else if (type == event_type::client_tools_updated) {
       auto it = clients.find(protocol::string_at(data, "client_id"));
-      if (it != clients.end())
+      if (it != clients.end()) {
         it->second.tools = protocol::strings_in(protocol::member_at(data, "tools"));
+        it->second.tools_known = true;
+      }
     } else if (type == event_type::client_unregistered) {
       clients.erase(protocol::string_at(data, "client_id"));
     }
     const std::uint64_t seq = r.data.value("seq", std::uint64_t{0});
     auto& timeline = timelines_[session];
     timeline.offered[seq] = offered_by(clients);
+    if (std::any_of(clients.begin(), clients.end(),
+                    [](const auto& c) { return !c.second.tools_known; }))
+      timeline.unknown.insert(seq);
     if (stream_lag_ms_ > 0) arrivals_[session][seq] = r.at;
     if (type == event_type::turn_started || type == event_type::client_tool_completed ||
         type == event_type::client_tool_failed) {
@@ -173,6 +185,10 @@ class live_clients_check {
     const std::uint64_t from = cause == timeline.causes.begin() ? 0 : *std::prev(cause);
     // The live tools at each moment of the window, for the message: over a lagging stream
     // the window can span a change, and naming only its last state misleads.
+    // A client whose registration the suite did not see (a tab that registered again by
+    // itself) was live in the window: its tools are unknown, so the step is not judged.
+    const auto unknown = timeline.unknown.lower_bound(from);
+    if (unknown != timeline.unknown.end() && *unknown <= until) return;
     std::vector<std::vector<std::string>> window;
     for (auto it = timeline.offered.lower_bound(from);
          it != timeline.offered.end() && it->first <= until; ++it) {
@@ -196,12 +212,14 @@ class live_clients_check {
     std::string name;
     std::vector<std::string> tools;
     std::size_t order = 0;
+    bool tools_known = true;  // false: registered where the suite could not see its tools
   };
   //! Per session: the live tools after each event (by seq), and the seqs of the events
   //! that make a model step due.
   struct timeline {
     std::map<std::uint64_t, std::vector<std::string>> offered;
     std::set<std::uint64_t> causes;
+    std::set<std::uint64_t> unknown;  // seqs after which a client of unknown tools was live
   };
 
   static std::vector<std::string> offered_by(const std::map<std::string, client>& clients) {

@@ -12,6 +12,10 @@ run_judgement judge(const scenarios::scenario& plan, const trace& run) {
   judged.violations = check_invariants(run);
   for (const auto& r : run.records()) {
     if (r.kind == "transport_error") judged.transport_errors.push_back(r.data);
+    if (r.kind == "browser_error" && judged.harness_failure.empty()) {
+      judged.harness_failure = "step " + std::to_string(r.data.value("step", std::size_t{0}) + 1) +
+                               ", the browser driver: " + protocol::string_at(r.data, "message");
+    }
   }
   judged.unanswered = first_unanswered(run);
   return judged;

@@ -255,8 +255,13 @@ bool awaits_the_target(const protocol::api_error& error) {
 }
 
 bool performed_by_the_client_itself(const scenarios::scripted_step& step) {
-  return step.performs(action_id::register_client) || step.performs(action_id::reconnect) ||
-         step.performs(action_id::vanish);
+  if (step.performs(action_id::register_client) || step.performs(action_id::reconnect) ||
+      step.performs(action_id::vanish)) {
+    return true;
+  }
+  // A browser client's actions happen in its tab, whose page sends its own requests.
+  const auto* action = scenarios::vocabulary::find_action(step.action);
+  return action != nullptr && action->by == scenarios::vocabulary::performer::browser;
 }
 
 protocol::outcome<std::string> resolve_call(const script_state& state, const json& ref) {
@@ -374,6 +379,15 @@ protocol::outcome<protocol::api_request> request_for(const scenarios::scripted_s
     case action_id::vanish:
     case action_id::reconnect:
     case action_id::advance:
+    case action_id::open_tab:
+    case action_id::navigate:
+    case action_id::freeze:
+    case action_id::resume:
+    case action_id::go_offline:
+    case action_id::go_online:
+    case action_id::reload:
+    case action_id::close_tab:
+    case action_id::query_page:
       break;
   }
   return protocol::invalid_request("action '" + step.action + "' is not a request");

@@ -302,6 +302,8 @@ protocol::outcome<run_result> simulate(const scenarios::scenario& plan,
   context.settings.cors_origin = options.host ? options.host->cors_origin() : simulator_cors_origin;
   context.settings.message_tag = options.message_tag;
   if (options.host) context.settings.assistant_id = options.host->assistant_id();
+  if (options.host) context.settings.base_url = options.host->base_url();
+  context.browser = options.browser;
   if (options.host) {
     json header = result.trace.header();
     // The invariants read it: over HTTP a run ends at its duration, and a call whose

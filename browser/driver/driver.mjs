@@ -137,10 +137,10 @@ const commands = {
         const t = window.toolwire;
         if (!t) return { done: false, why: 'no window.toolwire' };
         if (t.last_error && !t.client_id) return { done: true, error: t.last_error };
-        return { done: !!t.client_id, client_id: t.client_id, name: t.name };
+        return { done: !!t.client_id, client_id: t.client_id, name: t.name, tools: t.tools };
       });
       if (s.error) throw new Error(`the tab did not register: ${s.error}`);
-      return { client_id: s.client_id, name: s.name };
+      return { client_id: s.client_id, name: s.name, tools: s.tools };
     } catch (e) {
       tabs.delete(name);
       await context.close().catch(() => {});
@@ -200,9 +200,9 @@ const commands = {
     await deadline(tab.page.reload({ waitUntil: 'load' }), 'reloading');
     const s = await pollPage(tab, 'the reloaded tab registering', () => {
       const t = window.toolwire;
-      return { done: !!(t && t.client_id), client_id: t && t.client_id, name: t && t.name };
+      return { done: !!(t && t.client_id), client_id: t && t.client_id, name: t && t.name, tools: t && t.tools };
     });
-    return { client_id: s.client_id, name: s.name };
+    return { client_id: s.client_id, name: s.name, tools: s.tools };
   },
   // The user presses "Leave": the tab DELETEs its client (the only time it does).
   async leave(cmd) {

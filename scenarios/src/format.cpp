@@ -40,6 +40,10 @@ const std::vector<key>& settings_keys() {
 
 const std::vector<key>& client_keys() {
   static const std::vector<key> table = {
+      {"kind", text, false,
+       "browser: a real tab in headless Chromium, driven by the open, navigate, freeze, resume, "
+       "offline, online, reload, close and query steps (docs/browser.md); default: an actor "
+       "of the suite"},
       {"name", text, false, "the name it registers with (REG-4; default: the actor name)"},
       {"lifetime", shape::lifetime, false, "never (default) or {ttl: seconds}"},
       {"tools", tool_list, false, "the tools it declares"},
@@ -136,6 +140,9 @@ const std::vector<word>& requirements() {
       {"limited_key", "an API key without session.manage"},
       {"cors", "CORS for browser pages of an origin the target names (CORS-1..3, docs/cors.md)"},
       {"exact_timing", "deadlines checked to the millisecond (a virtual clock)"},
+      {"browser",
+       "real browser tabs (kind: browser): a target over HTTP on a real clock, and headless "
+       "Chromium with the driver (scripts/bootstrap --browser)"},
   };
   return table;
 }

@@ -131,8 +131,10 @@ json read_model(const value& v, std::string_view source) {
 //! caller's, at whichever of the two comes later.
 cast cast_of(const scenarios::scenario& plan, const mapping& top) {
   cast performers;
-  for (const auto& client : plan.clients)
+  for (const auto& client : plan.clients) {
     performers.clients.push_back(client.actor);
+    if (client.browser) performers.browser_clients.push_back(client.actor);
+  }
   for (const auto& caller : plan.task_callers)
     performers.task_callers.push_back(caller.actor);
   const auto* clients = top.find("clients");
@@ -219,6 +221,12 @@ scenarios::scenario read_scenario(const YAML::Node& root, std::string_view sourc
     plan.stated_result_timeout_ms.reset();
     plan.stated_interrupt_timeout_ms.reset();
   }
+  // Why a requirement: a tab pings on the wall clock and runs in Chromium, so the run needs
+  // a target over HTTP on a real clock and the browser driver (not_applicable_reason).
+  const bool has_browser = std::any_of(plan.clients.begin(), plan.clients.end(),
+                                       [](const scenarios::client_spec& c) { return c.browser; });
+  if (has_browser && std::find(plan.needs.begin(), plan.needs.end(), "browser") == plan.needs.end())
+    plan.needs.push_back("browser");
   if ((!context.precision_at.empty() || bound) &&
       std::find(plan.needs.begin(), plan.needs.end(), exact_timing) == plan.needs.end()) {
     plan.needs.push_back(exact_timing);

@@ -145,10 +145,45 @@ void apply_knobs(client_spec& spec, const mapping& m) {
   knob(m, "result_content", spec.result_content, json_of);
 }
 
+//! A `kind: browser` client: a real tab (docs/browser.md). Its page decides what it does
+//! (pings every TTL/3, acks, answers, PUTs a screen's tools), so only its name and TTL
+//! are the scenario's; the steps open, navigate, freeze and close it.
+client_spec read_browser_client(const value& v, const mapping& m) {
+  for (const auto& entry : m.entries()) {
+    if (entry.name != "kind" && entry.name != "name" && entry.name != "lifetime") {
+      fail(entry.key_line, "'" + entry.name + "' does not apply to browser client '" + v.name +
+                               "': its page decides that; a browser client has kind, name "
+                               "and lifetime: {ttl: seconds}");
+    }
+  }
+  client_spec spec = base_client(v.name, m);
+  const auto* lifetime = m.find("lifetime");
+  if (!lifetime || spec.lifetime.type != protocol::lifetime::kind::ttl) {
+    fail(lifetime ? lifetime->line : v.key_line,
+         "browser client '" + v.name + "' needs 'lifetime: {ttl: seconds}': a tab pings");
+  }
+  if (spec.lifetime.seconds < 1) fail(lifetime->line, "a browser tab's ttl is at least 1 second");
+  spec.browser = true;
+  spec.auto_join = false;  // an `open` step opens its tab
+  spec.acks = spec.answers = false;
+  // What the page's first screen (table) declares; each step's expectations name them.
+  spec.tools = {scenarios::build::tool("highlight_row"), scenarios::build::tool("pick_date")};
+  return spec;
+}
+
 client_spec read_client(const value& v) {
   if (v.name == "director") fail(v.key_line, "'director' is taken: name the client otherwise");
   const mapping m(v);
   m.allow_only(format::names(format::client_keys()), "key", "of client '" + v.name + "'");
+  if (const auto* kind = m.find("kind")) {
+    const std::string written = as_string(*kind);
+    if (written != "browser") {
+      fail(kind->line, "unknown client kind '" + written +
+                           "': 'browser' (a real tab); without 'kind' the client is an actor of "
+                           "the suite");
+    }
+    return read_browser_client(v, m);
+  }
   client_spec spec = base_client(v.name, m);
   if (const auto* presets = m.find("behaviour")) {
     for (const auto& preset : list_items(*presets))

@@ -14,6 +14,7 @@ namespace toolwire::scenarios::detail {
 //! Who may act in steps besides the director: the actor names of the scenario.
 struct cast {
   std::vector<std::string> clients;
+  std::vector<std::string> browser_clients;  // of `clients`, those of kind browser
   std::vector<std::string> task_callers;
 };
 

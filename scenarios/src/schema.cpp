@@ -170,6 +170,8 @@ std::string performed_by(vocabulary::performer by) {
       return " Done by the director.";
     case vocabulary::performer::any:
       return " Done by the director, or by the `actor` named.";
+    case vocabulary::performer::browser:
+      return " Done by a browser client (`kind: browser`) in its tab: name it with `actor`.";
   }
   return "";
 }

@@ -257,6 +257,11 @@ class step_reader {
     return std::find(cast_.clients.begin(), cast_.clients.end(), name) != cast_.clients.end();
   }
 
+  bool is_browser_client(const std::string& name) const {
+    const auto& tabs = cast_.browser_clients;
+    return std::find(tabs.begin(), tabs.end(), name) != tabs.end();
+  }
+
   bool is_task_caller(const std::string& name) const {
     const auto& callers = cast_.task_callers;
     return std::find(callers.begin(), callers.end(), name) != callers.end();
@@ -329,6 +334,23 @@ class step_reader {
         fail(m.find("actor")->line,
              "'" + name + "' is a client's action, and '" + actor + "' is not a client");
       }
+    }
+    const bool in_browser = is_browser_client(actor);
+    if (action.by == vocabulary::performer::browser && !in_browser) {
+      if (!m.find("actor")) {
+        fail(action_line, "'" + name +
+                              "' is a browser tab's action: name the browser client "
+                              "(kind: browser) with 'actor:'");
+      }
+      fail(m.find("actor")->line, "'" + name + "' is a browser tab's action, and '" + actor +
+                                      "' is not a browser client (kind: browser)");
+    }
+    if (in_browser && action.by != vocabulary::performer::browser) {
+      fail(m.find("actor")->line,
+           "'" + actor +
+               "' is a browser client: its page sends its own requests; its steps "
+               "are open, navigate, freeze, resume, offline, online, reload, close and query ('" +
+               name + "' is not one)");
     }
     if (action.by == vocabulary::performer::director && actor != "director") {
       fail(m.find("actor")->line,

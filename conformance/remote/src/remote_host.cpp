@@ -114,6 +114,10 @@ std::string remote_host::limited_key() const {
   return profile().limited_api_key;
 }
 
+std::string remote_host::base_url() const {
+  return "http://" + profile().base.to_string();
+}
+
 std::string remote_host::cors_origin() const {
   return profile().cors_origin;
 }

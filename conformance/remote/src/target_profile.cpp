@@ -359,6 +359,9 @@ bool target_profile::meets(std::string_view requirement) const {
   if (requirement == "exact_timing") return virtual_clock;
   if (requirement == "limited_key") return !limited_api_key.empty();
   if (requirement == "cors") return !cors_origin.empty();
+  // A tab pings on the wall clock: a virtual clock that moves only when the suite moves it
+  // would expire a pinging tab or keep a closed one alive.
+  if (requirement == "browser") return !virtual_clock;
   return false;
 }
 

@@ -21,6 +21,14 @@ std::string remedy_for(const std::string& reason, const target_profile* profile)
     return flags ? "implement Part B and pass --parts B (or A,B) with --assistant-id"
                  : "implement Part B and add \"B\" to the profile's parts (with assistant_id)";
   }
+  if (has("browser client's tab") || has("real browser tabs")) {
+    if (has("in-process")) {
+      return "run it over HTTP: add --bundled (the bundled server then keeps the wall clock) or "
+             "--target";
+    }
+    return flags ? "run the target on the wall clock and pass --clock real"
+                 : "run the target on the wall clock and set \"clock\": \"real\" in the profile";
+  }
   if (has("lacks virtual_clock") || has("virtual-clock") || has("virtual clock")) {
     if (has("in-process")) return "check over HTTP (drop --in-process)";
     if (profile == nullptr) {

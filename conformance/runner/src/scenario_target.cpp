@@ -1,6 +1,8 @@
 // A scenario on its target: in-process, on the bundled server, or on a profile's server.
 #include "toolwire/conformance/scenario_target.hpp"
 
+#include <algorithm>
+
 #include "bundled_reference.hpp"
 #include "toolwire/conformance/remote_host.hpp"
 
@@ -37,6 +39,11 @@ protocol::outcome<scenarios::timing> scenario_target::timing() {
 
 protocol::outcome<std::string> scenario_target::not_applicable(const scenarios::scenario& plan) {
   if (target_.in_process) {
+    if (std::find(plan.needs.begin(), plan.needs.end(), "browser") != plan.needs.end()) {
+      return std::string(
+          "a browser client's tab needs a server over HTTP on a real clock; "
+          "the in-process target is neither");
+    }
     // In-process time passes by waiting (exactly, so timing cases run); there are no
     // clock routes to test.
     return std::string(uses_clock_routes(plan)
@@ -57,6 +64,7 @@ protocol::outcome<actors::run_result> scenario_target::run(const scenarios::scen
   options.seed = seed;
   options.source = source;
   options.clock_stops = std::move(clock_stops);
+  options.browser = browser_;
   if (target_.in_process) {
     auto faulty = plan;
     faulty.faults.insert(target_.faults.begin(), target_.faults.end());

@@ -24,6 +24,10 @@ struct run_judgement {
   //! is an error of the target's reach, not a verdict (check: verdict error; explore: the
   //! program runs again, and a target that still does not answer stops the search).
   std::string unanswered;
+  //! The first failure of the harness's own tools (the browser driver died or missed its
+  //! deadline), as "step N: <how>"; "" when none. Like `unanswered`, an error of the run,
+  //! never a verdict on the target.
+  std::string harness_failure;
 
   //! The run broke what its plan expects or a rule the invariants check (a transport
   //! error alone is not such a breach: it says the target could not be reached).

@@ -53,6 +53,12 @@ client_actor spawn_client(caf::local_actor* parent, scenarios::client_spec spec,
                           target_actor target, director_actor director, session_access access,
                           run_context* context);
 
+//! A browser client (kind: browser): its scripted steps go to `context->browser`, whose
+//! real tab is the client; it tells `director` the tab's client id at each registration.
+client_actor spawn_browser_client(caf::local_actor* parent, scenarios::client_spec spec,
+                                  director_actor director, session_access access,
+                                  run_context* context);
+
 //! A scripted model: answers each model step from the script (model_script format), and
 //! tells `director` the tool calls of each answer in a task (the order {call: N} counts).
 //! Why untyped: the target's `attach_model` takes a caf::actor (target.hpp), and the

@@ -17,6 +17,8 @@ struct scenario;
 
 namespace toolwire::actors {
 
+class tab_driver;
+
 //! What a run is given before it starts: its credentials, the target's assistant and the
 //! tag of its user messages. Set once by simulate(); participants only read it. What the
 //! run learns as it goes (the session, ids, calls, tasks) is the director's own state.
@@ -30,6 +32,8 @@ struct run_settings {
   //! its stream has not shown yet) waits for it before it is a step error. 0: no wait (a
   //! virtual clock stands still while the target works, so what is owed is there).
   time_ms owed_wait_ms = 0;
+  //! Over HTTP: the target's origin, where browser clients open their tabs.
+  std::string base_url;
 };
 
 //! A deadline of the target (a TTL, a call's ack or result, an interrupt), as armed.
@@ -54,6 +58,8 @@ struct run_context {
   //! registrations each has sent so far: what run_options::registration_order orders.
   std::map<const caf::resumable*, std::string> client_jobs;
   std::map<std::string, std::size_t> registrations_sent;
+  //! Drives the browser clients' tabs (run_options::browser); null when there are none.
+  tab_driver* browser = nullptr;
 
   //! Virtual milliseconds since the run started, from the actor system's clock.
   static time_ms elapsed(const caf::local_actor* self) {

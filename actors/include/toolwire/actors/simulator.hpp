@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "toolwire/actors/run_context.hpp"
+#include "toolwire/actors/tab_driver.hpp"
 #include "toolwire/actors/target.hpp"
 #include "toolwire/actors/trace.hpp"
 #include "toolwire/protocol/outcome.hpp"
@@ -67,6 +68,9 @@ class target_host {
   //! An origin whose browser pages the target lets call it (the CORS capability,
   //! CORS-1..3), or "" when it claims none.
   virtual std::string cors_origin() const { return ""; }
+  //! Over HTTP: the target's origin, "http://host:port", where a browser client's tab is
+  //! opened (docs/browser.md); "" in-process.
+  virtual std::string base_url() const { return ""; }
   //! The assistant Part B tasks are created with (bound to the suite's model).
   virtual std::int64_t assistant_id() const = 0;
   //! Runs end after `scenario.duration`; an in-process run then also lets every deadline
@@ -106,6 +110,9 @@ struct run_options {
   //! which SPEC leaves open for one instant; with five clients of one app there are 120
   //! orders, and explore follows the target's instead of hoping to sample it.
   std::vector<std::string> registration_order;
+  //! Runs a scenario's browser clients (kind: browser) in real tabs; required when it has
+  //! any. Owned by the caller, which may reuse it run after run.
+  tab_driver* browser = nullptr;
 };
 
 struct run_result {

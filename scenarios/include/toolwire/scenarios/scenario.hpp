@@ -45,6 +45,10 @@ struct client_spec {
   bool error_result = false;      // answers with an error result (CALL-4, CALL-8)
   bool auto_join = true;          // joins at join_at; false: waits for a `register` step
   json result_content = "ok";
+  //! A real tab in headless Chromium (`kind: browser`): the page registers, pings, acks
+  //! and answers by itself; steps open, navigate, freeze, reload and close it. None of
+  //! the knobs above apply (docs/browser.md).
+  bool browser = false;
 };
 
 // -- behaviour presets (each returns the spec with its knobs set) -------------------------
@@ -106,7 +110,8 @@ struct scripted_step {
 };
 
 //! What a scenario needs from its target; a target without it reports the scenario
-//! "not applicable". Values: "part_a", "part_b", "virtual_clock", "limited_key".
+//! "not applicable". Values: "part_a", "part_b", "virtual_clock", "limited_key", "cors",
+//! "exact_timing", "browser" (format.cpp's requirements table).
 using requirement = std::string;
 
 struct scenario {

@@ -31,8 +31,9 @@ struct field {
 };
 
 //! Who performs an action: a client actor (in its own name, with its session token), the
-//! director (session-level, with the API key), or either (`actor:` picks, default director).
-enum class performer { client, director, any };
+//! director (session-level, with the API key), either (`actor:` picks, default director), or
+//! a browser client (`kind: browser`) through its real tab, whose own page sends the requests.
+enum class performer { client, director, any, browser };
 
 //! The scripted actions, one per row of `actions()`. Why an enum: the executor, the
 //! director and explore dispatch on the action, and a misspelt string there would
@@ -53,6 +54,16 @@ enum class action_id {
   tool_results,
   request,
   advance,
+  // A browser client's tab (performer::browser): docs/browser.md.
+  open_tab,
+  navigate,
+  freeze,
+  resume,
+  go_offline,
+  go_online,
+  reload,
+  close_tab,
+  query_page,
 };
 
 struct action {

@@ -39,6 +39,7 @@ class remote_host final : public actors::target_host {
   std::string api_key() const override;
   std::string limited_key() const override;
   std::string cors_origin() const override;
+  std::string base_url() const override;
   std::int64_t assistant_id() const override;
   bool settle_out() const override { return false; }
   bool real_time() const override;

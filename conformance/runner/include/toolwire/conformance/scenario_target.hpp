@@ -50,12 +50,15 @@ class scenario_target {
   bool in_process() const { return target_.in_process; }
   bool real_clock() const;
   const target_choice& choice() const { return target_; }
+  //! Where the runs' browser clients (kind: browser) get their tabs; owned by the caller.
+  void use_browser(actors::tab_driver* driver) { browser_ = driver; }
 
  private:
   protocol::outcome<target_profile> profile_for(const scenarios::scenario& plan);
 
   target_choice target_;
   std::unique_ptr<detail::bundled_reference> bundled_;
+  actors::tab_driver* browser_ = nullptr;
 };
 
 }  // namespace toolwire::conformance

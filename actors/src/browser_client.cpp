@@ -1,0 +1,181 @@
+// Browser clients (kind: browser): a real tab in headless Chromium plays the client. Its
+// page registers, pings, acks and answers by itself, over its own connections to the
+// target; this actor only carries the scenario's tab steps to the driver (tab_driver.hpp)
+// and tells the director the tab's client id, so expectations can name it ({cid:tab}).
+#include <iomanip>
+#include <sstream>
+
+#include "script_actions.hpp"
+#include "toolwire/actors/participants.hpp"
+#include "toolwire/actors/tab_driver.hpp"
+#include "toolwire/protocol/safe_json.hpp"
+
+namespace toolwire::actors {
+
+namespace {
+
+using scenarios::vocabulary::action_id;
+
+struct browser_client_state {
+  scenarios::client_spec spec;
+  director_actor director;
+  session_access access;
+  run_context* context = nullptr;
+  bool open = false;  // its tab is open in the driver
+  static inline const char* name = "browser_client";
+};
+
+using tab_self = client_actor::stateful_pointer<browser_client_state>;
+
+std::string percent_encoded(std::string_view text) {
+  std::ostringstream out;
+  for (const unsigned char c : text) {
+    if (std::isalnum(c) || c == '-' || c == '_' || c == '.' || c == '~') {
+      out << c;
+    } else {
+      out << '%' << std::uppercase << std::hex << std::setw(2) << std::setfill('0')
+          << static_cast<int>(c);
+    }
+  }
+  return out.str();
+}
+
+//! Where the tab opens: the target's own origin, under the prefix the driver serves the
+//! page from (same-origin: the target needs no CORS). The token rides in the fragment,
+//! which the browser never sends to a server (docs/browser.md, "The tab").
+std::string tab_url(const browser_client_state& st) {
+  return st.context->settings.base_url +
+         "/__toolwire_tab/index.html#session=" + percent_encoded(st.access.session_id) +
+         "&token=" + percent_encoded(st.access.token) +
+         "&name=" + percent_encoded(st.spec.requested_name) +
+         "&ttl=" + std::to_string(st.spec.lifetime.seconds);
+}
+
+//! The driver command of `step` (the driver's own words: close, offline, ...).
+json command_of(const browser_client_state& st, const scenarios::scripted_step& step) {
+  json command = {{"tab", st.spec.actor}};
+  switch (scenarios::vocabulary::action_named(step.action).value_or(action_id::advance)) {
+    case action_id::open_tab:
+      command["cmd"] = "open";
+      command["url"] = tab_url(st);
+      break;
+    case action_id::navigate:
+      command["cmd"] = "navigate";
+      command["screen"] = step.args.value("screen", "");
+      break;
+    case action_id::query_page:
+      command["cmd"] = "query";
+      command["selector"] = step.args.value("selector", "");
+      break;
+    case action_id::go_offline:
+      command["cmd"] = "offline";
+      break;
+    case action_id::go_online:
+      command["cmd"] = "online";
+      break;
+    default:
+      command["cmd"] = step.action;  // freeze, resume, reload, close: the same word
+  }
+  return command;
+}
+
+//! What the trace keeps of a command: never its URL, which holds the session's token.
+json recorded(const json& command, std::size_t index) {
+  json kept = {{"cmd", command["cmd"]}, {"tab", command["tab"]}, {"step", index}};
+  for (const char* key : {"screen", "selector"}) {
+    if (command.contains(key)) kept[key] = command[key];
+  }
+  return kept;
+}
+
+bool perform(tab_self self, std::uint64_t index) {
+  auto& st = self->state;
+  const auto& step = st.context->plan->steps[index];
+  const json command = command_of(st, step);
+  st.context->record(self, st.spec.actor, "browser", [&] { return recorded(command, index); });
+  if (st.context->browser == nullptr) {
+    st.context->record(self, st.spec.actor, "browser_error", [&] {
+      return json{{"step", index}, {"message", "no browser driver was given to this run"}};
+    });
+    return false;
+  }
+  // Why blocking: the harness runs on one thread and the wall clock goes on meanwhile;
+  // what the target sends in the time is queued by the host and handed over after.
+  auto reply = st.context->browser->command(command);
+  if (!reply) {
+    const bool driver_failed = reply.error().code == protocol::error_code::unavailable;
+    st.context->record(self, st.spec.actor, driver_failed ? "browser_error" : "step_error", [&] {
+      return json{{"step", index}, {"message", std::string(reply.error().message)}};
+    });
+    if (!driver_failed && step.performs(action_id::close_tab)) st.open = false;
+    return false;
+  }
+  const std::string cmd = command["cmd"];
+  if (cmd == "open" || cmd == "reload") {
+    st.open = true;
+    const std::string client_id = protocol::string_at(*reply, "client_id");
+    // The page's own registration is not in the trace: what it declared is, for the
+    // invariants (TOOLS-3 judges the model's offers by the live tools).
+    st.context->record(self, st.spec.actor, "page_registered", [&] {
+      return json{{"client_id", client_id}, {"tools", protocol::member_at(*reply, "tools")}};
+    });
+    self->send(st.director, registered_atom::value, st.spec.actor, client_id);
+  }
+  if (cmd == "close") st.open = false;
+  // The step's response, so that `expect: {status: 200, body: {...}}` reads the reply.
+  st.context->record(self, st.spec.actor, "response", [&] {
+    json body = *reply;
+    body.erase("ok");
+    body.erase("id");
+    return json{{"method", "BROWSER"},
+                {"path", cmd + " " + st.spec.actor},
+                {"status", 200},
+                {"body", std::move(body)},
+                {"step", index}};
+  });
+  return true;
+}
+
+client_actor::behavior_type browser_client(tab_self self, scenarios::client_spec spec,
+                                           director_actor director, session_access access,
+                                           run_context* context) {
+  auto& st = self->state;
+  st.spec = std::move(spec);
+  st.director = std::move(director);
+  st.access = std::move(access);
+  st.context = context;
+  // A tab left open would go on pinging the target after the run: close it on the way out.
+  self->attach_functor([self](const caf::error&) {
+    auto& st = self->state;
+    if (st.open && st.context->browser != nullptr) {
+      (void)st.context->browser->command({{"cmd", "close"}, {"tab", st.spec.actor}});
+    }
+    st.open = false;
+  });
+  // The page does by itself what a suite client is told to (join, ping, ack, answer) and
+  // reads its own stream; the harness's messages for those are not this actor's to act on.
+  return {
+      [](join_atom) {},
+      [](ping_atom) {},
+      [](vanish_atom) {},
+      [](leave_atom) {},
+      [](show_screen_atom, std::uint64_t) {},
+      [](ack_atom, const std::string&) {},
+      [](answer_atom, const std::string&) {},
+      [=](perform_atom, std::uint64_t step) { return perform(self, step); },
+      [=](perform_atom, std::uint64_t step, protocol::api_request&) { return perform(self, step); },
+      [](event_atom, const reference_server::session_event&) {},
+      [](stream_gap_atom, const std::string&, std::uint64_t) {},
+  };
+}
+
+}  // namespace
+
+client_actor spawn_browser_client(caf::local_actor* parent, scenarios::client_spec spec,
+                                  director_actor director, session_access access,
+                                  run_context* context) {
+  return parent->spawn(browser_client, std::move(spec), std::move(director), std::move(access),
+                       context);
+}
+
+}  // namespace toolwire::actors
