@@ -178,9 +178,9 @@ usage, a scenario that does not load, a target that cannot be used, a target tha
 not answer a request (refused, reset, timed out: nothing after it is judged), or a
 scenario the target cannot run (not applicable: nothing was checked).
 Read: docs/simulator.md, docs/scenario-language.md, docs/scenario-library.md)");
-  app_->add_option("scenario", scenario_,
-                   "a scenario file (FILE.yaml, see docs/scenario-language.md) or library:NAME, "
-                   "a scenario of the library (see --list)");
+  app_->add_option("scenario", scenarios_,
+                   "scenario files (FILE.yaml, see docs/scenario-language.md) or library:NAME, "
+                   "a scenario of the library (see --list); several run one after another");
   app_->add_option("--seed", seed_, "the seed that picks the interleaving")
       ->default_val(1)
       ->check(seed_value);
@@ -215,11 +215,34 @@ int simulate_command::run() const {
     std::cout << *table;
     return 0;
   }
-  if (scenario_.empty()) {
+  if (scenarios_.empty()) {
     std::cerr << "toolwire simulate: a scenario is required (toolwire simulate --list)\n";
     return 2;
   }
-  auto located = locate_scenario(scenario_);
+  if (scenarios_.size() == 1) return run_scenario(scenarios_.front());
+  if (!trace_.empty() || !json_.empty()) {
+    std::cerr << "toolwire simulate: --trace and --json take one scenario; run the "
+              << scenarios_.size() << " one at a time for them\n";
+    return 2;
+  }
+  // Why 1 first: a failed expectation is news about the target; an error or a scenario
+  // not run says only that something was not checked.
+  std::size_t failed = 0, not_checked = 0;
+  for (const auto& scenario : scenarios_) {
+    const int code = run_scenario(scenario);
+    if (code == 1) ++failed;
+    if (code == 2) ++not_checked;
+  }
+  std::cout << scenarios_.size() << " scenarios: " << scenarios_.size() - failed - not_checked
+            << " passed, " << failed << " failed, " << not_checked
+            << " not checked (an error, or not applicable)\n";
+  if (failed > 0) return 1;
+  return not_checked > 0 ? 2 : 0;
+}
+
+int simulate_command::run_scenario(const std::string& scenario) const {
+  if (scenarios_.size() > 1) std::cout << scenario << ":\n";
+  auto located = locate_scenario(scenario);
   if (!located) {
     std::cerr << "toolwire simulate: " << located.error().message << "\n";
     return 2;
@@ -269,8 +292,7 @@ int simulate_command::run() const {
     return skip_inapplicable_ ? 0 : 2;
   }
 
-  std::unique_ptr<browser::driver_process> tabs;
-  if (has_browser) {
+  if (has_browser && !tabs_) {
     auto started = browser::driver_process::start({TOOLWIRE_BROWSER_DIR});
     if (!started) {
       std::cerr << "toolwire simulate: " << located->source
@@ -278,9 +300,9 @@ int simulate_command::run() const {
                 << "\n";
       return 2;
     }
-    tabs = std::move(*started);
-    on.use_browser(tabs.get());
+    tabs_ = std::move(*started);
   }
+  if (has_browser) on.use_browser(tabs_.get());
   const bool progress = many && !quiet_ && isatty(STDERR_FILENO);
   json report_seeds = json::array();
   std::set<std::string> distinct;

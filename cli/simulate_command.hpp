@@ -3,12 +3,17 @@
 #pragma once
 
 #include <cstdint>
+#include <memory>
 #include <string>
 #include <vector>
 
 #include <CLI/CLI.hpp>
 
 #include "target_flags.hpp"
+
+namespace toolwire::actors {
+class tab_driver;
+}
 
 namespace toolwire::cli {
 
@@ -21,8 +26,14 @@ class simulate_command {
   int run() const;
 
  private:
+  //! One scenario: run() for each of them.
+  int run_scenario(const std::string& scenario) const;
+
   CLI::App* app_;
-  std::string scenario_;
+  std::vector<std::string> scenarios_;
+  //! The browser driver, started by the first scenario with browser clients and kept for
+  //! the others (Chromium starts once).
+  mutable std::shared_ptr<actors::tab_driver> tabs_;
   std::uint64_t seed_ = 1;
   std::string seeds_;
   std::string trace_;

@@ -101,7 +101,11 @@ bool perform(tab_self self, std::uint64_t index) {
   }
   // Why blocking: the harness runs on one thread and the wall clock goes on meanwhile;
   // what the target sends in the time is queued by the host and handed over after.
+  const auto started = std::chrono::steady_clock::now();
   auto reply = st.context->browser->command(command);
+  st.context->wall_blocked_ms += std::chrono::duration_cast<std::chrono::milliseconds>(
+                                     std::chrono::steady_clock::now() - started)
+                                     .count();
   if (!reply) {
     const bool driver_failed = reply.error().code == protocol::error_code::unavailable;
     st.context->record(self, st.spec.actor, driver_failed ? "browser_error" : "step_error", [&] {

@@ -36,6 +36,10 @@ struct director_state {
   //! turn still running on the target (409) where the reference had finished it (explore on
   //! a real clock, seed 7000, program 55).
   time_ms carried_late_ms = 0;
+  //! Of run_context::wall_blocked_ms, how much carried_late_ms already holds.
+  time_ms blocked_seen_ms = 0;
+  //! Of blocked_seen_ms, how much the end of the scenario was already moved by.
+  time_ms end_moved_ms = 0;
   //! The written instant of the steps now playing and the delay they share: steps of one
   //! instant keep one delay, so that those waiting for one thing wait out one window.
   time_ms instant_written = -1;
@@ -262,6 +266,15 @@ void schedule_next(director_self self) {
   auto& st = self->state;
   if (st.next_step >= st.plan->steps.size()) return;
   const time_ms written = st.plan->steps[st.next_step].at;
+  // A browser step held the harness while the wall clock went on: the actors' clock is
+  // that much behind the target's, so every later step plays that much later, and a time
+  // counted from the step (`frozen + ttl(tab)`) is counted from when it really happened.
+  if (const time_ms blocked = st.context->wall_blocked_ms - st.blocked_seen_ms; blocked > 0) {
+    st.blocked_seen_ms = st.context->wall_blocked_ms;
+    st.carried_late_ms += blocked;
+    st.context->steps_late_ms = std::max(st.context->steps_late_ms, st.carried_late_ms);
+    st.instant_written = -1;  // the next step starts a new instant with the new delay
+  }
   if (written != st.instant_written) {
     st.instant_written = written;
     st.instant_delay = st.carried_late_ms;
@@ -369,7 +382,16 @@ director_actor::behavior_type director(director_self self, const scenarios::scen
           [self](const protocol::api_response& response) { on_session(self, response); });
   return {
       [=](play_atom) { play(self, self->state.next_step); },
-      [=](end_atom) { end(self); },
+      [=](end_atom) {
+        // The scenario's end moves with its steps when browser steps held the harness.
+        auto& st = self->state;
+        if (const time_ms more = st.blocked_seen_ms - st.end_moved_ms; more > 0) {
+          st.end_moved_ms = st.blocked_seen_ms;
+          self->delayed_send(self, std::chrono::milliseconds(more), end_atom::value);
+          return;
+        }
+        end(self);
+      },
       [=](event_atom, const reference_server::session_event& event) { on_event(self, event); },
       [=](stream_gap_atom, const std::string&, std::uint64_t) {},
       [=](registered_atom, const std::string& actor, const std::string& client_id) {

@@ -158,6 +158,13 @@ ordered screens_form(const std::vector<scenarios::screen_change>& screens) {
 //! a client the steps drive (no acks, no answers).
 ordered client_form(const scenarios::client_spec& client) {
   scenarios::client_spec base;
+  if (client.browser) {
+    // A tab's page decides the rest; the reader sets it from `kind` alone.
+    ordered tab = {{"kind", "browser"}};
+    if (client.requested_name != client.actor) tab["name"] = client.requested_name;
+    tab["lifetime"] = ordered{{"ttl", client.lifetime.seconds}};
+    return tab;
+  }
   ordered form = ordered::object();
   if (client.requested_name != client.actor) form["name"] = client.requested_name;
   form["lifetime"] = client.lifetime.type == protocol::lifetime::kind::never

@@ -71,6 +71,25 @@ TEST_CASE("format errors name the file, the line and the problem", "[scenarios][
        "web-tab.yaml:7: unknown requirement 'part_c' (did you mean 'part_a'?)"},
       {preamble + "settings: {ack_timout: 5s}\n",
        "web-tab.yaml:7: unknown setting 'ack_timout' (did you mean 'ack_timeout'?)"},
+      // browser clients (kind: browser): only a name and a TTL are the scenario's
+      {preamble + "  shop: {kind: robot}\n",
+       "web-tab.yaml:7: unknown client kind 'robot': 'browser' (a real tab); without 'kind' the "
+       "client is an actor of the suite"},
+      {preamble + "  shop: {kind: browser, lifetime: {ttl: 2}, tools: [x]}\n",
+       "web-tab.yaml:7: 'tools' does not apply to browser client 'shop': its page decides "
+       "that; a browser client has kind, name and lifetime: {ttl: seconds}"},
+      {preamble + "  shop: {kind: browser}\n",
+       "web-tab.yaml:7: browser client 'shop' needs 'lifetime: {ttl: seconds}': a tab pings"},
+      {preamble + "  shop: {kind: browser, lifetime: {ttl: 2}}\nsteps:\n  - {actor: shop, ping: }\n",
+       "web-tab.yaml:9: 'shop' is a browser client: its page sends its own requests; its steps "
+       "are open, navigate, freeze, resume, offline, online, reload, close and query ('ping' "
+       "is not one)"},
+      {preamble + "steps:\n  - {actor: tab, freeze: }\n",
+       "web-tab.yaml:8: 'freeze' is a browser tab's action, and 'tab' is not a browser client "
+       "(kind: browser)"},
+      {preamble + "  shop: {kind: browser, lifetime: {ttl: 2}}\nsteps:\n  - {actor: shop, navigate: {}}\n",
+       "web-tab.yaml:9: 'navigate' is missing 'screen' (table (highlight_row, pick_date) or "
+       "form (read_form, pick_date))"},
       // clients
       {preamble + "  web:\n    lifetime: {ttl: ten}\n",
        "web-tab.yaml:8: 'ttl' must be an integer, got 'ten'"},

@@ -54,6 +54,10 @@ struct run_context {
   //! How far past its written time the director played a step, at worst (a step before it
   //! waited for what a real-clock target owed).
   time_ms steps_late_ms = 0;
+  //! Real time: wall milliseconds an actor held the harness in a blocking call of its own
+  //! tools (a browser step waiting for its tab), in total. The actors' clock stood still
+  //! meanwhile, so the director plays every later step that much later.
+  time_ms wall_blocked_ms = 0;
   //! The client actors' jobs on the test coordinator, with their names, and how many
   //! registrations each has sent so far: what run_options::registration_order orders.
   std::map<const caf::resumable*, std::string> client_jobs;

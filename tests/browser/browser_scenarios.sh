@@ -1,0 +1,67 @@
+#!/usr/bin/env bash
+# Issue 22.3-4: the browser scenario library (scenarios/library/browser/) in real headless
+# Chromium against the bundled server, as a user runs it:
+#   toolwire simulate scenarios/library/browser/*.yaml --bundled
+# Every scenario passes; each fails (exit 1, a verdict, not an error) under every fault its
+# breaks_with names; in-process they are not applicable (exit 2, 0 with
+# --skip-inapplicable); and a driver that cannot start is an error of the run (exit 2), never
+# a failed expectation.
+# Usage: browser_scenarios.sh TOOLWIRE OUTDIR
+# Skipped (77) where chromium, node or browser/node_modules is missing, unless CI is set.
+set -u
+here=$(cd "$(dirname "$0")" && pwd)
+# shellcheck source=browser_test_lib.sh
+. "$here/browser_test_lib.sh"
+library=$(cd "$here/../../scenarios/library/browser" && pwd)
+browser_test_setup "$@"
+
+fail() {
+  echo "FAIL: $*"
+  echo "  (outputs in $out)"
+  exit 1
+}
+
+files=("$library"/*.yaml)
+[ "${#files[@]}" -ge 5 ] || fail "expected at least 5 browser scenarios in $library, found ${#files[@]}"
+
+# 1. The whole library passes, in one command.
+"$toolwire" simulate "${files[@]}" --bundled >clean.txt 2>&1
+rc=$?
+[ "$rc" -eq 0 ] || fail "the browser library did not pass (exit $rc): $(grep -v '^seed .*held$' clean.txt | head -20)"
+grep -q "^${#files[@]} scenarios: ${#files[@]} passed, 0 failed" clean.txt ||
+  fail "no summary of ${#files[@]} passed scenarios: $(tail -2 clean.txt)"
+echo "ok: ${#files[@]} browser scenarios passed"
+
+# 2. Each scenario fails under each fault it names.
+pairs=0
+for file in "${files[@]}"; do
+  faults=$(sed -n 's/^breaks_with: *\[\(.*\)\]/\1/p' "$file" | tr -d ' ' | tr ',' ' ')
+  [ -n "$faults" ] || fail "$file names no fault in breaks_with"
+  for fault in $faults; do
+    name=$(basename "$file" .yaml)
+    "$toolwire" simulate "$file" --bundled --fault "$fault" >"fault-$name-$fault.txt" 2>&1
+    rc=$?
+    [ "$rc" -eq 1 ] || fail "$name under fault $fault: exit $rc, expected 1 (a failed expectation): $(head -5 "fault-$name-$fault.txt")"
+    grep -q "expectation(s) failed\|violation(s)" "fault-$name-$fault.txt" ||
+      fail "$name under fault $fault failed without a failed expectation or violation: $(head -3 "fault-$name-$fault.txt")"
+    pairs=$((pairs + 1))
+  done
+done
+echo "ok: each scenario failed under each of its faults ($pairs pairs)"
+
+# 3. In-process a browser scenario is not applicable: nothing was checked.
+"$toolwire" simulate "${files[0]}" >inprocess.txt 2>&1
+rc=$?
+[ "$rc" -eq 2 ] && grep -q "not applicable, nothing was checked" inprocess.txt &&
+  grep -q "add --bundled" inprocess.txt ||
+  fail "in-process: exit $rc, expected 2 with the reason and the remedy: $(cat inprocess.txt)"
+"$toolwire" simulate "${files[0]}" --skip-inapplicable >/dev/null 2>&1 ||
+  fail "in-process with --skip-inapplicable did not exit 0"
+echo "ok: not applicable in-process"
+
+# 4. A driver that cannot start is an error of the run, with what is missing.
+TOOLWIRE_BROWSER_DIR=$out/no-such-dir "$toolwire" simulate "${files[0]}" --bundled >nodriver.txt 2>&1
+rc=$?
+[ "$rc" -eq 2 ] && grep -q "cannot run here: no browser driver at $out/no-such-dir" nodriver.txt ||
+  fail "without a driver: exit $rc, expected 2 naming the missing driver: $(cat nodriver.txt)"
+echo "ok: a missing driver is an error, not a verdict"
