@@ -163,7 +163,11 @@
   }
   // The client is gone on the server (expired while the tab slept, was offline or frozen):
   // a new registration, a new client id.
-  function gone(what) {
+  // `id`: the client the answer was about. A 404 to a ping sent before the page registered
+  // anew (a frozen tab resumed: its stream said client_unregistered while that ping was on
+  // its way) is about the old client: registering again then would orphan the new one.
+  function gone(what, id) {
+    if (id !== tw.client_id) return Promise.resolve();
     log(`${what}: client ${tw.client_id} is gone, registering again`);
     tw.client_id = null;
     tw.name = null;
@@ -173,10 +177,11 @@
 
   async function ping() {
     if (tw.left || !tw.client_id || registering) return;
+    const id = tw.client_id;
     try {
       const r = await api('POST', clientPath('/ping'), {});
       if (r.status === 200) tw.pings += 1;
-      else if (r.status === 404) await gone('ping 404');
+      else if (r.status === 404) await gone('ping 404', id);
       else fail(`ping: ${r.status} ${r.text}`);
     } catch (e) {
       fail(`ping: ${e.message}`);
@@ -186,6 +191,7 @@
   async function putTools() {
     if (tw.left || !tw.client_id) return;
     const screen = tw.screen;
+    const id = tw.client_id;
     try {
       const r = await api('PUT', clientPath('/tools'), { tools: declaredTools(screen) });
       if (r.status === 200) {
@@ -193,7 +199,7 @@
         tw.tools_synced_screen = screen;
         log(`tools of ${screen}: ${tw.tools.join(',')}`);
       } else if (r.status === 404) {
-        await gone('PUT tools 404');
+        await gone('PUT tools 404', id);
       } else {
         fail(`PUT tools: ${r.status} ${r.text}`);
       }
@@ -261,7 +267,7 @@
     }
     stream.addEventListener('client_unregistered', (e) => {
       const d = JSON.parse(e.data);
-      if (d.client_id === tw.client_id && !tw.left) gone(`client_unregistered (${d.reason})`);
+      if (d.client_id === tw.client_id && !tw.left) gone(`client_unregistered (${d.reason})`, d.client_id);
     });
   }
 

@@ -216,15 +216,18 @@ scenarios::scenario read_scenario(const YAML::Node& root, std::string_view sourc
     context.precision_at.clear();
     read_timed_parts();
   }
-  if (!bound) {
+  // A browser scenario keeps the timeouts it states: its tabs' TTLs are real seconds, and
+  // a call must outlive a TTL for a closed tab to fail it (tab_closed_mid_call), so on a
+  // target with other timeouts it is not applicable rather than misread.
+  const bool has_browser = std::any_of(plan.clients.begin(), plan.clients.end(),
+                                       [](const scenarios::client_spec& c) { return c.browser; });
+  if (!bound && !has_browser) {
     plan.stated_ack_timeout_ms.reset();
     plan.stated_result_timeout_ms.reset();
     plan.stated_interrupt_timeout_ms.reset();
   }
   // Why a requirement: a tab pings on the wall clock and runs in Chromium, so the run needs
   // a target over HTTP on a real clock and the browser driver (not_applicable_reason).
-  const bool has_browser = std::any_of(plan.clients.begin(), plan.clients.end(),
-                                       [](const scenarios::client_spec& c) { return c.browser; });
   if (has_browser && std::find(plan.needs.begin(), plan.needs.end(), "browser") == plan.needs.end())
     plan.needs.push_back("browser");
   if ((!context.precision_at.empty() || bound) &&
