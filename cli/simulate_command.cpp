@@ -187,7 +187,9 @@ Read: docs/simulator.md, docs/scenario-language.md, docs/scenario-library.md)");
   app_->add_option("--seeds", seeds_, "a range of seeds A..B (inclusive)");
   app_->add_option("--trace", trace_,
                    "write the trace (JSON Lines) here; with --seeds, '{seed}' in the name is "
-                   "replaced by each seed");
+                   "replaced by each seed. With browser clients, each open tab's screenshot "
+                   "at the end of the run goes beside it (NAME.tab-ACTOR.png) and its "
+                   "console into the trace");
   app_->add_option("--json", json_,
                    "write the JSON report here: per seed its verdict, trace hash, violations "
                    "(with rule ids), failed expectations, steps that could not run and "
@@ -308,6 +310,11 @@ int simulate_command::run_scenario(const std::string& scenario) const {
   std::set<std::string> distinct;
   std::uint64_t failed = 0, runs = 0, unanswered = 0;
   for (std::uint64_t seed = range.first;; ++seed) {
+    // Where the tabs' screenshots go: beside the trace, as PREFIX.tab-ACTOR.png.
+    if (has_browser && !trace_.empty()) {
+      const std::string path = trace_path_for(trace_, seed);
+      on.keep_tab_evidence(path.ends_with(".jsonl") ? path.substr(0, path.size() - 6) : path);
+    }
     auto result = run_seed(*plan, located->source, on, seed);
     if (!result) {
       std::cerr << "toolwire simulate: " << result.error().message << "\n";
@@ -379,6 +386,17 @@ int simulate_command::run_scenario(const std::string& scenario) const {
         std::cout << "  " << e << "\n";
       for (const auto& t : transport)
         std::cout << "  " << t << "\n";
+      for (const auto& r : result->trace.records()) {
+        if (r.kind != "tab_evidence") continue;
+        const json& shot = protocol::member_at(r.data, "screenshot");
+        std::cout << "  evidence of tab '" << r.actor << "' at the end of the run: "
+                  << (shot.is_string() ? "screenshot " + shot.get<std::string>()
+                                       : "no screenshot (" +
+                                             protocol::string_at(r.data, "screenshot_error") + ")")
+                  << ", its console (" << protocol::member_at(r.data, "console").size()
+                  << " lines) and log (" << protocol::member_at(r.data, "page_log").size()
+                  << ") in the trace\n";
+      }
     }
     if (!json_.empty()) {
       json entry = {{"seed", seed},

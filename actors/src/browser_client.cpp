@@ -21,7 +21,8 @@ struct browser_client_state {
   director_actor director;
   session_access access;
   run_context* context = nullptr;
-  bool open = false;  // its tab is open in the driver
+  bool open = false;    // its tab is open in the driver
+  bool frozen = false;  // its page runs no script: a screenshot would wait out its deadline
   static inline const char* name = "browser_client";
 };
 
@@ -126,6 +127,7 @@ bool perform(tab_self self, std::uint64_t index) {
     self->send(st.director, registered_atom::value, st.spec.actor, client_id);
   }
   if (cmd == "close") st.open = false;
+  if (cmd == "freeze" || cmd == "resume") st.frozen = cmd == "freeze";
   // The step's response, so that `expect: {status: 200, body: {...}}` reads the reply.
   st.context->record(self, st.spec.actor, "response", [&] {
     json body = *reply;
@@ -140,6 +142,30 @@ bool perform(tab_self self, std::uint64_t index) {
   return true;
 }
 
+//! With run_context::evidence_prefix, at the end of the run: the tab's screenshot
+//! (PREFIX.tab-ACTOR.png) and its console, recorded as `tab_evidence` (the driver keeps the
+//! last 50 console lines). A frozen tab is left out: its page runs no script to answer.
+void keep_evidence(tab_self self) {
+  auto& st = self->state;
+  if (st.context->evidence_prefix.empty() || st.frozen || !st.context->recording()) return;
+  const std::string png = st.context->evidence_prefix + ".tab-" + st.spec.actor + ".png";
+  auto shot =
+      st.context->browser->command({{"cmd", "screenshot"}, {"tab", st.spec.actor}, {"path", png}});
+  auto state = st.context->browser->command({{"cmd", "state"}, {"tab", st.spec.actor}});
+  st.context->record(self, st.spec.actor, "tab_evidence", [&] {
+    json evidence = {{"tab", st.spec.actor}};
+    evidence["screenshot"] = shot ? json(png) : json(nullptr);
+    if (!shot) evidence["screenshot_error"] = shot.error().message;
+    evidence["console"] = state ? protocol::member_at(*state, "console") : json::array();
+    // The page's own log (what it did: stream, registration, calls), its last 30 lines.
+    json log = state ? protocol::member_at(protocol::member_at(*state, "state"), "log") : json();
+    if (!log.is_array()) log = json::array();
+    if (log.size() > 30) log.erase(log.begin(), log.end() - 30);
+    evidence["page_log"] = std::move(log);
+    return evidence;
+  });
+}
+
 client_actor::behavior_type browser_client(tab_self self, scenarios::client_spec spec,
                                            director_actor director, session_access access,
                                            run_context* context) {
@@ -148,10 +174,12 @@ client_actor::behavior_type browser_client(tab_self self, scenarios::client_spec
   st.director = std::move(director);
   st.access = std::move(access);
   st.context = context;
-  // A tab left open would go on pinging the target after the run: close it on the way out.
+  // A tab left open would go on pinging the target after the run: close it on the way out,
+  // after keeping what a person would look at (keep_evidence).
   self->attach_functor([self](const caf::error&) {
     auto& st = self->state;
     if (st.open && st.context->browser != nullptr) {
+      keep_evidence(self);
       (void)st.context->browser->command({{"cmd", "close"}, {"tab", st.spec.actor}});
     }
     st.open = false;

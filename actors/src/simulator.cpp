@@ -304,6 +304,7 @@ protocol::outcome<run_result> simulate(const scenarios::scenario& plan,
   if (options.host) context.settings.assistant_id = options.host->assistant_id();
   if (options.host) context.settings.base_url = options.host->base_url();
   context.browser = options.browser;
+  context.evidence_prefix = options.evidence_prefix;
   if (options.host) {
     json header = result.trace.header();
     // The invariants read it: over HTTP a run ends at its duration, and a call whose

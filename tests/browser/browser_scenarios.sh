@@ -55,7 +55,19 @@ done <pairs.txt
 [ "$pairs" -ge 5 ] || fail "only $pairs scenario/fault pairs"
 echo "ok: each scenario failed under each of its faults ($pairs pairs)"
 
-# 3. In-process a browser scenario is not applicable: nothing was checked.
+# 3. A failing run with --trace keeps each open tab's screenshot beside the trace and its
+# console and log in it: what a person looks at.
+"$toolwire" simulate "$library/model_highlights_a_row.yaml" --bundled --fault arguments_as_text \
+  --trace evidence.jsonl >evidence.txt 2>&1
+[ "$(head -c 8 evidence.tab-tab.png 2>/dev/null | od -An -tx1 | tr -d ' \n')" = 89504e470d0a1a0a ] ||
+  fail "no PNG screenshot evidence.tab-tab.png: $(cat evidence.txt)"
+grep -q "evidence of tab 'tab' at the end of the run: screenshot evidence.tab-tab.png" evidence.txt ||
+  fail "the failing run does not name its screenshot: $(tail -3 evidence.txt)"
+grep '"kind":"tab_evidence"' evidence.jsonl | grep -q 'answered with an error' ||
+  fail "the trace has no tab_evidence with the page's log of the failed call"
+echo "ok: a failing run keeps the tab's screenshot and log"
+
+# 4. In-process a browser scenario is not applicable: nothing was checked.
 "$toolwire" simulate "${files[0]}" >inprocess.txt 2>&1
 rc=$?
 [ "$rc" -eq 2 ] && grep -q "not applicable, nothing was checked" inprocess.txt &&
@@ -65,7 +77,7 @@ rc=$?
   fail "in-process with --skip-inapplicable did not exit 0"
 echo "ok: not applicable in-process"
 
-# 4. A driver that cannot start is an error of the run, with what is missing.
+# 5. A driver that cannot start is an error of the run, with what is missing.
 TOOLWIRE_BROWSER_DIR=$out/no-such-dir "$toolwire" simulate "${files[0]}" --bundled >nodriver.txt 2>&1
 rc=$?
 [ "$rc" -eq 2 ] && grep -q "cannot run here: no browser driver at $out/no-such-dir" nodriver.txt ||

@@ -65,6 +65,7 @@ protocol::outcome<actors::run_result> scenario_target::run(const scenarios::scen
   options.source = source;
   options.clock_stops = std::move(clock_stops);
   options.browser = browser_;
+  options.evidence_prefix = evidence_prefix_;
   if (target_.in_process) {
     auto faulty = plan;
     faulty.faults.insert(target_.faults.begin(), target_.faults.end());

@@ -64,6 +64,8 @@ struct run_context {
   std::map<std::string, std::size_t> registrations_sent;
   //! Drives the browser clients' tabs (run_options::browser); null when there are none.
   tab_driver* browser = nullptr;
+  //! run_options::evidence_prefix.
+  std::string evidence_prefix;
 
   //! Virtual milliseconds since the run started, from the actor system's clock.
   static time_ms elapsed(const caf::local_actor* self) {

@@ -113,6 +113,9 @@ struct run_options {
   //! Runs a scenario's browser clients (kind: browser) in real tabs; required when it has
   //! any. Owned by the caller, which may reuse it run after run.
   tab_driver* browser = nullptr;
+  //! Non-empty: at the end of the run each open tab's screenshot goes to
+  //! PREFIX.tab-ACTOR.png and its console into the trace (`tab_evidence` records).
+  std::string evidence_prefix;
 };
 
 struct run_result {

@@ -52,6 +52,8 @@ class scenario_target {
   const target_choice& choice() const { return target_; }
   //! Where the runs' browser clients (kind: browser) get their tabs; owned by the caller.
   void use_browser(actors::tab_driver* driver) { browser_ = driver; }
+  //! The next runs keep each open tab's screenshot and console (run_options::evidence_prefix).
+  void keep_tab_evidence(std::string prefix) { evidence_prefix_ = std::move(prefix); }
 
  private:
   protocol::outcome<target_profile> profile_for(const scenarios::scenario& plan);
@@ -59,6 +61,7 @@ class scenario_target {
   target_choice target_;
   std::unique_ptr<detail::bundled_reference> bundled_;
   actors::tab_driver* browser_ = nullptr;
+  std::string evidence_prefix_;
 };
 
 }  // namespace toolwire::conformance
