@@ -2,13 +2,13 @@
 // page registers, pings, acks and answers by itself, over its own connections to the
 // target; this actor only carries the scenario's tab steps to the driver (tab_driver.hpp)
 // and tells the director the tab's client id, so expectations can name it ({cid:tab}).
-#include <iomanip>
-#include <sstream>
+#include <chrono>
 
 #include "script_actions.hpp"
 #include "toolwire/actors/participants.hpp"
 #include "toolwire/actors/tab_driver.hpp"
 #include "toolwire/protocol/safe_json.hpp"
+#include "toolwire/protocol/url.hpp"
 
 namespace toolwire::actors {
 
@@ -28,27 +28,14 @@ struct browser_client_state {
 
 using tab_self = client_actor::stateful_pointer<browser_client_state>;
 
-std::string percent_encoded(std::string_view text) {
-  std::ostringstream out;
-  for (const unsigned char c : text) {
-    if (std::isalnum(c) || c == '-' || c == '_' || c == '.' || c == '~') {
-      out << c;
-    } else {
-      out << '%' << std::uppercase << std::hex << std::setw(2) << std::setfill('0')
-          << static_cast<int>(c);
-    }
-  }
-  return out.str();
-}
-
 //! Where the tab opens: the target's own origin, under the prefix the driver serves the
 //! page from (same-origin: the target needs no CORS). The token rides in the fragment,
 //! which the browser never sends to a server (docs/browser.md, "The tab").
 std::string tab_url(const browser_client_state& st) {
   return st.context->settings.base_url +
-         "/__toolwire_tab/index.html#session=" + percent_encoded(st.access.session_id) +
-         "&token=" + percent_encoded(st.access.token) +
-         "&name=" + percent_encoded(st.spec.requested_name) +
+         "/__toolwire_tab/index.html#session=" + protocol::percent_encode(st.access.session_id) +
+         "&token=" + protocol::percent_encode(st.access.token) +
+         "&name=" + protocol::percent_encode(st.spec.requested_name) +
          "&ttl=" + std::to_string(st.spec.lifetime.seconds);
 }
 

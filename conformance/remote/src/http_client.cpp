@@ -2,7 +2,6 @@
 // they finish or the exchange's deadline passes, so every wait is bounded.
 #include "toolwire/conformance/http_client.hpp"
 
-#include <cctype>
 #include <optional>
 
 #include <boost/asio/io_context.hpp>
@@ -17,6 +16,7 @@
 #include "beast_messages.hpp"
 #include "strict_http.hpp"
 #include "toolwire/conformance/outside_data.hpp"
+#include "toolwire/protocol/url.hpp"
 
 namespace toolwire::conformance {
 
@@ -27,25 +27,6 @@ namespace http = beast::http;
 namespace net = boost::asio;
 using tcp = net::ip::tcp;
 using clock_type = std::chrono::steady_clock;
-
-bool unreserved(unsigned char c) {
-  return std::isalnum(c) != 0 || c == '-' || c == '_' || c == '.' || c == '~';
-}
-
-std::string percent_encode(const std::string& text) {
-  static constexpr char hex[] = "0123456789ABCDEF";
-  std::string out;
-  for (const unsigned char c : text) {
-    if (unreserved(c)) {
-      out += static_cast<char>(c);
-    } else {
-      out += '%';
-      out += hex[c >> 4];
-      out += hex[c & 15];
-    }
-  }
-  return out;
-}
 
 //! The peer closed a connection we hoped to reuse, before answering anything.
 bool closed_by_peer(const beast::error_code& ec) {
@@ -114,7 +95,7 @@ std::string request_target(const protocol::api_request& request) {
   std::string target = request.path;
   char separator = '?';
   for (const auto& [key, value] : request.query) {
-    target += separator + percent_encode(key) + "=" + percent_encode(value);
+    target += separator + protocol::percent_encode(key) + "=" + protocol::percent_encode(value);
     separator = '&';
   }
   return target;
