@@ -142,6 +142,26 @@ bool needs_browser(const scenarios::scenario& plan) {
   return std::find(plan.needs.begin(), plan.needs.end(), "browser") != plan.needs.end();
 }
 
+//! A scenario with browser clients runs the bundled server on the wall clock: a tab pings
+//! on it (docs/browser.md, "Time").
+void clock_for(const scenarios::scenario& plan, conformance::target_choice& choice) {
+  if (needs_browser(plan) && !choice.in_process && !choice.profile) choice.bundled_real_clock = true;
+}
+
+//! Starts the browser driver for a plan with browser clients, once (`tabs` keeps it), and
+//! gives it to `on`. "" when the plan can run; else why its tabs cannot.
+std::string give_tabs(const scenarios::scenario& plan, std::shared_ptr<actors::tab_driver>& tabs,
+                      conformance::scenario_target& on) {
+  if (!needs_browser(plan)) return "";
+  if (!tabs) {
+    auto started = browser::driver_process::start({TOOLWIRE_BROWSER_DIR});
+    if (!started) return started.error().message;
+    tabs = std::move(*started);
+  }
+  on.use_browser(tabs.get());
+  return "";
+}
+
 std::string seconds(protocol::time_ms ms) {
   char buffer[32];
   std::snprintf(buffer, sizeof buffer, "%.1f s", static_cast<double>(ms) / 1000.0);
@@ -269,10 +289,7 @@ int simulate_command::run_scenario(const std::string& scenario) const {
     return 2;
   }
   const bool has_browser = needs_browser(located->plan);
-  // Why a real clock: a tab pings on the wall clock (docs/browser.md, "Time").
-  if (has_browser && !chosen->choice.in_process && !chosen->choice.profile) {
-    chosen->choice.bundled_real_clock = true;
-  }
+  clock_for(located->plan, chosen->choice);
   conformance::scenario_target on(chosen->choice);
   auto plan = plan_for(*located, on);
   if (!plan) {
@@ -294,17 +311,11 @@ int simulate_command::run_scenario(const std::string& scenario) const {
     return skip_inapplicable_ ? 0 : 2;
   }
 
-  if (has_browser && !tabs_) {
-    auto started = browser::driver_process::start({TOOLWIRE_BROWSER_DIR});
-    if (!started) {
-      std::cerr << "toolwire simulate: " << located->source
-                << " has browser clients, and they cannot run here: " << started.error().message
-                << "\n";
-      return 2;
-    }
-    tabs_ = std::move(*started);
+  if (auto why = give_tabs(*plan, tabs_, on); !why.empty()) {
+    std::cerr << "toolwire simulate: " << located->source
+              << " has browser clients, and they cannot run here: " << why << "\n";
+    return 2;
   }
-  if (has_browser) on.use_browser(tabs_.get());
   const bool progress = many && !quiet_ && isatty(STDERR_FILENO);
   json report_seeds = json::array();
   std::set<std::string> distinct;
@@ -583,10 +594,17 @@ int replay_command::run() const {
     std::cerr << "toolwire replay: " << target.error().message << "\n";
     return 2;
   }
+  clock_for(located->plan, *target);
   conformance::scenario_target on(*target);
   auto plan = plan_for(*located, on);
   if (!plan) {
     std::cerr << "toolwire replay: " << plan.error().message << "\n";
+    return 2;
+  }
+  std::shared_ptr<actors::tab_driver> tabs;
+  if (auto why = give_tabs(*plan, tabs, on); !why.empty()) {
+    std::cerr << "toolwire replay: " << located->source
+              << " has browser clients, and they cannot run here: " << why << "\n";
     return 2;
   }
   auto rerun = run_seed(*plan, located->source, on, header["seed"].get<std::uint64_t>());
