@@ -20,8 +20,9 @@ bool is_scenario_file(const std::string& spec) {
   return spec.ends_with(".yaml") || spec.ends_with(".yml");
 }
 
-//! The names (file stems) of the library's *.yaml files, sorted; an error when there is no
-//! library directory.
+//! The names of the library's *.yaml files, sorted: a file's stem, and DIR/STEM for a file
+//! in a folder of the library (browser/ holds the scenarios with real tabs); an error when
+//! there is no library directory.
 protocol::outcome<std::vector<std::string>> library_names(const std::string& dir) {
   std::error_code ec;
   if (!std::filesystem::is_directory(dir, ec)) {
@@ -29,10 +30,17 @@ protocol::outcome<std::vector<std::string>> library_names(const std::string& dir
                                      " (a directory of NAME.yaml scenarios)");
   }
   std::vector<std::string> names;
-  for (const auto& entry : std::filesystem::directory_iterator(dir, ec)) {
-    if (entry.is_regular_file() && entry.path().extension() == ".yaml") {
-      names.push_back(entry.path().stem().string());
+  const auto add_files = [&](const std::filesystem::path& folder, const std::string& prefix) {
+    std::error_code folder_ec;
+    for (const auto& entry : std::filesystem::directory_iterator(folder, folder_ec)) {
+      if (entry.is_regular_file() && entry.path().extension() == ".yaml") {
+        names.push_back(prefix + entry.path().stem().string());
+      }
     }
+  };
+  add_files(dir, "");
+  for (const auto& entry : std::filesystem::directory_iterator(dir, ec)) {
+    if (entry.is_directory()) add_files(entry.path(), entry.path().filename().string() + "/");
   }
   std::sort(names.begin(), names.end());
   return names;
