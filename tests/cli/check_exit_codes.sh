@@ -485,11 +485,14 @@ expect_text "^library:tab_closes_mid_call  *LIFE-2,LIFE-4,LIFE-5,CALL-5,CALL-8$"
 expect_text "^    A tab closes while its call is open;" "$work/out" "--list gives the purpose"
 listed=$(grep -c '^library:' "$work/out")
 library=$(dirname "$0")/../../scenarios/library
-files=$(find "$library" -maxdepth 1 -name '*.yaml' | wc -l)
+# Its folders too: browser/ is listed as library:browser/NAME.
+files=$(find "$library" -maxdepth 2 -name '*.yaml' | wc -l)
 if [[ $listed -ne $files ]]; then
   echo "FAIL: --list shows $listed scenarios, the library has $files" >&2
   failures=$((failures + 1))
 fi
+expect_text "^library:browser/two_tabs_of_one_app  *REG-5," "$work/out" \
+  "--list names the browser scenarios by their folder"
 expect 0 "a library scenario by name" -- "$toolwire" simulate library:tab_closes_mid_call \
   --seed 7 --trace "$work/library.jsonl"
 expect_text '"source":"library:tab_closes_mid_call"' "$work/library.jsonl" "the trace names library:NAME"
