@@ -80,14 +80,16 @@ TEST_CASE("format errors name the file, the line and the problem", "[scenarios][
        "that; a browser client has kind, name and lifetime: {ttl: seconds}"},
       {preamble + "  shop: {kind: browser}\n",
        "web-tab.yaml:7: browser client 'shop' needs 'lifetime: {ttl: seconds}': a tab pings"},
-      {preamble + "  shop: {kind: browser, lifetime: {ttl: 2}}\nsteps:\n  - {actor: shop, ping: }\n",
+      {preamble +
+           "  shop: {kind: browser, lifetime: {ttl: 2}}\nsteps:\n  - {actor: shop, ping: }\n",
        "web-tab.yaml:9: 'shop' is a browser client: its page sends its own requests; its steps "
        "are open, navigate, freeze, resume, offline, online, reload, close and query ('ping' "
        "is not one)"},
       {preamble + "steps:\n  - {actor: tab, freeze: }\n",
        "web-tab.yaml:8: 'freeze' is a browser tab's action, and 'tab' is not a browser client "
        "(kind: browser)"},
-      {preamble + "  shop: {kind: browser, lifetime: {ttl: 2}}\nsteps:\n  - {actor: shop, navigate: {}}\n",
+      {preamble +
+           "  shop: {kind: browser, lifetime: {ttl: 2}}\nsteps:\n  - {actor: shop, navigate: {}}\n",
        "web-tab.yaml:9: 'navigate' is missing 'screen' (table (highlight_row, pick_date) or "
        "form (read_form, pick_date))"},
       // clients
