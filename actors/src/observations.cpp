@@ -43,6 +43,8 @@ class id_names {
   explicit id_names(const trace& run) {
     for (const auto& r : run.records()) {
       if (r.kind == "response") learn(r);
+      // A browser tab registers by itself; its driver named the client id.
+      if (r.kind == "page_registered") name(protocol::string_at(r.data, "client_id"), r.actor);
     }
     for (const auto& r : run.records()) {
       if (r.kind == "event") learn(r);
@@ -95,6 +97,15 @@ class id_names {
     const auto type = protocol::parse_event_type(protocol::string_at(r.data, "type"));
     const json& data = protocol::member_at(r.data, "data");
     name_turn(protocol::string_at(data, "turn_id"));
+    if (type == event_type::client_registered) {
+      // A client no response named (a resumed tab that registered again by itself): by
+      // the name it was given and how many clients were given it before.
+      const std::string client = protocol::string_at(data, "client_id");
+      if (client.empty() || names_.contains(client)) return;
+      const std::string assigned = protocol::string_at(data, "name");
+      name(client, "client named " + assigned + " #" + std::to_string(++clients_named_[assigned]));
+      return;
+    }
     if (type == event_type::client_tool_failed) {
       // A call the model made to a tool no longer offered fails without a dispatch
       // (TOOLS-5): it is named by whose tool it named.
@@ -120,7 +131,7 @@ class id_names {
   }
 
   std::map<std::string, std::string> names_;
-  std::map<std::string, int> tasks_of_, calls_of_;
+  std::map<std::string, int> tasks_of_, calls_of_, clients_named_;
   int sessions_ = 0, turns_ = 0;
 };
 

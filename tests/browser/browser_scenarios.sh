@@ -78,7 +78,17 @@ grep '"kind":"tab_evidence"' evidence.jsonl | grep -q 'answered with an error' |
   fail "the trace has no tab_evidence with the page's log of the failed call"
 echo "ok: a failing run keeps the tab's screenshot and log"
 
-# 4. In-process a browser scenario is not applicable: nothing was checked.
+# 4. Two runs in one process (one bundled server, one Chromium) show the same: the tabs'
+# client ids differ (cli_1, cli_3), and are compared as what they stand for.
+if ((!sanitized)); then
+  "$toolwire" simulate "$library/two_tabs_of_one_app.yaml" --bundled --check-determinism \
+    >determinism.txt 2>&1 || fail "two runs of two_tabs_of_one_app differ: $(head -3 determinism.txt)"
+  grep -q "0 failed, determinism checked" determinism.txt ||
+    fail "no determinism verdict: $(tail -2 determinism.txt)"
+  echo "ok: two runs in one process show the same"
+fi
+
+# 5. In-process a browser scenario is not applicable: nothing was checked.
 "$toolwire" simulate "${files[0]}" >inprocess.txt 2>&1
 rc=$?
 [ "$rc" -eq 2 ] && grep -q "not applicable, nothing was checked" inprocess.txt &&
@@ -88,7 +98,7 @@ rc=$?
   fail "in-process with --skip-inapplicable did not exit 0"
 echo "ok: not applicable in-process"
 
-# 5. A driver that cannot start is an error of the run, with what is missing.
+# 6. A driver that cannot start is an error of the run, with what is missing.
 TOOLWIRE_BROWSER_DIR=$out/no-such-dir "$toolwire" simulate "${files[0]}" --bundled >nodriver.txt 2>&1
 rc=$?
 [ "$rc" -eq 2 ] && grep -q "cannot run here: no browser driver at $out/no-such-dir" nodriver.txt ||
