@@ -120,10 +120,6 @@ protocol::outcome<actors::run_result> run_seed(const scenarios::scenario& plan,
   return result;
 }
 
-bool needs_browser(const scenarios::scenario& plan) {
-  return std::find(plan.needs.begin(), plan.needs.end(), "browser") != plan.needs.end();
-}
-
 //! On a real clock the second run may fall behind the first along a chain of causes
 //! (actors::lateness::inherited), as explore allows a target behind the reference.
 actors::lateness lateness_on(const conformance::scenario_target& on) {
@@ -137,7 +133,7 @@ actors::lateness lateness_on(const conformance::scenario_target& on) {
 //! a 200 ms tolerance in one replay here); that is the browser's time, not the target's.
 protocol::time_ms comparison_tolerance(const conformance::scenario_target& on,
                                        const scenarios::scenario& plan) {
-  return on.tolerance_ms() + (needs_browser(plan) ? 500 : 0);
+  return on.tolerance_ms() + (scenarios::needs(plan, scenarios::browser_tabs) ? 500 : 0);
 }
 
 //! Whether two runs of one seed showed the same: in-process, the same trace byte for
@@ -159,7 +155,7 @@ std::string differs(const actors::run_result& a, const actors::run_result& b,
 //! A scenario with browser clients runs the bundled server on the wall clock: a tab pings
 //! on it (docs/browser.md, "Time").
 void clock_for(const scenarios::scenario& plan, conformance::target_choice& choice) {
-  if (needs_browser(plan) && !choice.in_process && !choice.profile)
+  if (scenarios::needs(plan, scenarios::browser_tabs) && !choice.in_process && !choice.profile)
     choice.bundled_real_clock = true;
 }
 
@@ -167,7 +163,7 @@ void clock_for(const scenarios::scenario& plan, conformance::target_choice& choi
 //! gives it to `on`. "" when the plan can run; else why its tabs cannot.
 std::string give_tabs(const scenarios::scenario& plan, std::shared_ptr<actors::tab_driver>& tabs,
                       conformance::scenario_target& on) {
-  if (!needs_browser(plan)) return "";
+  if (!scenarios::needs(plan, scenarios::browser_tabs)) return "";
   if (!tabs) {
     auto started = browser::driver_process::start({TOOLWIRE_BROWSER_DIR});
     if (!started) return started.error().message;
@@ -308,7 +304,7 @@ int simulate_command::run_scenario(const std::string& scenario) const {
     std::cerr << "toolwire simulate: " << chosen.error().message << "\n";
     return 2;
   }
-  const bool has_browser = needs_browser(located->plan);
+  const bool has_browser = scenarios::needs(located->plan, scenarios::browser_tabs);
   clock_for(located->plan, chosen->choice);
   conformance::scenario_target on(chosen->choice);
   auto plan = plan_for(*located, on);

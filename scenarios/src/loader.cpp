@@ -228,10 +228,8 @@ scenarios::scenario read_scenario(const YAML::Node& root, std::string_view sourc
   }
   // Why a requirement: a tab pings on the wall clock and runs in Chromium, so the run needs
   // a target over HTTP on a real clock and the browser driver (not_applicable_reason).
-  if (has_browser && std::find(plan.needs.begin(), plan.needs.end(), "browser") == plan.needs.end())
-    plan.needs.push_back("browser");
-  if ((!context.precision_at.empty() || bound) &&
-      std::find(plan.needs.begin(), plan.needs.end(), exact_timing) == plan.needs.end()) {
+  if (has_browser && !needs(plan, browser_tabs)) plan.needs.push_back(browser_tabs);
+  if ((!context.precision_at.empty() || bound) && !needs(plan, exact_timing)) {
     plan.needs.push_back(exact_timing);
   }
   return plan;

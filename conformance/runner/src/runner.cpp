@@ -249,7 +249,7 @@ std::string not_applicable_reason(const scenarios::scenario& plan, const target_
              std::to_string(profile.timing_tolerance_ms) +
              " ms; it needs a target that serves the test clock (\"clock\": \"virtual\")";
     }
-    if (need == "browser") {
+    if (need == scenarios::browser_tabs) {
       return "the scenario drives real browser tabs, which ping on the wall clock; it needs a "
              "target on a real clock (\"clock\": \"real\")";
     }

@@ -1,8 +1,6 @@
 // A scenario on its target: in-process, on the bundled server, or on a profile's server.
 #include "toolwire/conformance/scenario_target.hpp"
 
-#include <algorithm>
-
 #include "bundled_reference.hpp"
 #include "toolwire/conformance/remote_host.hpp"
 
@@ -39,7 +37,7 @@ protocol::outcome<scenarios::timing> scenario_target::timing() {
 
 protocol::outcome<std::string> scenario_target::not_applicable(const scenarios::scenario& plan) {
   if (target_.in_process) {
-    if (std::find(plan.needs.begin(), plan.needs.end(), "browser") != plan.needs.end()) {
+    if (scenarios::needs(plan, scenarios::browser_tabs)) {
       return std::string(
           "a browser client's tab needs a server over HTTP on a real clock; "
           "the in-process target is neither");

@@ -2,6 +2,7 @@
 // read into scenarios::scenario, written back, and described by a JSON Schema.
 #pragma once
 
+#include <algorithm>
 #include <string>
 #include <string_view>
 
@@ -36,6 +37,16 @@ double pace_of(const timing& target);
 //! expressions names a deadline with an offset smaller than the tolerance window (say
 //! `ack_timeout - 1ms`): such a boundary check needs the virtual clock.
 inline constexpr const char* exact_timing = "exact_timing";
+
+//! The requirement a scenario gets when it has browser clients (kind: browser): its tabs
+//! run in Chromium and ping on the wall clock, so it needs a target over HTTP on a real
+//! clock and the browser driver.
+inline constexpr const char* browser_tabs = "browser";
+
+//! Whether `plan` needs `requirement` (written in `needs:` or added by the loader).
+inline bool needs(const scenarios::scenario& plan, std::string_view requirement) {
+  return std::find(plan.needs.begin(), plan.needs.end(), requirement) != plan.needs.end();
+}
 
 //! Reads the scenario file at `path` (the path is the source in messages). An unreadable
 //! file is an error like any other.
