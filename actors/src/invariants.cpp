@@ -183,12 +183,12 @@ class live_clients_check {
     std::sort(offered.begin(), offered.end());
     auto cause = timeline.causes.upper_bound(after);
     const std::uint64_t from = cause == timeline.causes.begin() ? 0 : *std::prev(cause);
-    // The live tools at each moment of the window, for the message: over a lagging stream
-    // the window can span a change, and naming only its last state misleads.
     // A client whose registration the suite did not see (a tab that registered again by
     // itself) was live in the window: its tools are unknown, so the step is not judged.
     const auto unknown = timeline.unknown.lower_bound(from);
     if (unknown != timeline.unknown.end() && *unknown <= until) return;
+    // The live tools at each moment of the window, for the message: over a lagging stream
+    // the window can span a change, and naming only its last state misleads.
     std::vector<std::vector<std::string>> window;
     for (auto it = timeline.offered.lower_bound(from);
          it != timeline.offered.end() && it->first <= until; ++it) {

@@ -346,11 +346,18 @@ class step_reader {
                                       "' is not a browser client (kind: browser)");
     }
     if (in_browser && action.by != vocabulary::performer::browser) {
-      fail(m.find("actor")->line,
-           "'" + actor +
-               "' is a browser client: its page sends its own requests; its steps "
-               "are open, navigate, freeze, resume, offline, online, reload, close and query ('" +
-               name + "' is not one)");
+      std::string tab_steps;  // the vocabulary's, in its order: "open, ... and query"
+      std::vector<std::string_view> names;
+      for (const auto& a : vocabulary::actions()) {
+        if (a.by == vocabulary::performer::browser) names.push_back(a.name);
+      }
+      for (std::size_t i = 0; i < names.size(); ++i) {
+        tab_steps += (i == 0 ? "" : i + 1 == names.size() ? " and " : ", ") + std::string(names[i]);
+      }
+      fail(m.find("actor")->line, "'" + actor +
+                                      "' is a browser client: its page sends its own requests; "
+                                      "its steps are " +
+                                      tab_steps + " ('" + name + "' is not one)");
     }
     if (action.by == vocabulary::performer::director && actor != "director") {
       fail(m.find("actor")->line,
