@@ -36,6 +36,26 @@ TEST_CASE("A call that was never dispatched settles with its failure alone (TOOL
   CHECK(steps.on_event(event(1, "client_tool_failed", "gone")) == 1u);
 }
 
+TEST_CASE("A call naming a tool no live client has counts as settled without an event (TOOLS-5)",
+          "[remote][open-steps]") {
+  open_steps steps;
+  // Two calls: one dispatched, one to a name no live client has (no event at all). Found
+  // by explore with no settle time: the next model request was not awaited, and came
+  // only at the next clock stop.
+  steps.answered("ses_1", 2, /*models_seen=*/3);
+  CHECK_FALSE(steps.on_event(event(1, "client_tool_dispatched", "a")));
+  CHECK(steps.on_event(event(2, "client_tool_completed", "a")) == 4u);
+
+  // Three calls: one failed as its answer is applied, one dispatched, one with no event.
+  // The failure comes first and is not the last of the answer's events.
+  steps.answered("ses_1", 3, 5);
+  CHECK_FALSE(steps.on_event({"ses_1", 3, "client_tool_failed",
+                              json{{"call_id", "b"}, {"reason", "tool_unavailable"}}, 0}));
+  CHECK_FALSE(steps.on_event(event(4, "client_tool_dispatched", "c")));
+  CHECK(steps.on_event({"ses_1", 5, "client_tool_failed",
+                        json{{"call_id", "c"}, {"reason", "ack_timeout"}}, 0}) == 6u);
+}
+
 TEST_CASE("An earlier step's late event does not count for the next step", "[remote][open-steps]") {
   open_steps steps;
   steps.answered("ses_1", 2, 0);

@@ -3,16 +3,24 @@
 
 #include <algorithm>
 
+#include "stand_in_routes.hpp"
+
 namespace toolwire::conformance::detail {
 
 void arrivals::push(arrival item) {
   {
     std::lock_guard lock(mutex_);
-    if (std::holds_alternative<model_arrival>(item)) ++models_seen_;
+    if (auto* model = std::get_if<model_arrival>(&item)) {
+      auto texts = user_texts(model->body);
+      if (!count_model(texts)) unowned_models_.push_back(std::move(texts));
+    }
     if (auto* event = std::get_if<stream_arrival>(&item)) {
-      ++events_seen_;
       if (auto* e = std::get_if<reference_server::session_event>(&event->item)) {
         ++session_events_[e->session_id];
+        const bool failed_at_application =
+            e->type == "client_tool_failed" && e->data.is_object() &&
+            e->data.value("reason", json()) == json("tool_unavailable");
+        if (!failed_at_application) ++telling_events_[e->session_id];
         auto& latest = latest_seq_[event->stream_id];
         latest = std::max(latest, e->seq);
         for (const char* key : {"client_id", "call_id"}) {
@@ -22,8 +30,10 @@ void arrivals::push(arrival item) {
           events_awaited_.erase(named);
           events_arrived_.insert(std::move(named));
         }
-        if (auto owed = open_steps_.on_event(*e))
-          models_awaited_ = std::max(models_awaited_, *owed);
+        if (auto owed = open_steps_.on_event(*e)) {
+          auto& awaited = models_awaited_[turn_owner(e->session_id)];
+          awaited = std::max(awaited, *owed);
+        }
       }
     }
     if (auto* trouble = std::get_if<transport_arrival>(&item); trouble && trouble->ended) {
@@ -41,36 +51,58 @@ void arrivals::note_activity() {
   last_change_ = clock_type::now();
 }
 
-std::uint64_t arrivals::models_seen() {
-  std::lock_guard lock(mutex_);
-  return models_seen_;
+bool arrivals::count_model(const std::vector<std::string>& texts) {
+  // The latest user message started the turn or task the step belongs to (model_router).
+  for (auto text = texts.rbegin(); text != texts.rend(); ++text) {
+    if (auto owner = owner_of_text_.find(*text); owner != owner_of_text_.end()) {
+      ++models_of_[owner->second];
+      return true;
+    }
+  }
+  return false;
 }
 
-std::uint64_t arrivals::events_seen() {
-  std::lock_guard lock(mutex_);
-  return events_seen_;
+void arrivals::name_owner(const std::string& text, const std::string& owner) {
+  {
+    std::lock_guard lock(mutex_);
+    owner_of_text_[text] = owner;
+    std::erase_if(unowned_models_, [&](const auto& texts) { return count_model(texts); });
+  }
+  changed_.notify_all();
 }
 
-void arrivals::await_models(std::uint64_t total) {
+std::uint64_t arrivals::models_of(const std::string& owner) {
   std::lock_guard lock(mutex_);
-  models_awaited_ = std::max(models_awaited_, total);
+  return models_of_[owner];
 }
 
-void arrivals::await_either(std::uint64_t models, std::uint64_t events) {
+void arrivals::await_models(const std::string& owner, std::uint64_t total) {
   std::lock_guard lock(mutex_);
-  either_models_ = models;
-  either_events_ = events;
+  auto& awaited = models_awaited_[owner];
+  awaited = std::max(awaited, total);
+}
+
+bool arrivals::models_missing() const {
+  return std::any_of(models_awaited_.begin(), models_awaited_.end(), [&](const auto& awaited) {
+    const auto seen = models_of_.find(awaited.first);
+    return (seen == models_of_.end() ? 0 : seen->second) + unowned_models_.size() < awaited.second;
+  });
+}
+
+void arrivals::await_turn_goes_on(const std::string& session) {
+  std::lock_guard lock(mutex_);
+  turn_goes_on_ = turn_going_on{session, models_of_[turn_owner(session)], telling_events_[session]};
 }
 
 void arrivals::await_step_settled(const std::string& session, std::size_t calls) {
   std::lock_guard lock(mutex_);
-  open_steps_.answered(session, calls, models_seen_);
+  open_steps_.answered(session, calls, models_of_[turn_owner(session)]);
 }
 
 void arrivals::turn_answered(const std::string& session) {
   std::lock_guard lock(mutex_);
   if (turn_answers_given_up_) return;
-  turn_answers_awaited_[session] = {models_seen_, session_events_[session]};
+  turn_answers_awaited_[session] = {models_of_[turn_owner(session)], session_events_[session]};
 }
 
 void arrivals::await_turn_answers_applied(std::chrono::milliseconds bound) {
@@ -78,7 +110,8 @@ void arrivals::await_turn_answers_applied(std::chrono::milliseconds bound) {
   const auto applied = [&] {
     std::erase_if(turn_answers_awaited_, [&](const auto& awaited) {
       const auto& [models, events] = awaited.second;
-      return models_seen_ > models || session_events_[awaited.first] > events;
+      return models_of_[turn_owner(awaited.first)] + unowned_models_.size() > models ||
+             session_events_[awaited.first] > events;
     });
     return turn_answers_awaited_.empty();
   };
@@ -121,6 +154,17 @@ std::uint64_t arrivals::latest_of(const std::string& session) const {
   return latest;
 }
 
+bool arrivals::turn_not_gone_on() {
+  if (!turn_goes_on_) return false;
+  if (models_of_[turn_owner(turn_goes_on_->session)] + unowned_models_.size() >
+          turn_goes_on_->models ||
+      telling_events_[turn_goes_on_->session] > turn_goes_on_->events) {
+    turn_goes_on_.reset();
+    return false;
+  }
+  return true;
+}
+
 bool arrivals::a_stream_lags() const {
   for (const auto& [id, stream] : followed_) {
     const auto seen = latest_seq_.find(id);
@@ -152,17 +196,6 @@ void arrivals::wait_quiet(std::chrono::milliseconds settle, std::chrono::millise
   wait_quiet(lock, settle, bound);
 }
 
-std::vector<arrival> arrivals::take_when_quiet(std::chrono::milliseconds settle,
-                                               std::chrono::milliseconds bound) {
-  std::unique_lock lock(mutex_);
-  wait_quiet(lock, settle, bound);
-  std::vector<arrival> taken(std::make_move_iterator(queue_.begin()),
-                             std::make_move_iterator(queue_.end()));
-  queue_.clear();
-  arrived_at_.clear();
-  return taken;
-}
-
 void arrivals::wait_quiet(std::unique_lock<std::mutex>& lock, std::chrono::milliseconds settle,
                           std::chrono::milliseconds bound) {
   const auto give_up = clock_type::now() + bound;
@@ -170,16 +203,15 @@ void arrivals::wait_quiet(std::unique_lock<std::mutex>& lock, std::chrono::milli
     const auto now = clock_type::now();
     if (now >= give_up) {
       // What was awaited did not come in time: stop awaiting it, the checks will tell.
-      models_awaited_ = models_seen_;
-      either_models_ = either_events_ = 0;
+      models_awaited_.clear();
+      turn_goes_on_.reset();
       if (an_implied_event_is_missing()) implied_events_given_up_ = true;
       events_awaited_.clear();
       stop_awaiting_streams();
       break;
     }
-    const bool owed = models_seen_ < models_awaited_ ||
-                      (models_seen_ < either_models_ && events_seen_ < either_events_) ||
-                      a_stream_lags() || an_implied_event_is_missing();
+    const bool owed =
+        models_missing() || turn_not_gone_on() || a_stream_lags() || an_implied_event_is_missing();
     const auto quiet_at = last_change_ + settle;
     if (!owed && now >= quiet_at) break;
     changed_.wait_until(lock, owed ? give_up : std::min(quiet_at, give_up));

@@ -56,18 +56,30 @@ class arrivals {
   //! measured from now on, because the target may still be reacting.
   void note_activity();
 
-  //! How many model requests and stream events have arrived so far.
-  std::uint64_t models_seen();
-  std::uint64_t events_seen();
-  //! Work the target owes: quiet is not reached before `total` model requests (or events)
-  //! have arrived in all, whatever the settle time. A 202 to a message implies a model
-  //! request (SES-2), a model answer in a turn implies an event; on a loaded machine
-  //! they can take longer than any settle time.
-  void await_models(std::uint64_t total);
-  //! Either `models` model requests or `events` events in all (a model answer in a turn:
-  //! calls are dispatched or the turn ends, or, when no call could be dispatched, the
-  //! next model step comes at once).
-  void await_either(std::uint64_t models, std::uint64_t events);
+  //! Whose model requests are told apart: a turn's (by its session) or a task's, each
+  //! named by the user text that started it (the message's content, the task's input),
+  //! which model_router learns from the suite's requests. Why: a count of all model
+  //! requests let a task's step stand in for the one a turn owed, and the harness moved on
+  //! before the turn's came (explore with no settle time).
+  static std::string turn_owner(const std::string& session) { return "turn " + session; }
+  static std::string task_owner(const std::string& task) { return "task " + task; }
+  //! Model requests whose latest known user text is `text` are `owner`'s, also those that
+  //! arrived before it was named.
+  void name_owner(const std::string& text, const std::string& owner);
+  //! How many model requests of `owner` have arrived so far.
+  std::uint64_t models_of(const std::string& owner);
+  //! Work the target owes: quiet is not reached before `total` model requests of `owner`
+  //! have arrived, whatever the settle time. A 202 to a message implies a model request
+  //! (SES-2); on a loaded machine it can take longer than any settle time. A request the
+  //! harness cannot tell the owner of counts for every owner, so a target that rewrites
+  //! the texts costs settle time, not a wait to the bound.
+  void await_models(const std::string& owner, std::uint64_t total);
+  //! A model step of `session`'s turn was answered: the turn goes on visibly. Either a
+  //! call is dispatched or the turn ends (an event of the session other than a call failed
+  //! as the answer is applied, TOOLS-5), or no call could be dispatched and the next model
+  //! request comes at once. Why not any event: a tool_unavailable failure is followed by
+  //! that model request, and a harness that stopped waiting at the failure missed it.
+  void await_turn_goes_on(const std::string& session);
   //! A model step of `session`'s turn was answered with `calls` tool calls: once events
   //! have settled all of them, the next model step is owed (CALL-9), however long the
   //! target takes to build it (a long conversation, a loaded machine).
@@ -106,18 +118,14 @@ class arrivals {
   //! The stream was closed or ended: nothing more is owed on it.
   void forget_stream(std::uint64_t stream_id);
 
-  //! Waits until nothing arrived and nothing was sent for `settle` and nothing awaited is
-  //! missing, or `bound` passed, then takes everything queued, in arrival order.
-  std::vector<arrival> take_when_quiet(std::chrono::milliseconds settle,
-                                       std::chrono::milliseconds bound);
-
   //! Waits until something is queued or `deadline` passes (a real clock's wait for the
   //! next due step: anything the target sends cuts it short).
   void wait_for_item(clock_type::time_point deadline);
 
-  //! The waiting half of take_when_quiet: takes nothing. (A real clock's harness waits,
-  //! moves its clock to the wall clock, and then takes, so arrivals are recorded at the
-  //! time they were taken, never earlier.)
+  //! Waits until nothing arrived and nothing was sent for `settle` and nothing awaited is
+  //! missing, or `bound` passed; takes nothing (take_all does, once the caller has also
+  //! seen no stream hold unread bytes; a real clock's harness moves its clock to the wall
+  //! clock first, so arrivals are recorded at the time they were taken, never earlier).
   void wait_quiet(std::chrono::milliseconds settle, std::chrono::milliseconds bound);
 
   //! The latest arrival time before `before` of what is queued (arrival order is time
@@ -137,6 +145,8 @@ class arrivals {
                   std::chrono::milliseconds bound);
   //! The latest seq seen on any followed stream of `session`.
   std::uint64_t latest_of(const std::string& session) const;
+  //! Whether an answered turn step has not yet shown how its turn goes on.
+  bool turn_not_gone_on();
   //! Whether a followed stream owes events another stream of its session already got.
   bool a_stream_lags() const;
   //! Whether an event a 2xx answer implied has not arrived on a followed stream.
@@ -156,16 +166,28 @@ class arrivals {
   std::deque<arrival> queue_;
   std::deque<clock_type::time_point> arrived_at_;  // when each queued item arrived
   clock_type::time_point last_change_ = clock_type::now();
-  std::uint64_t models_seen_ = 0, events_seen_ = 0;
-  std::uint64_t models_awaited_ = 0;
-  std::uint64_t either_models_ = 0, either_events_ = 0;
+  //! Counted for its owner: owner_of_text_ knows the latest of its user texts.
+  bool count_model(const std::vector<std::string>& texts);
+  bool models_missing() const;
+  std::map<std::string, std::string> owner_of_text_;
+  std::map<std::string, std::uint64_t> models_of_;        // per owner
+  std::vector<std::vector<std::string>> unowned_models_;  // user texts of each
+  std::map<std::string, std::uint64_t> models_awaited_;   // per owner
+  //! await_turn_goes_on: a model request beyond `models`, or a telling event of `session`
+  //! beyond `events` (counted in telling_events_).
+  struct turn_going_on {
+    std::string session;
+    std::uint64_t models = 0, events = 0;  // the turn's model requests, telling events
+  };
+  std::optional<turn_going_on> turn_goes_on_;
+  std::map<std::string, std::uint64_t> telling_events_;
   std::set<awaited_event> events_awaited_;
   //! What arrived, named the ways an implied event is awaited: (session, type, key, id)
   //! for each of the ids (client_id, call_id) the event's data carries.
   std::set<awaited_event> events_arrived_;
   bool implied_events_given_up_ = false;
   //! Per session: events that arrived on its followed streams, and the answered turn steps
-  //! awaited (session -> models and session events seen when it was answered).
+  //! awaited (session -> the turn's models and session events seen when it was answered).
   std::map<std::string, std::uint64_t> session_events_;
   std::map<std::string, std::pair<std::uint64_t, std::uint64_t>> turn_answers_awaited_;
   bool turn_answers_given_up_ = false;

@@ -73,6 +73,16 @@ void event_stream::close() {
   });
 }
 
+bool event_stream::has_unread() {
+  if (closed_ || !stream_.socket().is_open()) return false;
+  beast::error_code ec;
+  const std::size_t on_socket = stream_.socket().available(ec);
+  // Why not a chunked body's buffer: beast keeps a chunk's closing CRLF there until the
+  // next chunk's header comes, so it would never read as empty.
+  const bool buffered = buffer_.size() > 0 && !parser_.chunked();
+  return (!ec && on_socket > 0) || buffered || sse_.mid_block();
+}
+
 void event_stream::on_connect(beast::error_code ec) {
   if (ec) return fail_open("cannot connect to " + settings_.server.to_string(), ec);
   http::async_write(

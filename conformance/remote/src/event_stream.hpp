@@ -47,6 +47,10 @@ class event_stream : public std::enable_shared_from_this<event_stream> {
   //! Closes the connection from any thread; nothing more is queued from it.
   void close();
 
+  //! On the I/O thread: whether bytes the target already sent are not yet queued as
+  //! arrivals (unread on the socket, buffered, or half a block). See transport::unread.
+  bool has_unread();
+
  private:
   void on_connect(boost::beast::error_code ec);
   void on_write(boost::beast::error_code ec);

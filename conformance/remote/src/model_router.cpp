@@ -88,6 +88,7 @@ std::optional<std::string> model_router::learn(const request_route& route,
   if (sid && response.status == 202 && body.is_object() && body.contains("content") &&
       body["content"].is_string()) {
     owners_[body["content"].get<std::string>()] = {false, *sid};
+    inbox_.name_owner(body["content"].get<std::string>(), arrivals::turn_owner(*sid));
   }
   return std::nullopt;
 }
@@ -119,6 +120,7 @@ void model_router::learn_task(const json& request_body, const json& response_bod
   for (const auto& item : request_body["input"]) {
     if (item.is_object() && item.contains("text") && item["text"].is_string()) {
       owners_[item["text"].get<std::string>()] = {true, uuid};
+      inbox_.name_owner(item["text"].get<std::string>(), arrivals::task_owner(uuid));
     }
   }
 }
@@ -183,7 +185,8 @@ void model_router::task_step_answered(std::uint64_t step_id,
   if (reply.answer && !reply.answer->tool_calls.empty() &&
       std::none_of(reply.answer->tool_calls.begin(), reply.answer->tool_calls.end(),
                    [&](const auto& call) { return declared.contains(call.name); })) {
-    inbox_.await_models(inbox_.models_seen() + 1);
+    const auto owner = arrivals::task_owner(task->second);
+    inbox_.await_models(owner, inbox_.models_of(owner) + 1);
   }
   answered_tasks_.insert(task->second);
   task_steps_.erase(task);
@@ -195,7 +198,7 @@ void model_router::turn_step_answered(std::uint64_t step_id,
   if (turn == turn_steps_.end()) return;
   // A turn goes on visibly: calls dispatched or failed, or the turn completes or fails.
   // (Once one stream has the event, the others are awaited too: arrivals::follow_stream.)
-  inbox_.await_either(inbox_.models_seen() + 1, inbox_.events_seen() + 1);
+  inbox_.await_turn_goes_on(turn->second);
   inbox_.await_step_settled(turn->second, reply.answer ? reply.answer->tool_calls.size() : 0);
   inbox_.turn_answered(turn->second);
   turn_steps_.erase(turn);

@@ -10,7 +10,7 @@ void open_steps::answered(const std::string& session, std::size_t calls,
   auto& view = sessions_[session];
   ++view.generation;
   view.open.reset();
-  if (calls > 0) view.open = step{calls, models_seen, view.generation, {}};
+  if (calls > 0) view.open = step{calls, models_seen, view.generation, {}, {}};
 }
 
 std::optional<std::uint64_t> open_steps::on_event(const reference_server::session_event& event) {
@@ -28,10 +28,18 @@ std::optional<std::uint64_t> open_steps::on_event(const reference_server::sessio
   const auto generation = view.step_of_call.try_emplace(call_id, view.generation).first->second;
   const bool settles =
       type == event_type::client_tool_completed || type == event_type::client_tool_failed;
-  if (!settles || !view.open || generation != view.open->generation) return std::nullopt;
+  if (!view.open || generation != view.open->generation) return std::nullopt;
+  view.open->seen.insert(call_id);
+  if (!settles) return std::nullopt;
   // A call that was never dispatched (TOOLS-5) settles with its failure event alone.
   view.open->settled.insert(call_id);
-  if (view.open->settled.size() < view.open->calls) return std::nullopt;
+  // Settled when its answer was applied (TOOLS-5), not later by a result, a deadline or
+  // its client's end: more of the step's events may follow in the same batch.
+  const bool at_application = type == event_type::client_tool_failed &&
+                              protocol::string_at(event.data, "reason") == "tool_unavailable";
+  const bool all_named_settled =
+      !at_application && view.open->settled.size() == view.open->seen.size();
+  if (view.open->settled.size() < view.open->calls && !all_named_settled) return std::nullopt;
   const std::uint64_t owed = view.open->models_seen + 1;
   view.open.reset();
   return owed;

@@ -18,12 +18,17 @@ namespace toolwire::conformance::detail {
 class open_steps {
  public:
   //! The stand-in answered a model step of `session`'s turn with `calls` tool calls, when
-  //! `models_seen` model requests had arrived in all.
+  //! `models_seen` model requests of that turn's session had arrived.
   void answered(const std::string& session, std::size_t calls, std::uint64_t models_seen);
 
   //! An event arrived on any stream (every stream of a session carries the same events,
   //! so each seq counts once). If it settles the last open call of its session's step,
-  //! returns the number of model requests to await in all: the next step's is owed.
+  //! returns the number of model requests to await in all: the next step's is owed. The
+  //! last open call: the step's calls are all settled, or a result, deadline or client's
+  //! end settled the last call an event named. Why the second: a call naming a tool no
+  //! live client has is settled at once without an event (TOOLS-5), and every event of a
+  //! step's answer (dispatches, tool_unavailable failures) comes before any such later
+  //! settlement (SES-5).
   std::optional<std::uint64_t> on_event(const reference_server::session_event& event);
 
  private:
@@ -31,6 +36,7 @@ class open_steps {
     std::size_t calls = 0;
     std::uint64_t models_seen = 0;  // when the step was answered
     std::uint64_t generation = 0;   // which answered step of the session this is
+    std::set<std::string> seen;     // call ids of this step any event named so far
     std::set<std::string> settled;  // call ids of this step settled so far
   };
   struct session_view {

@@ -41,7 +41,6 @@ protocol::api_response remote_host::state::request_unguarded(const caf::actor& s
                                                              const protocol::api_request& request) {
   if (stopped) return transport_failure("the run is over: its target is no longer reached");
   protocol::api_response response;
-  const std::uint64_t models_before = inbox->models_seen();
   // On a virtual clock the reference applies a model answer before anything else due at
   // its instant; so does the harness, or a DELETE at the instant of a held answer would
   // race the target applying it (a false divergence in explore, TOOLS-5).
@@ -50,6 +49,15 @@ protocol::api_response remote_host::state::request_unguarded(const caf::actor& s
   }
   const detail::request_route route(request);
   const auto implied = route.implied();
+  // Whose model request a 2xx of this route owes (route_info's starts_model_work_on): a
+  // message's turn or a task's; a new task's is named by its answer.
+  std::optional<std::string> model_owner;
+  if (const auto sid = route.session_if(protocol::route_id::post_message)) {
+    model_owner = detail::arrivals::turn_owner(*sid);
+  } else if (const auto task_id = route.task()) {
+    model_owner = detail::arrivals::task_owner(*task_id);
+  }
+  const std::uint64_t models_before = model_owner ? inbox->models_of(*model_owner) : 0;
   if (auto sid = route.session_if(protocol::route_id::open_events)) {
     streams.close(sender, *sid);  // a stream opened again replaces the old one
     response = streams.open(request, *sid, sender, /*monitor=*/false);
@@ -58,9 +66,6 @@ protocol::api_response remote_host::state::request_unguarded(const caf::actor& s
     response = link.send(request);
   }
   inbox->note_activity();
-  if (route.starts_model_work(response.status)) {
-    inbox->await_models(models_before + 1);
-  }
   if (implied && response.status == implied->on_status) {
     inbox->await_event(
         {implied->session, implied->type, implied->key, route.implied_event_id(response.body)});
@@ -68,6 +73,12 @@ protocol::api_response remote_host::state::request_unguarded(const caf::actor& s
   if (is_transport_failure(response)) return response;
   // What a successful response teaches: owners of model steps, sessions to monitor.
   if (const auto created = router.learn(route, request, response)) streams.monitor(*created);
+  if (route.starts_model_work(response.status)) {
+    if (!model_owner) {
+      model_owner = detail::arrivals::task_owner(protocol::string_at(response.body, "uuid"));
+    }
+    inbox->await_models(*model_owner, models_before + 1);
+  }
   return response;
 }
 

@@ -64,6 +64,13 @@ void stream_registry::close_all() {
   streams_.clear();
 }
 
+bool stream_registry::unread(std::chrono::milliseconds bound) const {
+  std::vector<std::shared_ptr<event_stream>> open;
+  for (const auto& [id, s] : streams_)
+    open.push_back(s.stream);
+  return link_.unread(open, bound);
+}
+
 void stream_registry::deliver(stream_arrival& item) {
   auto it = streams_.find(item.stream_id);
   if (it == streams_.end()) return;  // closed meanwhile: a closed stream delivers nothing

@@ -2,6 +2,7 @@
 // streams, and the hand-over of what they read to the actors and the trace.
 #pragma once
 
+#include <chrono>
 #include <cstdint>
 #include <map>
 #include <memory>
@@ -34,6 +35,8 @@ class stream_registry {
   //! Closes `subscriber`'s streams of `session_id` (never the monitor's).
   void close(const caf::actor& subscriber, const std::string& session_id);
   void close_all();
+  //! Whether an open stream holds bytes not yet queued as arrivals (transport::unread).
+  bool unread(std::chrono::milliseconds bound) const;
 
   void deliver(stream_arrival& item);
   void deliver(const transport_arrival& item);

@@ -1,6 +1,7 @@
 // The transport: requests, the clock routes, and the I/O thread that event streams use.
 #include "transport.hpp"
 
+#include <algorithm>
 #include <future>
 
 #include <boost/asio/post.hpp>
@@ -83,6 +84,19 @@ transport::opened_stream transport::open_stream(const protocol::api_request& req
             nullptr};
   }
   return {answered.get(), std::move(stream)};
+}
+
+bool transport::unread(const std::vector<std::shared_ptr<event_stream>>& streams,
+                       milliseconds bound) {
+  if (streams.empty()) return false;
+  auto answer = std::make_shared<std::promise<bool>>();
+  auto answered = answer->get_future();
+  net::post(io_, [streams, answer] {
+    answer->set_value(std::any_of(streams.begin(), streams.end(),
+                                  [](const auto& stream) { return stream->has_unread(); }));
+  });
+  if (answered.wait_for(bound) != std::future_status::ready) return true;
+  return answered.get();
 }
 
 std::optional<protocol::time_ms> transport::target_now() {

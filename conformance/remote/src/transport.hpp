@@ -2,11 +2,13 @@
 // I/O thread that reads event streams.
 #pragma once
 
+#include <chrono>
 #include <cstdint>
 #include <memory>
 #include <optional>
 #include <string>
 #include <thread>
+#include <vector>
 
 #include <boost/asio/executor_work_guard.hpp>
 #include <boost/asio/io_context.hpp>
@@ -51,6 +53,14 @@ class transport {
   //! Makes stream `id`'s GET on the I/O thread and waits, bounded, for its answer.
   opened_stream open_stream(const protocol::api_request& request, std::uint64_t id,
                             const std::string& session_id);
+
+  //! Whether any of `streams` holds bytes the target sent that are not yet queued as
+  //! arrivals. Asked on the I/O thread, waiting at most `bound`, true when it did not
+  //! answer in time. Why: on loopback an event the target wrote before its answer to a
+  //! request is already on the stream's socket when the answer is read, so the harness
+  //! can wait for exactly that instead of a settle time (arrivals::wait_quiet).
+  bool unread(const std::vector<std::shared_ptr<event_stream>>& streams,
+              std::chrono::milliseconds bound);
 
   //! The target's `now`: its virtual clock (CLOCK-1), else the wall clock; nullopt when
   //! the clock route failed.

@@ -40,6 +40,9 @@ class sse_parser {
   //! text when a line or a block exceeds its bound; the parser is then spent.
   std::optional<std::string> feed(std::string_view bytes, std::vector<sse_block>& out);
 
+  //! Whether a line or block has begun and not ended: its rest is still on the way.
+  bool mid_block() const { return in_block_ || !line_.empty(); }
+
  private:
   void on_line(std::string_view line, std::vector<sse_block>& out);
 
