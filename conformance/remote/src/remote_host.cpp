@@ -18,10 +18,7 @@ void settle(remote_host::state& s, const target_profile& profile) {
   for (;;) {
     const auto left =
         std::chrono::duration_cast<milliseconds>(give_up - std::chrono::steady_clock::now());
-    if (left.count() <= 0) {
-      fprintf(stderr, "DEBUG settle bound\n");
-      return;
-    }
+    if (left.count() <= 0) return;
     s.inbox->wait_quiet(milliseconds(profile.settle_ms), left);
     if (!s.streams.unread(left)) return;
   }
