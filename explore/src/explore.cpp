@@ -191,23 +191,37 @@ time_ms last_task_change(const actors::trace& run) {
 //! while a remote target is not waited for beyond the duration, and a real-clock run ends
 //! just after its last step; a call still open there would read as one never settled.
 //! On a real clock a last step (a check, once written out) keeps the run going that long.
-scenario lasting_until_settled(scenario program, std::uint64_t seed, const program_shape& shape) {
+//! The program made to last (lasting_until_settled) and, when that did not change it, the
+//! reference's runs of it in the seed's order and in the harness's own (model_when_idle),
+//! which judge_on would otherwise run again: each run of the reference is a fifth of a
+//! program's CPU time over HTTP.
+struct lasting_program {
+  scenario program;
+  std::optional<actors::run_result> seed_order, harness_order;
+};
+
+lasting_program lasting_until_settled(scenario program, std::uint64_t seed,
+                                      const program_shape& shape) {
   time_ms last = 0;
   // Both orders the target is compared with first: the seed's and the harness's own.
+  std::vector<actors::run_result> runs;
   for (const bool model_when_idle : {false, true}) {
-    const auto oracle = run_in_process(program, seed, {}, model_when_idle);
-    for (const auto& r : oracle.trace.records()) {
+    runs.push_back(run_in_process(program, seed, {}, model_when_idle));
+    for (const auto& r : runs.back().trace.records()) {
       if (r.kind == "event" || r.kind == "model_step") last = std::max(last, r.at);
     }
-    last = std::max(last, last_task_change(oracle.trace));
+    last = std::max(last, last_task_change(runs.back().trace));
   }
+  const time_ms duration = program.duration;
   program.duration = std::max(program.duration, last + 1);
-  if (shape.real_clock && last + 1 > scenarios::end_of_steps(program)) {
+  const bool step_added = shape.real_clock && last + 1 > scenarios::end_of_steps(program);
+  if (step_added) {
     const time_ms at = last + shape.tolerance_ms + 1;
     program.steps.push_back({at, "director", "", json::object(), {}, ""});
     program.duration = std::max(program.duration, at + 1);
   }
-  return program;
+  if (step_added || program.duration != duration) return {std::move(program), {}, {}};
+  return {std::move(program), std::move(runs[0]), std::move(runs[1])};
 }
 
 // Races on a real clock. A step within the tolerance of what it races (a deadline, the
@@ -544,14 +558,19 @@ judgement judge_on(const scenario& generated, std::uint64_t seed, runner& on,
                    std::optional<actors::run_result> screened = std::nullopt) {
   judgement j;
   j.program = generated;
+  std::optional<actors::run_result> harness_order;
   if (on.over_http()) {
     auto cleared = clear_of_races(generated, seed, shape);
     if (!cleared) {
       j.still_racing = true;
       return j;
     }
-    j.program = lasting_until_settled(std::move(*cleared), seed, shape);
-    screened.reset();  // the program judged is not the one screened (it moved clear of races)
+    auto lasting = lasting_until_settled(std::move(*cleared), seed, shape);
+    j.program = std::move(lasting.program);
+    // The program judged is not the one screened (it moved clear of races); the runs made
+    // while making it last are, when it did not change.
+    screened = std::move(lasting.seed_order);
+    harness_order = std::move(lasting.harness_order);
   }
   const scenario& program = j.program;
   std::optional<actors::run_result> oracle;
@@ -560,10 +579,9 @@ judgement judge_on(const scenario& generated, std::uint64_t seed, runner& on,
   // once the actors are idle, see below). Its deadlines need clock stops too: a call that
   // only this order dispatches times out at an instant the seed's oracle never stops at,
   // and the target would show that timeout at the next stop instead (a false divergence).
-  std::optional<actors::run_result> harness_order;
   std::vector<time_ms> clock_stops;
   if (on.over_http()) {
-    harness_order = run_in_process(program, seed, {}, /*model_when_idle=*/true);
+    if (!harness_order) harness_order = run_in_process(program, seed, {}, /*model_when_idle=*/true);
     if (!shape.real_clock) {
       clock_stops = stops_of(oracle->trace);
       const auto more = stops_of(harness_order->trace);

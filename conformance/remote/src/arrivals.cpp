@@ -17,10 +17,7 @@ void arrivals::push(arrival item) {
     if (auto* event = std::get_if<stream_arrival>(&item)) {
       if (auto* e = std::get_if<reference_server::session_event>(&event->item)) {
         ++session_events_[e->session_id];
-        const bool failed_at_application =
-            e->type == "client_tool_failed" && e->data.is_object() &&
-            e->data.value("reason", json()) == json("tool_unavailable");
-        if (!failed_at_application) ++telling_events_[e->session_id];
+        if (!failed_at_application(*e)) ++telling_events_[e->session_id];
         auto& latest = latest_seq_[event->stream_id];
         latest = std::max(latest, e->seq);
         for (const char* key : {"client_id", "call_id"}) {
@@ -30,7 +27,7 @@ void arrivals::push(arrival item) {
           events_awaited_.erase(named);
           events_arrived_.insert(std::move(named));
         }
-        if (auto owed = open_steps_.on_event(*e)) {
+        if (auto owed = open_steps_.on_event(*e); owed && !models_given_up_) {
           auto& awaited = models_awaited_[turn_owner(e->session_id)];
           awaited = std::max(awaited, *owed);
         }
@@ -78,6 +75,7 @@ std::uint64_t arrivals::models_of(const std::string& owner) {
 
 void arrivals::await_models(const std::string& owner, std::uint64_t total) {
   std::lock_guard lock(mutex_);
+  if (models_given_up_) return;
   auto& awaited = models_awaited_[owner];
   awaited = std::max(awaited, total);
 }
@@ -91,6 +89,7 @@ bool arrivals::models_missing() const {
 
 void arrivals::await_turn_goes_on(const std::string& session) {
   std::lock_guard lock(mutex_);
+  if (models_given_up_) return;
   turn_goes_on_ = turn_going_on{session, models_of_[turn_owner(session)], telling_events_[session]};
 }
 
@@ -105,7 +104,7 @@ void arrivals::turn_answered(const std::string& session) {
   turn_answers_awaited_[session] = {models_of_[turn_owner(session)], session_events_[session]};
 }
 
-void arrivals::await_turn_answers_applied(std::chrono::milliseconds bound) {
+bool arrivals::await_turn_answers_applied(std::chrono::milliseconds bound) {
   std::unique_lock lock(mutex_);
   const auto applied = [&] {
     std::erase_if(turn_answers_awaited_, [&](const auto& awaited) {
@@ -115,9 +114,11 @@ void arrivals::await_turn_answers_applied(std::chrono::milliseconds bound) {
     });
     return turn_answers_awaited_.empty();
   };
-  if (changed_.wait_for(lock, bound, applied)) return;
+  if (applied()) return false;  // each answered step has shown its effect already
+  if (changed_.wait_for(lock, bound, applied)) return true;
   turn_answers_awaited_.clear();
   turn_answers_given_up_ = true;
+  return true;
 }
 
 std::uint64_t arrivals::latest_seq_of(const std::string& session) {
@@ -203,6 +204,7 @@ void arrivals::wait_quiet(std::unique_lock<std::mutex>& lock, std::chrono::milli
     const auto now = clock_type::now();
     if (now >= give_up) {
       // What was awaited did not come in time: stop awaiting it, the checks will tell.
+      if (models_missing() || turn_not_gone_on()) models_given_up_ = true;
       models_awaited_.clear();
       turn_goes_on_.reset();
       if (an_implied_event_is_missing()) implied_events_given_up_ = true;
@@ -250,6 +252,24 @@ bool arrivals::model_queued(const std::function<bool(const json&)>& body_matches
     const auto* model = std::get_if<model_arrival>(&item);
     return model != nullptr && body_matches(model->body);
   });
+}
+
+std::vector<arrival> arrivals::take_events() {
+  std::lock_guard lock(mutex_);
+  std::vector<arrival> taken;
+  std::deque<arrival> kept;
+  std::deque<clock_type::time_point> kept_at;
+  for (std::size_t i = 0; i < queue_.size(); ++i) {
+    if (std::holds_alternative<model_arrival>(queue_[i])) {
+      kept.push_back(std::move(queue_[i]));
+      kept_at.push_back(arrived_at_[i]);
+    } else {
+      taken.push_back(std::move(queue_[i]));
+    }
+  }
+  queue_ = std::move(kept);
+  arrived_at_ = std::move(kept_at);
+  return taken;
 }
 
 std::vector<arrival> arrivals::take_all() {

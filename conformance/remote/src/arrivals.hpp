@@ -89,10 +89,11 @@ class arrivals {
   //! the target before it applied the answer: an order the reference never shows, as it
   //! applies an answer due at an instant before anything else due then.
   void turn_answered(const std::string& session);
-  //! Waits until every answered turn step has shown its effect, or `bound` passed. Once a
-  //! wait has run to its bound, answers are no longer awaited in this run: a target that
-  //! shows nothing costs one bound per run, not one per request.
-  void await_turn_answers_applied(std::chrono::milliseconds bound);
+  //! Waits until every answered turn step has shown its effect, or `bound` passed; false
+  //! when none still had to. Once a wait has run to its bound, answers are no longer
+  //! awaited in this run: a target that shows nothing costs one bound per run, not one per
+  //! request.
+  bool await_turn_answers_applied(std::chrono::milliseconds bound);
   //! The latest event seq that arrived on any followed stream of `session` (0: none).
   std::uint64_t latest_seq_of(const std::string& session);
   //! An event a 2xx answer implied (target_routes.hpp): of `session`, of `type`, the
@@ -137,6 +138,10 @@ class arrivals {
   //! Whether a model request whose body `body_matches` is queued (arrived, not yet taken).
   bool model_queued(const std::function<bool(const json&)>& body_matches);
 
+  //! Takes what the streams brought (events, transport trouble) without waiting, and
+  //! leaves model requests queued: when the model answers them is the run's to decide.
+  std::vector<arrival> take_events();
+
   //! Takes everything queued without waiting.
   std::vector<arrival> take_all();
 
@@ -173,6 +178,10 @@ class arrivals {
   std::map<std::string, std::uint64_t> models_of_;        // per owner
   std::vector<std::vector<std::string>> unowned_models_;  // user texts of each
   std::map<std::string, std::uint64_t> models_awaited_;   // per owner
+  //! A wait for an owed model request ran to its bound: none is awaited for the rest of
+  //! the run, so a target that does not send them costs one bound per run, not one per
+  //! step (explore's shrinking of a task fault took 68 s of such bounds).
+  bool models_given_up_ = false;
   //! await_turn_goes_on: a model request beyond `models`, or a telling event of `session`
   //! beyond `events` (counted in telling_events_).
   struct turn_going_on {

@@ -5,6 +5,11 @@
 
 namespace toolwire::conformance::detail {
 
+bool failed_at_application(const reference_server::session_event& event) {
+  return protocol::parse_event_type(event.type) == protocol::event_type::client_tool_failed &&
+         protocol::string_at(event.data, "reason") == "tool_unavailable";
+}
+
 void open_steps::answered(const std::string& session, std::size_t calls,
                           std::uint64_t models_seen) {
   auto& view = sessions_[session];
@@ -33,12 +38,9 @@ std::optional<std::uint64_t> open_steps::on_event(const reference_server::sessio
   if (!settles) return std::nullopt;
   // A call that was never dispatched (TOOLS-5) settles with its failure event alone.
   view.open->settled.insert(call_id);
-  // Settled when its answer was applied (TOOLS-5), not later by a result, a deadline or
-  // its client's end: more of the step's events may follow in the same batch.
-  const bool at_application = type == event_type::client_tool_failed &&
-                              protocol::string_at(event.data, "reason") == "tool_unavailable";
+  // Settled as its answer was applied: more of the step's events may follow in the batch.
   const bool all_named_settled =
-      !at_application && view.open->settled.size() == view.open->seen.size();
+      !failed_at_application(event) && view.open->settled.size() == view.open->seen.size();
   if (view.open->settled.size() < view.open->calls && !all_named_settled) return std::nullopt;
   const std::uint64_t owed = view.open->models_seen + 1;
   view.open.reset();

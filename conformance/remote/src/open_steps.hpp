@@ -14,6 +14,11 @@
 
 namespace toolwire::conformance::detail {
 
+//! Whether `event` is a call failed as its model answer was applied (TOOLS-5:
+//! `client_tool_failed` with reason `tool_unavailable`), not later by a result, a
+//! deadline or its client's end.
+bool failed_at_application(const reference_server::session_event& event);
+
 //! Not thread-safe: arrivals uses it under its own lock.
 class open_steps {
  public:

@@ -7,25 +7,6 @@ namespace toolwire::conformance {
 
 using std::chrono::milliseconds;
 
-namespace {
-
-//! Waits until the target has been quiet for the profile's settle time, owes nothing the
-//! harness awaits (arrivals::wait_quiet), and no event stream holds bytes it already sent:
-//! on loopback what a target wrote before answering is on the stream's socket by the time
-//! the answer is read, however short the settle time.
-void settle(remote_host::state& s, const target_profile& profile) {
-  const auto give_up = std::chrono::steady_clock::now() + milliseconds(profile.request_timeout_ms);
-  for (;;) {
-    const auto left =
-        std::chrono::duration_cast<milliseconds>(give_up - std::chrono::steady_clock::now());
-    if (left.count() <= 0) return;
-    s.inbox->wait_quiet(milliseconds(profile.settle_ms), left);
-    if (!s.streams.unread(left)) return;
-  }
-}
-
-}  // namespace
-
 protocol::outcome<std::unique_ptr<remote_host>> remote_host::start(target_profile profile,
                                                                    std::string message_tag) {
   if (message_tag.empty()) {
@@ -62,7 +43,7 @@ actors::target_actor remote_host::spawn(caf::actor_system& system, actors::run_c
 bool remote_host::deliver_arrivals() {
   auto& s = *state_;
   if (s.stopped) return false;
-  settle(s, profile());
+  s.settle();
   return s.deliver_all(s.inbox->take_all());
 }
 
@@ -115,7 +96,7 @@ actors::time_ms remote_host::wall_elapsed() const {
 void remote_host::await_quiet() {
   auto& s = *state_;
   if (s.stopped) return;
-  settle(s, profile());
+  s.settle();
 }
 
 void remote_host::wait_until(actors::time_ms ms) {

@@ -44,8 +44,16 @@ protocol::api_response remote_host::state::request_unguarded(const caf::actor& s
   // On a virtual clock the reference applies a model answer before anything else due at
   // its instant; so does the harness, or a DELETE at the instant of a held answer would
   // race the target applying it (a false divergence in explore, TOOLS-5).
-  if (link.profile().virtual_clock) {
-    inbox->await_turn_answers_applied(std::chrono::milliseconds(link.profile().request_timeout_ms));
+  // Its events reach the participants first too, as in-process, where they are in their
+  // mailboxes before this request is sent: a client's ack at the instant of a held answer
+  // that dispatches its call found the call not yet dispatched (explore, seed 1, program
+  // 565), since arrivals are otherwise handed over only once the run is idle. Not model
+  // requests: when the model answers is the run's order (explore, seed 41: a model step
+  // answered before a message at its instant, where the harness's order has it after).
+  if (link.profile().virtual_clock && inbox->await_turn_answers_applied(std::chrono::milliseconds(
+                                          link.profile().request_timeout_ms))) {
+    settle();
+    deliver_all(inbox->take_events());
   }
   const detail::request_route route(request);
   const auto implied = route.implied();
@@ -80,6 +88,19 @@ protocol::api_response remote_host::state::request_unguarded(const caf::actor& s
     inbox->await_models(*model_owner, models_before + 1);
   }
   return response;
+}
+
+void remote_host::state::settle() {
+  using std::chrono::milliseconds;
+  const auto& profile = link.profile();
+  const auto give_up = std::chrono::steady_clock::now() + milliseconds(profile.request_timeout_ms);
+  for (;;) {
+    const auto left =
+        std::chrono::duration_cast<milliseconds>(give_up - std::chrono::steady_clock::now());
+    if (left.count() <= 0) return;
+    inbox->wait_quiet(milliseconds(profile.settle_ms), left);
+    if (!streams.unread(left)) return;
+  }
 }
 
 bool remote_host::state::deliver_all(std::vector<detail::arrival> items) {

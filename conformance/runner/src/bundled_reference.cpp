@@ -100,6 +100,12 @@ protocol::outcome<target_profile> bundled_reference::profile_for(const timeouts&
     // Events or model requests that lag up to 50 ms need a quiet time above that, as a
     // slow target's profile would state.
     profile.settle_ms = 60;
+  } else if (!real_clock_) {
+    // No quiet time on the bundled server's virtual clock: it writes every event a request
+    // or a clock move causes before it answers, which the harness reads off the streams'
+    // sockets, and the harness awaits the rest by name (model requests it owes, implied
+    // events; docs/conformance.md). Clean explore: 3,000 programs at 0 without a divergence.
+    profile.settle_ms = 0;
   }
   return profile;
 }

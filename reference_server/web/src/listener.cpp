@@ -70,6 +70,11 @@ void listener::on_accept(boost::system::error_code ec, tcp::socket socket) {
     });
     return;
   }
+  // Why no Nagle: an answer written in pieces (a chunked body, an event after its stream's
+  // header) waited for the client's delayed ACK, 40 ms per answer, as nginx's tcp_nodelay
+  // avoids. A socket that refuses the option still serves.
+  boost::system::error_code ignored;
+  socket.set_option(tcp::no_delay(true), ignored);
   std::erase_if(sessions_, [](const auto& weak) { return weak.expired(); });
   const std::size_t open = sessions_.size() + (streams_open_ ? streams_open_() : 0);
   auto session = std::make_shared<http_session>(std::move(socket), handler_, limits_.idle_timeout,
