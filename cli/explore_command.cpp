@@ -185,7 +185,7 @@ explore_command::explore_command(CLI::App& parent) {
 Examples:
   toolwire explore --programs 10000 --seed 1
   toolwire explore --fault double_result_accepted --out toolwire-reports/explore
-  toolwire explore --bundled --programs 2000 --settle-ms 3 --jobs 4
+  toolwire explore --bundled --programs 2000 --jobs 2
   toolwire explore --target acme.json --time-budget 5m
   toolwire explore --shard 2/4 --programs 100000 --time-budget 20m --json shard2.json
 
