@@ -37,6 +37,7 @@ void arrivals::push(arrival item) {
       followed_.erase(trouble->stream_id);
     }
     queue_.push_back(std::move(item));
+    ++pushed_;
     last_change_ = clock_type::now();
     arrived_at_.push_back(last_change_);
   }
@@ -239,6 +240,16 @@ std::vector<arrival> arrivals::take_arrived_by(clock_type::time_point by) {
     arrived_at_.pop_front();
   }
   return taken;
+}
+
+std::uint64_t arrivals::pushed() {
+  std::lock_guard lock(mutex_);
+  return pushed_;
+}
+
+bool arrivals::wait_for_push(std::uint64_t since, std::chrono::microseconds bound) {
+  std::unique_lock lock(mutex_);
+  return changed_.wait_for(lock, bound, [&] { return pushed_ != since; });
 }
 
 void arrivals::wait_for_item(clock_type::time_point deadline) {

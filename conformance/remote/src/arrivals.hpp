@@ -119,6 +119,11 @@ class arrivals {
   //! The stream was closed or ended: nothing more is owed on it.
   void forget_stream(std::uint64_t stream_id);
 
+  //! How many items were queued so far, and a wait until one more is or `bound` passed
+  //! (false: none came), for a caller that knows bytes are on their way.
+  std::uint64_t pushed();
+  bool wait_for_push(std::uint64_t since, std::chrono::microseconds bound);
+
   //! Waits until something is queued or `deadline` passes (a real clock's wait for the
   //! next due step: anything the target sends cuts it short).
   void wait_for_item(clock_type::time_point deadline);
@@ -170,6 +175,7 @@ class arrivals {
   std::condition_variable changed_;
   std::deque<arrival> queue_;
   std::deque<clock_type::time_point> arrived_at_;  // when each queued item arrived
+  std::uint64_t pushed_ = 0;
   clock_type::time_point last_change_ = clock_type::now();
   //! Counted for its owner: owner_of_text_ knows the latest of its user texts.
   bool count_model(const std::vector<std::string>& texts);

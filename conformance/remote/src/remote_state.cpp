@@ -94,12 +94,23 @@ void remote_host::state::settle() {
   using std::chrono::milliseconds;
   const auto& profile = link.profile();
   const auto give_up = std::chrono::steady_clock::now() + milliseconds(profile.request_timeout_ms);
+  // Why a bound on waits that see nothing come: a stream holding half a line that the
+  // target never finishes reads as unread for ever; 20 waits of 5 ms without an arrival
+  // treat it as not sent, instead of spinning to the request's bound at every step.
+  constexpr int most_waits_without_arrival = 20;
+  int waits_without_arrival = 0;
   for (;;) {
     const auto left =
         std::chrono::duration_cast<milliseconds>(give_up - std::chrono::steady_clock::now());
     if (left.count() <= 0) return;
     inbox->wait_quiet(milliseconds(profile.settle_ms), left);
+    const auto pushed = inbox->pushed();
     if (!streams.unread(left)) return;
+    if (inbox->wait_for_push(pushed, std::chrono::milliseconds(5))) {
+      waits_without_arrival = 0;
+    } else if (++waits_without_arrival >= most_waits_without_arrival) {
+      return;
+    }
   }
 }
 
