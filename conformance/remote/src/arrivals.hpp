@@ -89,10 +89,11 @@ class arrivals {
   //! the target before it applied the answer: an order the reference never shows, as it
   //! applies an answer due at an instant before anything else due then.
   void turn_answered(const std::string& session);
-  //! Waits until every answered turn step has shown its effect, or `bound` passed; false
-  //! when none still had to. Once a wait has run to its bound, answers are no longer
-  //! awaited in this run: a target that shows nothing costs one bound per run, not one per
-  //! request.
+  //! Waits until every answered turn step has shown its effect, or `bound` passed; true
+  //! when one of them brought events not yet taken (the caller hands them over before its
+  //! request, as in-process), false when none was awaited. Once a wait has run to its bound,
+  //! answers are no longer awaited in this run: a target that shows nothing costs one bound per
+  //! run, not one per request.
   bool await_turn_answers_applied(std::chrono::milliseconds bound);
   //! The latest event seq that arrived on any followed stream of `session` (0: none).
   std::uint64_t latest_seq_of(const std::string& session);
@@ -206,6 +207,9 @@ class arrivals {
   std::map<std::string, std::uint64_t> session_events_;
   std::map<std::string, std::pair<std::uint64_t, std::uint64_t>> turn_answers_awaited_;
   bool turn_answers_given_up_ = false;
+  //! Per session: its events taken from the queue so far (counted as session_events_).
+  std::map<std::string, std::uint64_t> session_events_taken_;
+  void note_taken(const arrival& item);
   open_steps open_steps_;
 };
 
