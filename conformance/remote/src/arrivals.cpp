@@ -49,18 +49,29 @@ void arrivals::note_activity() {
   last_change_ = clock_type::now();
 }
 
-bool arrivals::count_model(const std::vector<std::string>& texts) {
-  // The latest user message started the turn or task the step belongs to (model_router).
+const step_owner* arrivals::latest_named(const std::vector<std::string>& texts) const {
+  // The latest user message started the turn or task the step belongs to.
   for (auto text = texts.rbegin(); text != texts.rend(); ++text) {
-    if (auto owner = owner_of_text_.find(*text); owner != owner_of_text_.end()) {
-      ++models_of_[owner->second];
-      return true;
-    }
+    if (auto owner = owner_of_text_.find(*text); owner != owner_of_text_.end())
+      return &owner->second;
   }
-  return false;
+  return nullptr;
 }
 
-void arrivals::name_owner(const std::string& text, const std::string& owner) {
+bool arrivals::count_model(const std::vector<std::string>& texts) {
+  const auto* owner = latest_named(texts);
+  if (owner == nullptr) return false;
+  ++models_of_[owner_key(*owner)];
+  return true;
+}
+
+std::optional<step_owner> arrivals::owner_by_text(const std::vector<std::string>& texts) {
+  std::lock_guard lock(mutex_);
+  const auto* owner = latest_named(texts);
+  return owner == nullptr ? std::nullopt : std::optional<step_owner>(*owner);
+}
+
+void arrivals::name_owner(const std::string& text, const step_owner& owner) {
   {
     std::lock_guard lock(mutex_);
     owner_of_text_[text] = owner;
@@ -275,11 +286,15 @@ void arrivals::wait_for_item(clock_type::time_point deadline) {
 }
 
 bool arrivals::model_queued(const std::function<bool(const json&)>& body_matches) {
-  std::lock_guard lock(mutex_);
-  return std::any_of(queue_.begin(), queue_.end(), [&](const arrival& item) {
-    const auto* model = std::get_if<model_arrival>(&item);
-    return model != nullptr && body_matches(model->body);
-  });
+  // Why copies, matched outside the lock: a matcher may ask this queue (owner_by_text).
+  std::vector<json> bodies;
+  {
+    std::lock_guard lock(mutex_);
+    for (const auto& item : queue_) {
+      if (const auto* model = std::get_if<model_arrival>(&item)) bodies.push_back(model->body);
+    }
+  }
+  return std::any_of(bodies.begin(), bodies.end(), body_matches);
 }
 
 std::vector<arrival> arrivals::take_events() {

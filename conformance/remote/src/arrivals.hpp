@@ -45,6 +45,12 @@ struct transport_arrival {
 
 using arrival = std::variant<stream_arrival, model_arrival, transport_arrival>;
 
+//! Who a model request works for, learnt from the requests that started turns and tasks.
+struct step_owner {
+  bool task = false;
+  std::string id;  // session id (turn) or task uuid
+};
+
 //! A thread-safe queue that also knows when the run last heard from or spoke to the target.
 class arrivals {
  public:
@@ -63,9 +69,15 @@ class arrivals {
   //! before the turn's came (explore with no settle time).
   static std::string turn_owner(const std::string& session) { return "turn " + session; }
   static std::string task_owner(const std::string& task) { return "task " + task; }
+  static std::string owner_key(const step_owner& owner) {
+    return owner.task ? task_owner(owner.id) : turn_owner(owner.id);
+  }
   //! Model requests whose latest known user text is `text` are `owner`'s, also those that
   //! arrived before it was named.
-  void name_owner(const std::string& text, const std::string& owner);
+  void name_owner(const std::string& text, const step_owner& owner);
+  //! The owner of a model request with these user texts: that of the latest one named.
+  //! The one table of owners by text, asked by model_router and by the counts here.
+  std::optional<step_owner> owner_by_text(const std::vector<std::string>& texts);
   //! How many model requests of `owner` have arrived so far.
   std::uint64_t models_of(const std::string& owner);
   //! Work the target owes: quiet is not reached before `total` model requests of `owner`
@@ -181,7 +193,8 @@ class arrivals {
   //! Counted for its owner: owner_of_text_ knows the latest of its user texts.
   bool count_model(const std::vector<std::string>& texts);
   bool models_missing() const;
-  std::map<std::string, std::string> owner_of_text_;
+  std::map<std::string, step_owner> owner_of_text_;
+  const step_owner* latest_named(const std::vector<std::string>& texts) const;
   std::map<std::string, std::uint64_t> models_of_;        // per owner
   std::vector<std::vector<std::string>> unowned_models_;  // user texts of each
   std::map<std::string, std::uint64_t> models_awaited_;   // per owner

@@ -87,8 +87,7 @@ std::optional<std::string> model_router::learn(const request_route& route,
   const auto sid = route.session_if(protocol::route_id::post_message);
   if (sid && response.status == 202 && body.is_object() && body.contains("content") &&
       body["content"].is_string()) {
-    owners_[body["content"].get<std::string>()] = {false, *sid};
-    inbox_.name_owner(body["content"].get<std::string>(), arrivals::turn_owner(*sid));
+    inbox_.name_owner(body["content"].get<std::string>(), {false, *sid});
   }
   return std::nullopt;
 }
@@ -119,18 +118,13 @@ void model_router::learn_task(const json& request_body, const json& response_bod
   if (!request_body.contains("input") || !request_body["input"].is_array()) return;
   for (const auto& item : request_body["input"]) {
     if (item.is_object() && item.contains("text") && item["text"].is_string()) {
-      owners_[item["text"].get<std::string>()] = {true, uuid};
-      inbox_.name_owner(item["text"].get<std::string>(), arrivals::task_owner(uuid));
+      inbox_.name_owner(item["text"].get<std::string>(), {true, uuid});
     }
   }
 }
 
 step_owner model_router::owner_of(const json& body) const {
-  const auto texts = user_texts(body);
-  // The latest user message started the turn or task this step belongs to.
-  for (auto it = texts.rbegin(); it != texts.rend(); ++it) {
-    if (auto owner = owners_.find(*it); owner != owners_.end()) return owner->second;
-  }
+  if (auto owner = inbox_.owner_by_text(user_texts(body))) return *owner;
   if (sessions_.size() == 1 && tasks_.empty()) return {false, sessions_.front()};
   if (tasks_.size() == 1 && sessions_.empty()) return {true, tasks_.front()};
   return {false, ""};

@@ -22,12 +22,6 @@ class recorder;
 class stream_registry;
 class transport;
 
-//! Who a model request works for, learnt from the requests that started turns and tasks.
-struct step_owner {
-  bool task = false;
-  std::string id;  // session id (turn) or task uuid
-};
-
 //! Runs on the harness thread only. Learns owners from the suite's requests, numbers and
 //! records the model steps, and tells the arrivals queue what the target owes after each
 //! answer, so that the harness waits for it.
@@ -77,8 +71,7 @@ class model_router {
   std::map<std::string, std::set<std::string>> task_tools_;  // task id -> client tools declared
   std::set<std::string> answered_tasks_;  // a model step answered since the suite last acted
   std::uint64_t next_step_ = 1;
-  std::map<std::string, step_owner> owners_;  // user message text -> owner
-  std::vector<std::string> sessions_;         // created by this run, in order
+  std::vector<std::string> sessions_;  // created by this run, in order
   std::vector<std::string> tasks_;
 };
 
