@@ -266,6 +266,12 @@ void wire_faults::rewrite_clock_request(api_request& request) {
   }
 }
 
+void wire_faults::before_model_reply() {
+  // Fault model_steps_take_virtual_time (CLOCK-3): the reply is applied a second later.
+  if (has(fault::model_steps_take_virtual_time) && clock_.is_virtual())
+    clock_.advance(target_, 1000);
+}
+
 void wire_faults::after(const api_request& request, api_response& response) {
   const bool ok = response.status >= 200 && response.status < 300;
   if (ok && has(fault::result_requires_ack)) {

@@ -24,6 +24,9 @@ class wire_faults {
   //! After the rules: may change their answer to `request` (as the rules saw it).
   void after(const protocol::api_request& request, protocol::api_response& response);
 
+  //! Before a model reply is applied: may move a virtual clock.
+  void before_model_reply();
+
  private:
   bool has(fault f) const { return target_.has_fault(f); }
   //! Faults of how the router reads a request (body, credential, Last-Event-ID).

@@ -5,11 +5,11 @@
 #include <string_view>
 #include <vector>
 
+#include "cors.hpp"
 #include "toolwire/protocol/routes.hpp"
 #include "toolwire/protocol/validation.hpp"
 #include "toolwire/reference_server/core.hpp"
 #include "toolwire/reference_server/virtual_clock.hpp"
-#include "cors.hpp"
 #include "wire_faults.hpp"
 
 namespace toolwire::reference_server {
@@ -211,7 +211,8 @@ api_response advance_clock(const context& ctx) {
     if (!body) return error_response(body.error());
     auto advance = protocol::parse_advance_request(*body);
     if (!advance) return error_response(advance.error());
-    return {200, json{{"now_ms", ctx.clock.advance(ctx.target, advance->ms)}}, std::nullopt, {}, {}};
+    return {
+        200, json{{"now_ms", ctx.clock.advance(ctx.target, advance->ms)}}, std::nullopt, {}, {}};
   });
 }
 
@@ -289,6 +290,10 @@ api_response router::handle(const api_request& request) {
   }
   wire_faults_->after(seen, response);
   return response;
+}
+
+void router::before_model_reply() {
+  wire_faults_->before_model_reply();
 }
 
 }  // namespace toolwire::reference_server

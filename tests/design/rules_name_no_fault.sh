@@ -1,5 +1,6 @@
 #!/bin/sh
-# A design rule (issue 13): the core's rule files and protocol/ name no fault. Faults live in
+# A design rule (issues 13 and 23): the core's rule files, the HTTP front end
+# (reference_server/web/) and protocol/ name no fault. Faults live in
 # reference_server/faults/ and reach the core only through src/policy.hpp's decision points
 # (a faulty_policy), around the router (wire_faults) and in the configured timeouts; the
 # core's constructor is the one place that picks the policy.
@@ -14,6 +15,10 @@ for file in "$root"/reference_server/src/*.cpp "$root"/reference_server/src/*.hp
     status=1
   fi
 done
+if grep -rnE "$identifiers" "$root/reference_server/web"; then
+  echo "reference_server/web/ names a fault (above); let the router's wire_faults act there"
+  status=1
+fi
 if grep -rnE "$identifiers" "$root/protocol"; then
   echo "protocol/ names a fault (above); faults belong to reference_server/faults/"
   status=1

@@ -212,11 +212,7 @@ void server::start_model_step(const reference_server::model_step_request& step) 
 void server::on_model_reply(std::uint64_t step_id, const reference_server::model_reply& reply) {
   if (stopping_) return;
   if (!reply.answer) log("model step " + std::to_string(step_id) + " failed: " + reply.failure);
-  // Fault model_steps_take_virtual_time (CLOCK-3): the reply is applied a second later.
-  if (core_.has_fault(reference_server::fault::model_steps_take_virtual_time) &&
-      clock_->is_virtual()) {
-    clock_->advance(core_, 1000);
-  }
+  router_.before_model_reply();
   try {
     core_.model_replied(step_id, reply, clock_->now());
   } catch (const std::exception&) {

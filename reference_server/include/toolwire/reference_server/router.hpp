@@ -27,6 +27,9 @@ class router {
   //! Answers one request. A successful events request comes back with `stream` set;
   //! the transport then streams `core.events_after(...)` itself.
   protocol::api_response handle(const protocol::api_request& request);
+  //! Called by a transport just before it applies a model reply (core::model_replied):
+  //! what the wire does then (only a fault acts here, on a virtual clock).
+  void before_model_reply();
 
  private:
   core& core_;
