@@ -247,7 +247,7 @@ class observer {
  public:
   //! Why a first pass for tasks' tools: in-process a task's model steps are recorded
   //! before the response that names the task.
-  explicit observer(const trace& run) : ids_(run) {
+  observer(const trace& run, processing_polls polls) : ids_(run), polls_(polls) {
     for (const auto& r : run.records()) {
       if (r.kind == "request") learn_task_tools(r);
       const bool answered = r.kind == "response" || r.kind == "request_error";
@@ -377,6 +377,12 @@ class observer {
       auto& last = last_answer_[what];
       if (last == text) return;
       last = text;
+      // Kept as the last answer all the same: a task interrupted again for the same
+      // tools after `processing` is a new answer, on every target alike.
+      if (polls_ == processing_polls::passed_over && value.contains("task") &&
+          value["task"].value("status", "") == "processing") {
+        return;
+      }
     }
     auto& added = add(r.at, what, text, route_rules(route), false);
     added.actor = r.actor;
@@ -448,6 +454,7 @@ class observer {
   }
 
   id_names ids_;
+  processing_polls polls_;
   std::map<std::string, std::vector<std::set<std::string>>> creating_;  // actor -> tools
   std::map<std::string, std::set<std::string>> task_tools_;             // task uuid -> tools
   std::map<std::string, std::string> task_creators_;                    // task uuid -> actor
@@ -461,8 +468,8 @@ class observer {
 
 }  // namespace
 
-std::vector<observation> observe(const trace& run) {
-  observer o(run);
+std::vector<observation> observe(const trace& run, processing_polls polls) {
+  observer o(run, polls);
   for (const auto& r : run.records())
     o.take(r);
   return std::move(o).done();

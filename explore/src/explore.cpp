@@ -137,7 +137,9 @@ void allow_poll_lag(std::vector<actors::observation>& observed, const scenario& 
 
 std::vector<actors::observation> observed_in_run(const actors::trace& run, time_ms end,
                                                  const scenario* real_clock_program = nullptr) {
-  auto observed = actors::observe(run);
+  auto observed =
+      actors::observe(run, real_clock_program != nullptr ? actors::processing_polls::passed_over
+                                                         : actors::processing_polls::compared);
   std::erase_if(observed, [&](const actors::observation& o) { return o.at > end; });
   if (real_clock_program != nullptr) allow_poll_lag(observed, *real_clock_program);
   return observed;

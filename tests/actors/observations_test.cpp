@@ -358,3 +358,53 @@ TEST_CASE("A task's model steps are offered its declared tools, in any order",
   REQUIRE(d);
   CHECK(std::find(d->spec_ids.begin(), d->spec_ids.end(), "TASK-10") != d->spec_ids.end());
 }
+
+TEST_CASE("On a real clock a poll that finds a task still processing is passed over",
+          "[observations][real_clock]") {
+  using toolwire::actors::processing_polls;
+  auto is_task_poll = [](const trace_record& r) {
+    return r.kind == "response" && r.data.value("method", "") == "GET" &&
+           r.data.value("path", "").rfind("/api/tasks/", 0) == 0 &&
+           r.data.value("status", 0) == 200;
+  };
+  // The scenario's polls as a task caller's own (explore's), not scripted steps.
+  const auto reference = rewritten(library_run("task_three_rounds"), [&](trace_record& r) {
+    if (is_task_poll(r)) r.data.erase("step");
+  });
+  // A slow target: before each poll that found the task interrupted, one more poll found
+  // it still processing (its model step not yet applied).
+  trace slow;
+  slow.set_header(reference.header());
+  int delayed = 0;
+  for (const auto& r : reference.records()) {
+    if (is_task_poll(r) && r.data["body"].value("status", "") == "interrupted") {
+      json still = r.data;
+      still["body"]["status"] = "processing";
+      still["body"].erase("pending_tool_calls");
+      slow.add(r.at, r.actor, r.kind, still);
+      ++delayed;
+    }
+    slow.add(r.at, r.actor, r.kind, r.data);
+  }
+  REQUIRE(delayed > 0);
+  SECTION("compared on a virtual clock, where the model step's time is the clock's") {
+    CHECK(first_divergence(observe(reference), observe(slow), 1));
+  }
+  SECTION("passed over on a real clock") {
+    const auto d = first_divergence(observe(reference, processing_polls::passed_over),
+                                    observe(slow, processing_polls::passed_over), 1);
+    INFO(divergence_text(d));
+    CHECK_FALSE(d);
+  }
+  SECTION("a task that never leaves processing still differs on a real clock") {
+    const auto stuck = rewritten(reference, [&](trace_record& r) {
+      if (!is_task_poll(r) || r.data["body"].value("status", "") != "interrupted") return;
+      r.data["body"]["status"] = "processing";
+      r.data["body"].erase("pending_tool_calls");
+    });
+    const auto d = first_divergence(observe(reference, processing_polls::passed_over),
+                                    observe(stuck, processing_polls::passed_over), 1);
+    REQUIRE(d);
+    CHECK(d->reference->find("interrupted") != std::string::npos);
+  }
+}
