@@ -147,8 +147,8 @@ std::vector<actors::observation> observed_in_run(const actors::trace& run, time_
 
 //! Where the target's run is a reference's run: what each showed until `end`. On a real
 //! clock the target may show what the reference showed by then up to the tolerance later
-//! (its run lasts that much longer, run_options::owed_wait_ms), so `target` reaches
-//! `end` + tolerance; what it shows after `end` counts only as a late showing of
+//! (its run lasts that much longer, run_options::owed_wait_ms, and a task's poll lag more),
+//! so `target` reaches beyond `end`; what it shows after `end` counts only as a late showing of
 //! something the reference showed by `end`, since the rest lies outside both windows.
 std::optional<actors::divergence> divergence_from(const actors::trace& reference,
                                                   std::vector<actors::observation> target,
@@ -202,9 +202,28 @@ struct lasting_program {
   std::optional<actors::run_result> seed_order, harness_order;
 };
 
+//! How much later than the reference a target on a real clock may show a task's last
+//! answer: a caller sees each round of its task up to a poll late and answers that much
+//! later (allow_poll_lag), so the answer its n-th model step leads to may come n polls
+//! late. The most any caller's task needs in `run`. Why: a run ending the tolerance after
+//! the reference's last showing cut that answer off (explore, seed 4600, program 2: the
+//! third round's `interrupted` came two polls after the reference's, past the run's end).
+time_ms task_poll_lag(const actors::trace& run, const scenario& program) {
+  time_ms lag = 0;
+  for (const auto& o : actors::observe(run)) {
+    if (o.task_caller.empty()) continue;
+    const auto caller = std::find_if(
+        program.task_callers.begin(), program.task_callers.end(),
+        [&](const scenarios::task_caller_spec& c) { return c.actor == o.task_caller; });
+    if (caller != program.task_callers.end()) lag = std::max(lag, o.nth * caller->poll_every);
+  }
+  return lag;
+}
+
 lasting_program lasting_until_settled(scenario program, std::uint64_t seed,
                                       const program_shape& shape) {
   time_ms last = 0;
+  time_ms poll_lag = 0;  // on a real clock, task_poll_lag
   // Both orders the target is compared with first: the seed's and the harness's own.
   std::vector<actors::run_result> runs;
   for (const bool model_when_idle : {false, true}) {
@@ -213,12 +232,14 @@ lasting_program lasting_until_settled(scenario program, std::uint64_t seed,
       if (r.kind == "event" || r.kind == "model_step") last = std::max(last, r.at);
     }
     last = std::max(last, last_task_change(runs.back().trace));
+    if (shape.real_clock) poll_lag = std::max(poll_lag, task_poll_lag(runs.back().trace, program));
   }
   const time_ms duration = program.duration;
   program.duration = std::max(program.duration, last + 1);
-  const bool step_added = shape.real_clock && last + 1 > scenarios::end_of_steps(program);
+  const bool step_added =
+      shape.real_clock && last + poll_lag + 1 > scenarios::end_of_steps(program);
   if (step_added) {
-    const time_ms at = last + shape.tolerance_ms + 1;
+    const time_ms at = last + poll_lag + shape.tolerance_ms + 1;
     program.steps.push_back({at, "director", "", json::object(), {}, ""});
     program.duration = std::max(program.duration, at + 1);
   }
@@ -622,7 +643,13 @@ judgement judge_on(const scenario& generated, std::uint64_t seed, runner& on,
   const scenario* real_clock_program = shape.real_clock ? &program : nullptr;
   const auto observed = observed_in_run(target->trace, shape.real_clock ? end + tolerance_ms : end,
                                         real_clock_program);
-  j.divergence = divergence_from(oracle->trace, observed, end, tolerance_ms, real_clock_program);
+  // On a real clock what the reference showed is compared until a task's answers, which
+  // may lag polls behind it (task_poll_lag), can still show by the end of the target's run;
+  // lasting_until_settled made the run that much longer than the reference's last showing.
+  const time_ms compared_until =
+      shape.real_clock ? end - task_poll_lag(oracle->trace, program) : end;
+  j.divergence =
+      divergence_from(oracle->trace, observed, compared_until, tolerance_ms, real_clock_program);
   // Actors acting at one instant may go in any order (SPEC leaves it open), and the
   // target's order need not be the oracle's for this seed: the target diverges only when
   // no interleaving of the reference shows what it showed. What is reported is the
@@ -631,8 +658,8 @@ judgement judge_on(const scenario& generated, std::uint64_t seed, runner& on,
   // (explore_over_http, interrupt_deadline_early: the names were reported, and the
   // scenario written from them passed on the faulty target).
   auto compare_with = [&](actors::run_result alternative) {
-    auto differs =
-        divergence_from(alternative.trace, observed, end, tolerance_ms, real_clock_program);
+    auto differs = divergence_from(alternative.trace, observed, compared_until, tolerance_ms,
+                                   real_clock_program);
     if (!differs) return j.divergence.reset();
     if (differs->at <= j.divergence->at) return;
     j.divergence = std::move(differs);

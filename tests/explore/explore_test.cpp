@@ -912,3 +912,69 @@ model:
   REQUIRE_FALSE(late.problems.empty());
   CHECK_THAT(late.problems.front(), Catch::Contains("model steps of task of caller1"));
 }
+
+TEST_CASE("On a real clock a task's last answer may come a poll late per round, after the end",
+          "[explore]") {
+  // Regression (explore on a real-clock target, seed 4600, program 2): each round of a task
+  // reached its caller a poll later than in the reference, so the third round's answer came
+  // two polls late, after a run that ended the tolerance past the reference's last showing:
+  // "the target showed nothing".
+  auto program = scenarios::load_text(R"(name: poll_lag_at_the_end
+purpose: a task of three rounds whose caller learns of each a poll late
+spec: [TASK-5]
+duration: 3s
+task_callers:
+  caller1: {input: explore-task 1, tools: [locate], poll_every: 250ms, answer_delay: 100ms}
+model:
+  rules:
+    - match: explore-task 1
+      steps:
+        - tool_calls: [{name: locate, arguments: {}}]
+        - tool_calls: [{name: locate, arguments: {}}]
+        - content: task done
+    - match: ""
+      steps: [{content: ok}]
+steps:
+  - {at: 100ms, post_message: {content: hello}}
+)",
+                                      "poll_lag_at_the_end.yaml");
+  REQUIRE(program);
+  // A correct target whose model took `hold_ms` over the task's last step (the reference's
+  // answers at once): its caller finds the task completed that much later, two polls.
+  class slow_last_step final : public explore::program_target {
+   public:
+    explicit slow_last_step(std::int64_t hold_ms) : hold_ms_(hold_ms) {}
+    toolwire::protocol::outcome<actors::run_result> run(const scenarios::scenario& program,
+                                                        std::uint64_t seed,
+                                                        std::vector<actors::time_ms>) override {
+      auto slower = program;
+      slower.model_script["rules"][0]["steps"][2]["hold_ms"] = hold_ms_;
+      actors::run_options options;
+      options.seed = seed;
+      return actors::simulate(slower, options);
+    }
+
+   private:
+    std::int64_t hold_ms_;
+  };
+  auto judged_with_hold = [&](std::int64_t hold_ms) {
+    explore::explore_options options;
+    options.target = [hold_ms] {
+      return toolwire::protocol::outcome<std::unique_ptr<explore::program_target>>(
+          std::make_unique<slow_last_step>(hold_ms));
+    };
+    options.shape.real_clock = true;
+    options.shape.tolerance_ms = 100;
+    return explore::judge_program(*program, 1, options);
+  };
+  const auto two_polls_late = judged_with_hold(500);
+  std::string problems;
+  for (const auto& p : two_polls_late.problems)
+    problems += p + "\n";
+  INFO(problems);
+  CHECK(two_polls_late.problems.empty());
+  // A task that does not complete within the run is still a difference.
+  const auto never = judged_with_hold(60'000);
+  REQUIRE_FALSE(never.problems.empty());
+  CHECK_THAT(never.problems.front(), Catch::Contains("GET /api/tasks/"));
+}
