@@ -124,15 +124,18 @@ constexpr std::uint64_t guided_tries = 4;
 //! step of a caller's task may come up to n-1 polls late through the harness's schedule,
 //! not the target (explore, seed 9000, program 195: polls every 250 ms met each 1.5 s hold
 //! at its very instant, and the third step came 594 ms late).
+//! How often the task caller of a task's model step `o` polls; 0 for other observations.
+time_ms poll_every_of(const actors::observation& o, const scenario& program) {
+  if (o.task_caller.empty()) return 0;
+  const auto caller =
+      std::find_if(program.task_callers.begin(), program.task_callers.end(),
+                   [&](const scenarios::task_caller_spec& c) { return c.actor == o.task_caller; });
+  return caller == program.task_callers.end() ? 0 : caller->poll_every;
+}
+
 void allow_poll_lag(std::vector<actors::observation>& observed, const scenario& program) {
-  for (auto& o : observed) {
-    if (o.task_caller.empty()) continue;
-    const auto caller = std::find_if(
-        program.task_callers.begin(), program.task_callers.end(),
-        [&](const scenarios::task_caller_spec& c) { return c.actor == o.task_caller; });
-    if (caller == program.task_callers.end()) continue;
-    o.slack_ms = std::max<time_ms>(0, o.nth - 1) * caller->poll_every;
-  }
+  for (auto& o : observed)
+    o.slack_ms = std::max<time_ms>(0, o.nth - 1) * poll_every_of(o, program);
 }
 
 std::vector<actors::observation> observed_in_run(const actors::trace& run, time_ms end,
@@ -210,13 +213,8 @@ struct lasting_program {
 //! third round's `interrupted` came two polls after the reference's, past the run's end).
 time_ms task_poll_lag(const actors::trace& run, const scenario& program) {
   time_ms lag = 0;
-  for (const auto& o : actors::observe(run)) {
-    if (o.task_caller.empty()) continue;
-    const auto caller = std::find_if(
-        program.task_callers.begin(), program.task_callers.end(),
-        [&](const scenarios::task_caller_spec& c) { return c.actor == o.task_caller; });
-    if (caller != program.task_callers.end()) lag = std::max(lag, o.nth * caller->poll_every);
-  }
+  for (const auto& o : actors::observe(run))
+    lag = std::max(lag, o.nth * poll_every_of(o, program));
   return lag;
 }
 
