@@ -198,9 +198,10 @@ bool write_report(const std::string& path, Make make) {
 //! Waiting on a server is mostly idle time, so the bundled server takes more jobs than
 //! there are CPUs.
 int default_jobs(const conformance::target_choice& target) {
-  if (target.in_process) return static_cast<int>(std::max(1U, std::thread::hardware_concurrency()));
+  if (target.in_process())
+    return static_cast<int>(std::max(1U, std::thread::hardware_concurrency()));
   // A virtual-clock target's clock is shared by its cases; a real clock needs no care.
-  if (target.profile) return target.profile->virtual_clock ? 1 : 16;
+  if (const auto* profile = target.profile()) return profile->virtual_clock ? 1 : 16;
   return 16;
 }
 

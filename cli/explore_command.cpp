@@ -16,7 +16,7 @@
 #include <thread>
 
 #include "duration_text.hpp"
-#include "toolwire/conformance/scenario_target.hpp"
+#include "toolwire/conformance/scenario_runner.hpp"
 #include "toolwire/explore/explore.hpp"
 #include "toolwire/scenarios/loader.hpp"
 #include "validators.hpp"
@@ -52,20 +52,20 @@ std::optional<std::chrono::milliseconds> parse_duration(const std::string& text)
   return std::nullopt;
 }
 
-//! Programs over HTTP (or in-process with faults) through the runner's scenario_target:
+//! Programs over HTTP (or in-process with faults) through the runner's scenario_runner:
 //! the same path as `simulate --target` and `check`. Each program's model requests carry
 //! a tag of their own, so the shared model stand-in routes them to the right run.
-class http_program_target final : public explore::program_target {
+class scenario_program_runner final : public explore::program_runner {
  public:
-  explicit http_program_target(const conformance::target_choice& choice)
-      : choice_(choice), on_(std::make_unique<conformance::scenario_target>(choice)) {}
+  explicit scenario_program_runner(const conformance::target_choice& choice)
+      : choice_(choice), on_(std::make_unique<conformance::scenario_runner>(choice)) {}
   protocol::outcome<actors::run_result> run(const scenarios::scenario& program, std::uint64_t seed,
                                             std::vector<protocol::time_ms> clock_stops) override {
     // Why a fresh bundled server now and then: every program leaves its session, clients
     // and tasks behind, and a server holding thousands of them answers ever slower,
     // which on a short settle time shows as late arrivals.
-    if (!choice_.profile && ++runs_ % programs_per_server == 0) {
-      on_ = std::make_unique<conformance::scenario_target>(choice_);
+    if (choice_.bundled() && ++runs_ % programs_per_server == 0) {
+      on_ = std::make_unique<conformance::scenario_runner>(choice_);
     }
     static std::atomic<std::uint64_t> tags{0};
     return on_->run(program, seed, "explore", "[tw:explore-" + std::to_string(++tags) + "] ",
@@ -75,7 +75,7 @@ class http_program_target final : public explore::program_target {
  private:
   static constexpr std::uint64_t programs_per_server = 100;
   conformance::target_choice choice_;
-  std::unique_ptr<conformance::scenario_target> on_;
+  std::unique_ptr<conformance::scenario_runner> on_;
   std::uint64_t runs_ = 0;
 };
 
@@ -84,8 +84,8 @@ class http_program_target final : public explore::program_target {
 //! started with them), so that deadlines are reached within a program.
 protocol::outcome<explore::program_shape> shape_for(const conformance::target_choice& choice) {
   explore::program_shape shape;
-  if (!choice.profile) return shape;
-  const auto& profile = *choice.profile;
+  if (!choice.profile()) return shape;
+  const auto& profile = *choice.profile();
   if (!profile.part_a) {
     return protocol::invalid_request(
         "explore generates Part A programs (sessions and clients, with Part B tasks beside "
@@ -275,12 +275,12 @@ int explore_command::run() const {
   options.shrink = !no_shrink_;
   options.shape = *shape;
   options.triage_runs = triage_;
-  if (choice.in_process) {
-    options.faults = choice.faults;
+  if (choice.in_process()) {
+    options.faults = choice.faults();
   } else {
-    options.target = [choice]() -> protocol::outcome<std::unique_ptr<explore::program_target>> {
-      return std::unique_ptr<explore::program_target>(
-          std::make_unique<http_program_target>(choice));
+    options.target = [choice]() -> protocol::outcome<std::unique_ptr<explore::program_runner>> {
+      return std::unique_ptr<explore::program_runner>(
+          std::make_unique<scenario_program_runner>(choice));
     };
   }
   if (!time_budget_.empty()) {
@@ -337,13 +337,14 @@ int explore_command::run() const {
                                                        : "lines";
   // Why one search against a --target: its clock (a virtual one) and its model stand-in
   // (the one host:port it calls) are shared, and jobs are processes of their own.
-  const int jobs = choice.profile ? 1 : jobs_;
+  const auto* profile = choice.profile();
+  const int jobs = profile ? 1 : jobs_;
   plan.jobs = jobs;
-  if (jobs_ > 1 && choice.profile) {
+  if (jobs_ > 1 && profile) {
     std::cerr << "toolwire explore: --jobs " << jobs_
               << " runs one search against --target: the target calls one model stand-in ("
-              << choice.profile->model_stand_in.to_string() << ")"
-              << (choice.profile->virtual_clock ? " and has one clock" : "") << "\n";
+              << profile->model_stand_in.to_string() << ")"
+              << (profile->virtual_clock ? " and has one clock" : "") << "\n";
   }
   std::cout << "explore: " << chosen->name << ", "
             << (plan.sharded

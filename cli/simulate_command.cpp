@@ -18,7 +18,7 @@
 #include "toolwire/actors/simulator.hpp"
 #include "toolwire/browser/driver_process.hpp"
 #include "toolwire/conformance/catalog.hpp"
-#include "toolwire/conformance/scenario_target.hpp"
+#include "toolwire/conformance/scenario_runner.hpp"
 #include "toolwire/protocol/safe_json.hpp"
 #include "toolwire/reference_server/faults.hpp"
 #include "validators.hpp"
@@ -81,40 +81,41 @@ json variation_names(const reference_server::variations::variation_set& variatio
 
 //! Where a run went, in the trace header, so that replay can go there again.
 json target_header(const conformance::target_choice& target) {
-  if (target.in_process) return "in-process";
-  if (!target.profile)
-    return {{"bundled", true}, {"variations", variation_names(target.variations)}};
-  if (!target.profile_args.empty()) return {{"profile_flags", target.profile_args}};
-  return {{"profile", target.profile_path}};
+  if (target.in_process()) return "in-process";
+  if (const auto* server = target.bundled())
+    return {{"bundled", true}, {"variations", variation_names(server->variations)}};
+  const auto& server = *target.profiled();
+  if (!server.flags.empty()) return {{"profile_flags", server.flags}};
+  return {{"profile", server.path}};
 }
 
 //! The scenario as this target reads it: a profile's timeouts and clock retime a file; the
 //! bundled server on a real clock (for browser clients) keeps the file's timeouts and
 //! reads its times for the wall clock.
 protocol::outcome<scenarios::scenario> plan_for(const located_scenario& located,
-                                                conformance::scenario_target& on) {
-  if (!on.choice().profile && !on.real_clock()) return located.plan;
+                                                conformance::scenario_runner& on) {
+  const bool profiled = on.choice().profile() != nullptr;
+  if (!profiled && !on.real_clock()) return located.plan;
   auto timing = on.timing();
-  if (!timing) return timing.error();
-  if (!on.choice().profile) {
-    timing->ack_timeout_ms = located.plan.ack_timeout_ms;
-    timing->result_timeout_ms = located.plan.result_timeout_ms;
-    timing->interrupt_timeout_ms = located.plan.interrupt_timeout_ms;
+  if (!profiled) {
+    timing.ack_timeout_ms = located.plan.ack_timeout_ms;
+    timing.result_timeout_ms = located.plan.result_timeout_ms;
+    timing.interrupt_timeout_ms = located.plan.interrupt_timeout_ms;
   }
   auto timed = conformance::timed_for(
-      {located.plan.name, located.file, located.plan, conformance::grade::required}, *timing);
+      {located.plan.name, located.file, located.plan, conformance::grade::required}, timing);
   if (!timed) return timed.error();
   return timed->plan;
 }
 
 protocol::outcome<actors::run_result> run_seed(const scenarios::scenario& plan,
                                                const std::string& source,
-                                               conformance::scenario_target& on,
+                                               conformance::scenario_runner& on,
                                                std::uint64_t seed) {
   auto result = on.run(plan, seed, source, "[tw:simulate-" + std::to_string(seed) + "] ");
   if (!result) return result;
   json header = result->trace.header();
-  header["faults"] = fault_names(on.choice().faults);
+  header["faults"] = fault_names(on.choice().faults());
   header["target"] = target_header(on.choice());
   result->trace.set_header(header);
   return result;
@@ -122,14 +123,14 @@ protocol::outcome<actors::run_result> run_seed(const scenarios::scenario& plan,
 
 //! On a real clock the second run may fall behind the first along a chain of causes
 //! (actors::lateness::inherited), as explore allows a target behind the reference.
-actors::lateness lateness_on(const conformance::scenario_target& on) {
+actors::lateness lateness_on(const conformance::scenario_runner& on) {
   return on.real_clock() ? actors::lateness::inherited : actors::lateness::each_on_its_own;
 }
 
 //! What a run on `on` showed. On a real clock a poll may find a task still `processing`
 //! in one run where the other had moved on (actors::processing_polls::passed_over).
 std::vector<actors::observation> observed_on(const actors::trace& run,
-                                             const conformance::scenario_target& on) {
+                                             const conformance::scenario_runner& on) {
   return actors::observe(run, on.real_clock() ? actors::processing_polls::passed_over
                                               : actors::processing_polls::compared);
 }
@@ -139,7 +140,7 @@ std::vector<actors::observation> observed_on(const actors::trace& run,
 //! ack, its result, its registration after a resume) go out when Chromium runs its
 //! script, which varies by a few hundred ms between runs on a loaded machine (207 ms over
 //! a 200 ms tolerance in one replay here); that is the browser's time, not the target's.
-protocol::time_ms comparison_tolerance(const conformance::scenario_target& on,
+protocol::time_ms comparison_tolerance(const conformance::scenario_runner& on,
                                        const scenarios::scenario& plan) {
   return on.tolerance_ms() + (scenarios::needs(plan, scenarios::browser_tabs) ? 500 : 0);
 }
@@ -147,7 +148,7 @@ protocol::time_ms comparison_tolerance(const conformance::scenario_target& on,
 //! Whether two runs of one seed showed the same: in-process, the same trace byte for
 //! byte; over HTTP, the same observations (ids and timing within tolerance may differ).
 std::string differs(const actors::run_result& a, const actors::run_result& b,
-                    const conformance::scenario_target& on, const scenarios::scenario& plan) {
+                    const conformance::scenario_runner& on, const scenarios::scenario& plan) {
   if (on.in_process()) {
     return a.trace.hash() == b.trace.hash() ? "" : "second run hash " + b.trace.hash();
   }
@@ -163,14 +164,14 @@ std::string differs(const actors::run_result& a, const actors::run_result& b,
 //! A scenario with browser clients runs the bundled server on the wall clock: a tab pings
 //! on it (docs/browser.md, "Time").
 void clock_for(const scenarios::scenario& plan, conformance::target_choice& choice) {
-  if (scenarios::needs(plan, scenarios::browser_tabs) && !choice.in_process && !choice.profile)
-    choice.bundled_real_clock = true;
+  auto* server = std::get_if<conformance::bundled_server>(&choice.kind);
+  if (server && scenarios::needs(plan, scenarios::browser_tabs)) server->real_clock = true;
 }
 
 //! Starts the browser driver for a plan with browser clients, once (`tabs` keeps it), and
 //! gives it to `on`. "" when the plan can run; else why its tabs cannot.
 std::string give_tabs(const scenarios::scenario& plan, std::shared_ptr<actors::tab_driver>& tabs,
-                      conformance::scenario_target& on) {
+                      conformance::scenario_runner& on) {
   if (!scenarios::needs(plan, scenarios::browser_tabs)) return "";
   if (!tabs) {
     auto started = browser::driver_process::start({TOOLWIRE_BROWSER_DIR});
@@ -314,7 +315,7 @@ int simulate_command::run_scenario(const std::string& scenario) const {
   }
   const bool has_browser = scenarios::needs(located->plan, scenarios::browser_tabs);
   clock_for(located->plan, chosen->choice);
-  conformance::scenario_target on(chosen->choice);
+  conformance::scenario_runner on(chosen->choice);
   auto plan = plan_for(*located, on);
   if (!plan) {
     std::cerr << "toolwire simulate: " << plan.error().message << "\n";
@@ -328,9 +329,8 @@ int simulate_command::run_scenario(const std::string& scenario) const {
   if (!unfit->empty()) {
     // Why not a violation: a scenario the target cannot play says nothing of the target.
     std::cerr << "toolwire simulate: not applicable, nothing was checked: " << chosen->name
-              << " cannot run " << located->source << ": " << *unfit << "\n  to run it: "
-              << conformance::remedy_for(
-                     *unfit, chosen->choice.profile ? &*chosen->choice.profile : nullptr)
+              << " cannot run " << located->source << ": " << *unfit
+              << "\n  to run it: " << conformance::remedy_for(*unfit, chosen->choice.profile())
               << "\n";
     return skip_inapplicable_ ? 0 : 2;
   }
@@ -619,7 +619,7 @@ int replay_command::run() const {
     return 2;
   }
   clock_for(located->plan, *target);
-  conformance::scenario_target on(*target);
+  conformance::scenario_runner on(*target);
   auto plan = plan_for(*located, on);
   if (!plan) {
     std::cerr << "toolwire replay: " << plan.error().message << "\n";

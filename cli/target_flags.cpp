@@ -104,9 +104,7 @@ protocol::outcome<chosen_target> target_flags::choose() const {
   if (in_process && settle_ms_ >= 0) {
     return protocol::invalid_request("--settle-ms applies over HTTP; in-process nothing settles");
   }
-  chosen_target chosen;
-  auto& target = chosen.choice;
-  target.in_process = in_process;
+  reference_server::fault_set faults;
   for (const auto& name : faults_) {
     auto f = reference_server::parse_fault(name);
     if (!f) return protocol::invalid_request(unknown_fault_message(name));
@@ -119,32 +117,43 @@ protocol::outcome<chosen_target> target_flags::choose() const {
           ", which only the bundled server's virtual clock has: " +
           (fallback_ == default_target::bundled ? "drop --in-process" : "add --bundled"));
     }
-    target.faults.insert(*f);
+    faults.insert(*f);
   }
   if (!variations_.empty() && (in_process || has_profile())) {
     return protocol::invalid_request(
         "--variation applies to the bundled server over HTTP; not in-process or with --target "
         "or --base-url");
   }
-  for (const auto& name : variations_) {
-    auto v = reference_server::variations::parse_variation(name);
-    if (!v) return protocol::invalid_request(unknown_variation_message(name));
-    target.variations.insert(*v);
+  chosen_target chosen;
+  auto& target = chosen.choice;
+  if (in_process) {
+    target.kind = conformance::in_process_core{std::move(faults), {}};
+    chosen.name = "toolwire reference (in-process)";
+    return chosen;
   }
-  chosen.name =
-      in_process ? "toolwire reference (in-process)" : "toolwire reference (bundled, over HTTP)";
   if (!has_profile()) {
+    conformance::bundled_server server;
+    server.faults = std::move(faults);
+    for (const auto& name : variations_) {
+      auto v = reference_server::variations::parse_variation(name);
+      if (!v) return protocol::invalid_request(unknown_variation_message(name));
+      server.variations.insert(*v);
+    }
     if (settle_ms_ >= 0) {
-      target.bundled_settle_ms = settle_ms_;
+      server.settle_ms = settle_ms_;
       target.reproduce_flags.push_back("--settle-ms " + std::to_string(settle_ms_));
     }
+    target.kind = std::move(server);
+    chosen.name = "toolwire reference (bundled, over HTTP)";
     return chosen;
   }
   auto profile = target_.empty() ? from_flags_.build() : conformance::load_profile(target_);
   if (!profile) return profile.error();
+  conformance::profiled_server server;
+  server.path = target_;
   if (target_.empty()) {
-    target.profile_args = from_flags_.args();
-    target.reproduce_flags.push_back(profile_flags::joined(target.profile_args));
+    server.flags = from_flags_.args();
+    target.reproduce_flags.push_back(profile_flags::joined(server.flags));
   }
   if (settle_ms_ >= 0) {
     profile->settle_ms = settle_ms_;
@@ -169,8 +178,8 @@ protocol::outcome<chosen_target> target_flags::choose() const {
     chosen.timing = std::move(*timing);
   }
   chosen.name = profile->name;
-  target.profile = std::move(*profile);
-  target.profile_path = target_;
+  server.profile = std::move(*profile);
+  target.kind = std::move(server);
   return chosen;
 }
 

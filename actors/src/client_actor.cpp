@@ -13,7 +13,7 @@ namespace {
 
 struct client_state {
   scenarios::client_spec spec;
-  target_actor target;
+  server_actor target;
   director_actor director;  // told the client id at each registration
   session_access access;
   run_context* context = nullptr;
@@ -292,7 +292,7 @@ step_promise perform(client_self self, std::uint64_t index, protocol::api_reques
 }
 
 client_actor::behavior_type client(client_self self, scenarios::client_spec spec,
-                                   target_actor target, director_actor director,
+                                   server_actor target, director_actor director,
                                    session_access access, run_context* context) {
   auto& st = self->state;
   st.spec = std::move(spec);
@@ -342,7 +342,7 @@ client_actor::behavior_type client(client_self self, scenarios::client_spec spec
 }  // namespace
 
 client_actor spawn_client(caf::local_actor* parent, scenarios::client_spec spec,
-                          target_actor target, director_actor director, session_access access,
+                          server_actor target, director_actor director, session_access access,
                           run_context* context) {
   return parent->spawn(client, std::move(spec), std::move(target), std::move(director),
                        std::move(access), context);

@@ -18,7 +18,7 @@ namespace {
 
 struct director_state {
   const scenarios::scenario* plan = nullptr;
-  target_actor target;
+  server_actor target;
   run_context* context = nullptr;
   session_access access;
   detail::script_state script;
@@ -369,7 +369,7 @@ void end(director_self self) {
 }
 
 director_actor::behavior_type director(director_self self, const scenarios::scenario* plan,
-                                       target_actor target, run_context* context) {
+                                       server_actor target, run_context* context) {
   auto& st = self->state;
   st.plan = plan;
   st.target = std::move(target);
@@ -406,7 +406,7 @@ director_actor::behavior_type director(director_self self, const scenarios::scen
 }  // namespace
 
 director_actor spawn_director(caf::actor_system& system, const scenarios::scenario& plan,
-                              target_actor target, run_context* context) {
+                              server_actor target, run_context* context) {
   return system.spawn(director, &plan, std::move(target), context);
 }
 

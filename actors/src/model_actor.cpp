@@ -21,7 +21,7 @@ struct model_state {
 };
 
 caf::behavior model(caf::stateful_actor<model_state>* self, reference_server::model_script script,
-                    target_actor target, director_actor director, run_context* context) {
+                    server_actor target, director_actor director, run_context* context) {
   return {
       [=](model_step_atom, const reference_server::model_step_request& step) {
         const auto reply = script.answer(step.body);
@@ -54,7 +54,7 @@ caf::behavior model(caf::stateful_actor<model_state>* self, reference_server::mo
 }  // namespace
 
 caf::actor spawn_model(caf::actor_system& system, reference_server::model_script script,
-                       target_actor target, director_actor director, run_context* context) {
+                       server_actor target, director_actor director, run_context* context) {
   return system.spawn(model, std::move(script), std::move(target), std::move(director), context);
 }
 

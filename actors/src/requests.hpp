@@ -6,7 +6,7 @@
 #include <string>
 
 #include "toolwire/actors/run_context.hpp"
-#include "toolwire/actors/target.hpp"
+#include "toolwire/actors/server_actor.hpp"
 #include "toolwire/protocol/routes.hpp"
 
 namespace toolwire::actors::detail {
@@ -30,7 +30,7 @@ json describe(const protocol::api_request& request);
 //! `on_failure(why)` called, when given: a script waiting on the answer must go on (or
 //! end) with a recorded step error, never silently stop.
 template <typename Self, typename OnResponse>
-void send_request(Self* self, const target_actor& target, run_context* context,
+void send_request(Self* self, const server_actor& target, run_context* context,
                   const std::string& actor, protocol::api_request request, OnResponse on_response,
                   std::optional<std::size_t> step = std::nullopt,
                   std::function<void(const std::string&)> on_failure = nullptr) {

@@ -5,9 +5,9 @@
 #include <limits>
 #include <optional>
 
+#include "toolwire/actors/core_actor.hpp"
 #include "toolwire/actors/expectations.hpp"
 #include "toolwire/actors/participants.hpp"
-#include "toolwire/actors/session_target.hpp"
 
 namespace toolwire::actors {
 
@@ -63,6 +63,28 @@ reference_server::core_config target_config(const scenarios::scenario& plan) {
   return config;
 }
 
+//! The reference core in-process: no arrivals to hand over (its events and model steps
+//! are messages already), no clock of its own (it waits on the actors' clock), and a run
+//! that settles out so every open call reaches its deadline (CALL-5).
+class in_process_host final : public server_host {
+ public:
+  explicit in_process_host(const scenarios::scenario& plan) : config_(target_config(plan)) {}
+  server_actor spawn(caf::actor_system& system, run_context* context) override {
+    return spawn_core_actor(system, config_, context);
+  }
+  bool deliver_arrivals() override { return false; }
+  void clock_moves(time_ms) override {}
+  std::string api_key() const override { return simulator_api_key; }
+  std::string limited_key() const override { return simulator_limited_key; }
+  std::string cors_origin() const override { return simulator_cors_origin; }
+  std::int64_t assistant_id() const override { return run_settings{}.assistant_id; }
+  bool settle_out() const override { return true; }
+  void stop() override {}
+
+ private:
+  reference_server::core_config config_;
+};
+
 time_ms next_due(caf::scheduler::test_coordinator& sched) {
   const auto& timers = sched.clock().schedule();
   if (timers.empty()) return std::numeric_limits<time_ms>::max();
@@ -81,7 +103,7 @@ time_ms next_due(caf::scheduler::test_coordinator& sched) {
 class real_time_driver {
  public:
   //! `steps_late`: run_context::steps_late_ms, read at each idle moment.
-  real_time_driver(target_host& host, time_ms limit, const time_ms& steps_late)
+  real_time_driver(server_host& host, time_ms limit, const time_ms& steps_late)
       : host_(host), limit_(limit), steps_late_(steps_late) {}
 
   //! How far behind the wall clock a timer fired, at worst.
@@ -129,7 +151,7 @@ class real_time_driver {
   }
 
  private:
-  target_host& host_;
+  server_host& host_;
   time_ms limit_;
   const time_ms& steps_late_;
   //! How much later than its due time the harness fired the last timer (wall ms).
@@ -147,8 +169,8 @@ class real_time_driver {
 class due_expectation_wait {
  public:
   due_expectation_wait(const scenarios::scenario& plan, const run_options& options,
-                       const trace& run)
-      : plan_(plan), run_(run), host_(options.record ? options.host : nullptr) {}
+                       server_host& host, const trace& run)
+      : plan_(plan), run_(run), host_(options.record ? &host : nullptr) {}
 
   //! True when something arrived and was handed over.
   bool waited_for_arrival() {
@@ -161,7 +183,7 @@ class due_expectation_wait {
  private:
   const scenarios::scenario& plan_;
   const trace& run_;
-  target_host* host_;
+  server_host* host_;
   bool given_up_ = false;
 };
 
@@ -206,12 +228,11 @@ std::size_t next_registration_first(const std::deque<caf::resumable*>& jobs, std
 }
 
 void drive(caf::scheduler::test_coordinator& sched, seeded_picker& picker, time_ms limit,
-           const scenarios::scenario& plan, const run_options& options, const caf::resumable* model,
-           const run_context& context, run_result& result) {
-  due_expectation_wait due_wait(plan, options, result.trace);
-  const bool real = options.host != nullptr && options.host->real_time();
+           const scenarios::scenario& plan, const run_options& options, server_host& host,
+           const caf::resumable* model, const run_context& context, run_result& result) {
+  due_expectation_wait due_wait(plan, options, host, result.trace);
   std::optional<real_time_driver> real_time;
-  if (real) real_time.emplace(*options.host, limit, context.steps_late_ms);
+  if (host.real_time()) real_time.emplace(host, limit, context.steps_late_ms);
   for (;;) {
     if (result.steps >= options.max_steps) {
       result.hit_step_limit = true;
@@ -237,7 +258,7 @@ void drive(caf::scheduler::test_coordinator& sched, seeded_picker& picker, time_
       if (over) return;
       continue;
     }
-    if (options.host != nullptr && options.host->deliver_arrivals()) continue;
+    if (host.deliver_arrivals()) continue;
     if (due_wait.waited_for_arrival()) continue;
     const auto& timers = sched.clock().schedule();
     const time_ms now = now_of(sched);
@@ -246,7 +267,7 @@ void drive(caf::scheduler::test_coordinator& sched, seeded_picker& picker, time_
     time_ms due_ms = timers.empty() ? limit + 1 : first_due_ms(timers);
     if (stop != options.clock_stops.end()) due_ms = std::min(due_ms, *stop);
     if (due_ms > limit) return;
-    if (options.host != nullptr) options.host->clock_moves(due_ms - now);
+    host.clock_moves(due_ms - now);
     // A stop keeps the clock's part below a millisecond (CAF's test clock starts at 1 ns,
     // and every timer is due a whole number of ms after some now): a stop at exactly N ms
     // would make timers set there due 1 ns before those set elsewhere for the same N ms,
@@ -292,26 +313,28 @@ protocol::outcome<run_result> simulate(const scenarios::scenario& plan,
     header["registration_order"] = options.registration_order;
     result.trace.set_header(std::move(header));
   }
+  std::optional<in_process_host> in_process;
+  server_host& host = options.host != nullptr ? *options.host : in_process.emplace(plan);
   run_context context;
   context.trace = options.record ? &result.trace : nullptr;
   if (options.note_deadlines) context.deadlines = &result.deadlines;
   context.life_cycle_reached = &result.life_cycle_reached;
   context.plan = &plan;
-  context.settings.api_key = options.host ? options.host->api_key() : simulator_api_key;
-  context.settings.limited_key = options.host ? options.host->limited_key() : simulator_limited_key;
-  context.settings.cors_origin = options.host ? options.host->cors_origin() : simulator_cors_origin;
+  context.settings.api_key = host.api_key();
+  context.settings.limited_key = host.limited_key();
+  context.settings.cors_origin = host.cors_origin();
   context.settings.message_tag = options.message_tag;
-  if (options.host) context.settings.assistant_id = options.host->assistant_id();
-  if (options.host) context.settings.base_url = options.host->base_url();
+  context.settings.assistant_id = host.assistant_id();
+  context.settings.base_url = host.base_url();
   context.browser = options.browser;
   context.evidence_prefix = options.evidence_prefix;
-  if (options.host) {
+  if (!host.settle_out()) {
     json header = result.trace.header();
-    // The invariants read it: over HTTP a run ends at its duration, and a call whose
-    // deadline lies past the end owes no settlement there (CALL-5 on one horizon).
+    // The invariants read it: a run that does not settle out ends at its duration, and a
+    // call whose deadline lies past the end owes no settlement there (CALL-5 on one horizon).
     header["call_deadlines_ms"] = {{"ack", plan.ack_timeout_ms},
                                    {"result", plan.result_timeout_ms}};
-    if (options.host->real_time() && options.owed_wait_ms > 0) {
+    if (host.real_time() && options.owed_wait_ms > 0) {
       context.settings.owed_wait_ms = options.owed_wait_ms;
       // The invariants read it: the stream may show an event up to this much late.
       header["stream_lag_ms"] = options.owed_wait_ms;
@@ -327,8 +350,7 @@ protocol::outcome<run_result> simulate(const scenarios::scenario& plan,
   auto& sched = dynamic_cast<caf::scheduler::test_coordinator&>(system.scheduler());
   seeded_picker picker(options.seed);
 
-  auto target = options.host ? options.host->spawn(system, &context)
-                             : spawn_session_target(system, target_config(plan), &context);
+  auto target = host.spawn(system, &context);
   // The director first: the model tells it each task answer's calls.
   auto director = spawn_director(system, plan, target, &context);
   auto model = spawn_model(system, std::move(*script), target, director, &context);
@@ -336,15 +358,15 @@ protocol::outcome<run_result> simulate(const scenarios::scenario& plan,
 
   // The scenario's time, then (in-process) a settle-out in which only the target and the
   // model run, so every open call reaches its deadline and is settled (CALL-5).
-  const bool settle_out = options.host == nullptr || options.host->settle_out();
-  const time_ms settle = settle_out ? plan.result_timeout_ms + plan.interrupt_timeout_ms + 1000 : 0;
-  const bool real = options.host != nullptr && options.host->real_time();
+  const time_ms settle =
+      host.settle_out() ? plan.result_timeout_ms + plan.interrupt_timeout_ms + 1000 : 0;
+  const bool real = host.real_time();
   const auto* model_job =
       dynamic_cast<caf::resumable*>(caf::actor_cast<caf::abstract_actor*>(model));
   // Real time runs on past its last step by the grace its expectations allow.
   const time_ms real_end = scenarios::end_of_steps(plan) + context.settings.owed_wait_ms;
-  drive(sched, picker, real ? real_end : scenarios::end_of(plan) + settle, plan, options, model_job,
-        context, result);
+  drive(sched, picker, real ? real_end : scenarios::end_of(plan) + settle, plan, options, host,
+        model_job, context, result);
   result.simulated_ms = now_of(sched);
   if (real) result.harness_late_ms = std::max(result.harness_late_ms, context.steps_late_ms);
   // Why the trace closes here: tearing down fires the timers still pending, and an actor
@@ -355,7 +377,7 @@ protocol::outcome<run_result> simulate(const scenarios::scenario& plan,
   context.deadlines = nullptr;
   tear_down(sched,
             {caf::actor_cast<caf::actor>(target), model, caf::actor_cast<caf::actor>(director)});
-  if (options.host != nullptr) options.host->stop();
+  host.stop();
   return result;
 }
 

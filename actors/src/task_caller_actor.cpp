@@ -12,7 +12,7 @@ namespace {
 
 struct task_caller_state {
   scenarios::task_caller_spec spec;
-  target_actor target;
+  server_actor target;
   std::string api_key;
   run_context* context = nullptr;
   std::string uuid;
@@ -124,7 +124,7 @@ void create(caller_self self) {
           });
 }
 
-caf::behavior task_caller(caller_self self, scenarios::task_caller_spec spec, target_actor target,
+caf::behavior task_caller(caller_self self, scenarios::task_caller_spec spec, server_actor target,
                           std::string api_key, run_context* context) {
   auto& st = self->state;
   st.spec = std::move(spec);
@@ -150,7 +150,7 @@ caf::behavior task_caller(caller_self self, scenarios::task_caller_spec spec, ta
 }  // namespace
 
 caf::actor spawn_task_caller(caf::local_actor* parent, scenarios::task_caller_spec spec,
-                             target_actor target, std::string api_key, run_context* context) {
+                             server_actor target, std::string api_key, run_context* context) {
   return parent->spawn(task_caller, std::move(spec), std::move(target), std::move(api_key),
                        context);
 }

@@ -56,7 +56,7 @@ actors::run_result run_in_process(scenario program, std::uint64_t seed,
 //! Where a search's programs run: its target, or the in-process core with faults.
 class runner {
  public:
-  runner(std::unique_ptr<program_target> target, reference_server::fault_set faults)
+  runner(std::unique_ptr<program_runner> target, reference_server::fault_set faults)
       : target_(std::move(target)), faults_(std::move(faults)) {}
 
   protocol::outcome<actors::run_result> run(const scenario& program, std::uint64_t seed,
@@ -69,7 +69,7 @@ class runner {
   bool over_http() const { return target_ != nullptr; }
 
  private:
-  std::unique_ptr<program_target> target_;
+  std::unique_ptr<program_runner> target_;
   reference_server::fault_set faults_;
 };
 
@@ -877,7 +877,7 @@ scenario drawn_program(const program_shape& shape) {
 //! The search: one RapidCheck property over generated programs, on one target.
 void search_on(search& s) {
   const auto& options = s.options;
-  std::unique_ptr<program_target> target;
+  std::unique_ptr<program_runner> target;
   if (options.target) {
     auto made = options.target();
     if (!made) return s.failed_to_use(made.error());
@@ -1012,7 +1012,7 @@ std::vector<std::string> judge(const scenario& program, std::uint64_t seed,
 program_judgement judge_program(const scenario& program, std::uint64_t seed,
                                 const explore_options& options) {
   program_judgement judged;
-  std::unique_ptr<program_target> target;
+  std::unique_ptr<program_runner> target;
   if (options.target) {
     auto made = options.target();
     if (!made) {

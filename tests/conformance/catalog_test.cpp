@@ -29,8 +29,7 @@ const std::vector<conformance::catalog_case>& catalog() {
 std::vector<conformance::case_result> run(const std::vector<conformance::catalog_case>& cases,
                                           reference_server::fault_set faults = {}) {
   conformance::target_choice target;
-  target.in_process = true;
-  target.faults = std::move(faults);
+  target.kind.emplace<conformance::in_process_core>().faults = std::move(faults);
   conformance::run_settings settings;
   settings.jobs = 2;
   auto results = conformance::run_cases(cases, target, settings);
@@ -66,10 +65,7 @@ TEST_CASE("one catalog applies to any timeouts: every case passes in-process wit
   };
   for (const auto t : {timeouts{1000, 3000, 4000}, timeouts{300, 900, 1200}}) {
     conformance::target_choice target;
-    target.in_process = true;
-    target.ack_timeout_ms = t.ack;
-    target.result_timeout_ms = t.result;
-    target.interrupt_timeout_ms = t.interrupt;
+    target.kind.emplace<conformance::in_process_core>().timeouts = {t.ack, t.result, t.interrupt};
     conformance::run_settings settings;
     settings.jobs = 2;
     auto results = conformance::run_cases(catalog(), target, settings);

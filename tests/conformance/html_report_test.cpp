@@ -42,8 +42,8 @@ std::vector<case_result> run_with_failures() {
   REQUIRE(passing.size() == 1);
   cases.push_back(passing.front());
   conformance::target_choice target;
-  target.in_process = true;
-  target.faults.insert(*toolwire::reference_server::parse_fault("vanished_calls_left_open"));
+  target.kind.emplace<conformance::in_process_core>().faults = {
+      *toolwire::reference_server::parse_fault("vanished_calls_left_open")};
   auto results = conformance::run_cases(cases, target, {});
   REQUIRE(results);
   REQUIRE((*results)[0].verdict == verdict::fail);

@@ -117,9 +117,7 @@ TEST_CASE("every case passes over HTTP against the bundled server with short tim
   for (const auto& [ack, result, interrupt] :
        std::vector<std::tuple<int, int, int>>{{1000, 3000, 4000}, {300, 900, 1200}}) {
     conformance::target_choice target;
-    target.ack_timeout_ms = ack;
-    target.result_timeout_ms = result;
-    target.interrupt_timeout_ms = interrupt;
+    target.kind.emplace<conformance::bundled_server>().timeouts = {ack, result, interrupt};
     for (const auto& r : run(cases(), target)) {
       INFO(ack << "/" << result << "/" << interrupt << " ms: " << r.id << "\n"
                << (r.evidence.empty() ? r.not_applicable_because : r.evidence.front()));
@@ -153,7 +151,8 @@ TEST_CASE("the cases proven over HTTP fail against each fault of their breaks_wi
     for (const auto& name : c.plan.breaks_with) {
       INFO(c.id << " against " << name);
       conformance::target_choice target;
-      target.faults = {*reference_server::parse_fault(name)};
+      target.kind.emplace<conformance::bundled_server>().faults = {
+          *reference_server::parse_fault(name)};
       const auto results = run({c}, target);
       REQUIRE(results.size() == 1);
       CHECK(results.front().verdict == conformance::verdict::fail);
@@ -167,8 +166,9 @@ TEST_CASE("a target that misbehaves at the transport level gets verdicts, not a 
   const auto b = GENERATE(behaviour::silent, behaviour::garbage, behaviour::drops_streams);
   misbehaving_target server(b);
   conformance::target_choice target;
-  target.profile = profile_at(server.port());
-  target.profile_path = "misbehaving.json";
+  auto& profiled = target.kind.emplace<conformance::profiled_server>();
+  profiled.profile = profile_at(server.port());
+  profiled.path = "misbehaving.json";
   const auto chosen = cases("reg.tool-name-6*");
   REQUIRE_FALSE(chosen.empty());
   const auto started = std::chrono::steady_clock::now();

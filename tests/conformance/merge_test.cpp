@@ -20,8 +20,8 @@ std::vector<case_result> varied_results() {
   REQUIRE(loaded);
   auto cases = conformance::filter_cases(std::move(*loaded), "reg.tool-name-6*");
   conformance::target_choice target;
-  target.in_process = true;
-  target.faults.insert(*toolwire::reference_server::parse_fault("invalid_tool_name_accepted"));
+  target.kind.emplace<conformance::in_process_core>().faults = {
+      *toolwire::reference_server::parse_fault("invalid_tool_name_accepted")};
   auto results = conformance::run_cases(cases, target, {});
   REQUIRE(results);
   REQUIRE(results->size() == 2);

@@ -13,14 +13,14 @@ bool is_slow(const reference_server::variations::variation_set& variations) {
 
 conformance::target_choice bundled_real_clock(
     reference_server::variations::variation_set variations) {
-  conformance::target_choice target;
   const bool slow = is_slow(variations);
-  target.ack_timeout_ms = slow ? 1000 : 300;
-  target.result_timeout_ms = slow ? 3000 : 900;
-  target.interrupt_timeout_ms = slow ? 4000 : 1200;
-  target.bundled_real_clock = true;
-  target.timing_tolerance_ms = slow ? 450 : 150;
-  target.variations = std::move(variations);
+  conformance::bundled_server server;
+  server.timeouts = {slow ? 1000 : 300, slow ? 3000 : 900, slow ? 4000 : 1200};
+  server.real_clock = true;
+  server.timing_tolerance_ms = slow ? 450 : 150;
+  server.variations = std::move(variations);
+  conformance::target_choice target;
+  target.kind = std::move(server);
   return target;
 }
 

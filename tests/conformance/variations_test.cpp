@@ -445,7 +445,7 @@ std::vector<conformance::case_result> run_catalog(variations::variation_set set)
   auto loaded = conformance::load_catalog(conformance::default_catalog_dir());
   if (!loaded) FAIL(loaded.error().message);
   conformance::target_choice target;
-  target.variations = std::move(set);
+  target.kind.emplace<conformance::bundled_server>().variations = std::move(set);
   conformance::run_settings settings;
   settings.jobs = 16;
   auto results = conformance::run_cases(*loaded, target, settings);

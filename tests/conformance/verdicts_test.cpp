@@ -84,8 +84,8 @@ std::vector<long> table_row_after(const std::string& markdown, const std::string
 std::vector<case_result> run_with_a_failure() {
   const auto cases = cases_matching("reg.tool-name-6*");
   conformance::target_choice target;
-  target.in_process = true;
-  target.faults.insert(*toolwire::reference_server::parse_fault("invalid_tool_name_accepted"));
+  target.kind.emplace<conformance::in_process_core>().faults = {
+      *toolwire::reference_server::parse_fault("invalid_tool_name_accepted")};
   auto results = conformance::run_cases(cases, target, {});
   REQUIRE(results);
   return *results;
@@ -186,8 +186,8 @@ TEST_CASE("--repeat labels failures consistent or intermittent", "[verdicts][rep
   const auto cases = cases_matching("reg.tool-name-6*");
   REQUIRE(cases.size() >= 2);
   conformance::target_choice target;
-  target.in_process = true;
-  target.faults.insert(*toolwire::reference_server::parse_fault("invalid_tool_name_accepted"));
+  target.kind.emplace<conformance::in_process_core>().faults = {
+      *toolwire::reference_server::parse_fault("invalid_tool_name_accepted")};
   auto results = conformance::run_cases(cases, target, {});
   REQUIRE(results);
   REQUIRE(conformance::rerun_failures(cases, *results, target, {}, 2) == std::nullopt);
@@ -249,7 +249,7 @@ TEST_CASE("A reproduce command carries every setting of the run", "[verdicts][re
   const auto cases = cases_matching("reg.tool-name-65-chars-rejected");
   REQUIRE(cases.size() == 1);
   conformance::target_choice target;
-  target.in_process = true;
+  target.kind.emplace<conformance::in_process_core>();
   target.reproduce_flags = {"--settle-ms 40", "--request-timeout-ms 900"};
   conformance::run_settings settings;
   settings.seed = 7;

@@ -261,11 +261,11 @@ namespace {
 //! A target of explore's that runs each program on the clean in-process core: `prepare`
 //! may read the program and set the run's options, `alter` may change what the run showed
 //! (a target that differs the way a test needs). Either may be empty.
-class in_process_target final : public explore::program_target {
+class in_process_runner final : public explore::program_runner {
  public:
   using prepare_fn = std::function<void(const scenarios::scenario&, actors::run_options&)>;
   using alter_fn = std::function<void(actors::run_result&)>;
-  in_process_target(prepare_fn prepare, alter_fn alter)
+  in_process_runner(prepare_fn prepare, alter_fn alter)
       : prepare_(std::move(prepare)), alter_(std::move(alter)) {}
   toolwire::protocol::outcome<actors::run_result> run(const scenarios::scenario& program,
                                                       std::uint64_t seed,
@@ -283,11 +283,11 @@ class in_process_target final : public explore::program_target {
   alter_fn alter_;
 };
 
-//! Explore options whose target is an in_process_target made by `make` (once per search).
-explore::explore_options on_target(std::function<std::unique_ptr<in_process_target>()> make) {
+//! Explore options whose target is an in_process_runner made by `make` (once per search).
+explore::explore_options on_target(std::function<std::unique_ptr<in_process_runner>()> make) {
   explore::explore_options options;
   options.target = [make] {
-    return toolwire::protocol::outcome<std::unique_ptr<explore::program_target>>(make());
+    return toolwire::protocol::outcome<std::unique_ptr<explore::program_runner>>(make());
   };
   return options;
 }
@@ -297,7 +297,7 @@ explore::explore_options on_target(std::function<std::unique_ptr<in_process_targ
 explore::explore_options on_unanswering_target(std::function<bool(int)> unanswered) {
   auto options = on_target([unanswered] {
     auto runs = std::make_shared<int>(0);
-    return std::make_unique<in_process_target>(
+    return std::make_unique<in_process_runner>(
         nullptr, [unanswered, runs](actors::run_result& run) {
           if (!unanswered(++*runs)) return;
           // Its first answer never came: a status-0 transport failure in its place.
@@ -395,7 +395,7 @@ namespace {
 scenarios::scenario judged_on_real_clock(const scenarios::scenario& program) {
   auto last = std::make_shared<scenarios::scenario>();
   auto options = on_target([last] {
-    return std::make_unique<in_process_target>(
+    return std::make_unique<in_process_runner>(
         [last](const scenarios::scenario& played, actors::run_options&) { *last = played; },
         nullptr);
   });
@@ -554,7 +554,7 @@ TEST_CASE("On a real clock a program that still races after every move is left o
   REQUIRE(program);
   bool ran = false;
   auto options = on_target([&ran] {
-    return std::make_unique<in_process_target>(
+    return std::make_unique<in_process_runner>(
         [&ran](const scenarios::scenario&, actors::run_options&) { ran = true; }, nullptr);
   });
   options.shape.real_clock = true;
@@ -776,7 +776,7 @@ steps:
   // fault of one link, not a slow chain.
   auto judged = [&](actors::time_ms percent, actors::time_ms late_one) {
     auto options = on_target([percent, late_one] {
-      return std::make_unique<in_process_target>(nullptr, [percent,
+      return std::make_unique<in_process_runner>(nullptr, [percent,
                                                            late_one](actors::run_result& run) {
         actors::trace shifted;
         shifted.set_header(run.trace.header());
@@ -851,7 +851,7 @@ TEST_CASE("explore accepts any order a target registers clients of one app in at
   REQUIRE(program);
   // A correct target that registers clients arriving at one instant in an order of its own.
   const auto options = on_target([] {
-    return std::make_unique<in_process_target>(
+    return std::make_unique<in_process_runner>(
         [](const scenarios::scenario&, actors::run_options& run) {
           run.registration_order = {"c6", "c5", "c4", "c3", "c2", "c1"};
         },
@@ -889,7 +889,7 @@ model:
   // `late_ms` after the reference's, as on a real clock.
   auto judged_late_by = [&](actors::time_ms late_ms) {
     auto options = on_target([late_ms] {
-      return std::make_unique<in_process_target>(nullptr, [late_ms](actors::run_result& run) {
+      return std::make_unique<in_process_runner>(nullptr, [late_ms](actors::run_result& run) {
         actors::trace shifted;
         shifted.set_header(run.trace.header());
         int task_steps = 0;
@@ -941,7 +941,7 @@ steps:
   REQUIRE(program);
   // A correct target whose model took `hold_ms` over the task's last step (the reference's
   // answers at once): its caller finds the task completed that much later, two polls.
-  class slow_last_step final : public explore::program_target {
+  class slow_last_step final : public explore::program_runner {
    public:
     explicit slow_last_step(std::int64_t hold_ms) : hold_ms_(hold_ms) {}
     toolwire::protocol::outcome<actors::run_result> run(const scenarios::scenario& program,
@@ -960,7 +960,7 @@ steps:
   auto judged_with_hold = [&](std::int64_t hold_ms) {
     explore::explore_options options;
     options.target = [hold_ms] {
-      return toolwire::protocol::outcome<std::unique_ptr<explore::program_target>>(
+      return toolwire::protocol::outcome<std::unique_ptr<explore::program_runner>>(
           std::make_unique<slow_last_step>(hold_ms));
     };
     options.shape.real_clock = true;

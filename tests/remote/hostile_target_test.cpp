@@ -84,8 +84,9 @@ TEST_CASE("A hostile target gets verdicts, reports and a failed run", "[remote][
   auto profile = hostile_profile(target, **stand_in);
   REQUIRE(profile.ok());
   conformance::target_choice choice;
-  choice.profile = *profile;
-  choice.profile_path = "hostile.json";
+  auto& profiled = choice.kind.emplace<conformance::profiled_server>();
+  profiled.profile = *profile;
+  profiled.path = "hostile.json";
   const auto cases = few_cases();
 
   const auto rss_before = status_kib("VmRSS");
@@ -154,7 +155,7 @@ TEST_CASE("A target answering JSON of the wrong types gets verdicts in every gro
   auto profile = hostile_profile(target, **stand_in, {"A", "B"});
   REQUIRE(profile.ok());
   conformance::target_choice choice;
-  choice.profile = *profile;
+  choice.kind.emplace<conformance::profiled_server>().profile = *profile;
   auto catalog = conformance::load_catalog(conformance::default_catalog_dir());
   REQUIRE(catalog.ok());
   // The first three cases of each group: registration, calls, lifetimes, tasks, models...
@@ -212,7 +213,7 @@ TEST_CASE("What a hostile target did shows in the evidence", "[remote][hostile]"
   auto profile = hostile_profile(target, **stand_in);
   REQUIRE(profile.ok());
   conformance::target_choice choice;
-  choice.profile = *profile;
+  choice.kind.emplace<conformance::profiled_server>().profile = *profile;
   auto cases = few_cases();
   cases.resize(1);
   auto results = conformance::run_cases(cases, choice, {});

@@ -26,7 +26,7 @@ bool reads_processing(const protocol::api_response& response) {
          response.body.value("status", json()) == json("processing");
 }
 
-// The two helpers below read a chat-completions body as session_target.cpp reads the
+// The two helpers below read a chat-completions body as core_actor.cpp reads the
 // core's, so that a remote trace's model_step records compare with in-process ones;
 // unlike the core's bodies, a remote body may be odd, so every access is checked.
 

@@ -1,4 +1,4 @@
-// The remote host: a run's target over HTTP, as the harness sees it (target_host).
+// The remote host: a run's target over HTTP, as the harness sees it (server_host).
 #include "toolwire/conformance/remote_host.hpp"
 
 #include "remote_state.hpp"
@@ -32,12 +32,12 @@ remote_host::~remote_host() {
   stop();
 }
 
-actors::target_actor remote_host::spawn(caf::actor_system& system, actors::run_context* context) {
+actors::server_actor remote_host::spawn(caf::actor_system& system, actors::run_context* context) {
   auto& s = *state_;
   s.trace.start(system, context);
   s.trace.hide(profile().api_key);
   if (!profile().limited_api_key.empty()) s.trace.hide(profile().limited_api_key);
-  return spawn_remote_target(system, state_.get());
+  return spawn_remote_server_actor(system, state_.get());
 }
 
 bool remote_host::deliver_arrivals() {

@@ -55,6 +55,6 @@ struct remote_host::state {
 };
 
 //! The target actor of a remote run (see target.hpp), backed by `host`.
-actors::target_actor spawn_remote_target(caf::actor_system& system, remote_host::state* host);
+actors::server_actor spawn_remote_server_actor(caf::actor_system& system, remote_host::state* host);
 
 }  // namespace toolwire::conformance

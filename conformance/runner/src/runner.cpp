@@ -11,7 +11,7 @@
 #include "toolwire/actors/simulator.hpp"
 #include "toolwire/conformance/http_client.hpp"
 #include "toolwire/conformance/outside_data.hpp"
-#include "toolwire/conformance/scenario_target.hpp"
+#include "toolwire/conformance/scenario_runner.hpp"
 #include "toolwire/protocol/safe_json.hpp"
 #include "toolwire/protocol/spec_rules.hpp"
 
@@ -58,16 +58,8 @@ protocol::json records_of(const actors::trace& run) {
 
 std::string reproduce_command(const catalog_case& c, const target_choice& target,
                               std::uint64_t seed) {
-  std::string command = "toolwire check --filter '" + c.id + "' --seed " + std::to_string(seed);
-  if (target.in_process) command += " --in-process";
-  if (!target.profile_path.empty()) command += " --target " + target.profile_path;
-  for (auto f : target.faults)
-    command += " --fault " + std::string(reference_server::describe(f).name);
-  for (auto v : target.variations)
-    command += " --variation " + std::string(reference_server::variations::describe(v).name);
-  for (const auto& flag : target.reproduce_flags)
-    command += " " + flag;
-  return command;
+  return "toolwire check --filter '" + c.id + "' --seed " + std::to_string(seed) +
+         target.as_flags();
 }
 
 case_result base_result(const catalog_case& c, const target_choice& target, std::uint64_t seed) {
@@ -124,33 +116,28 @@ case_result untimed(case_result result, const protocol::api_error& error) {
 
 //! One case on `on`: timed for the target, not applicable when it cannot run there,
 //! else run and judged. Over HTTP its model requests carry the tag "[tw:<id>] ".
-case_result run_case(const catalog_case& original, scenario_target& on, const target_choice& target,
+case_result run_case(const catalog_case& original, scenario_runner& on, const target_choice& target,
                      std::uint64_t seed, std::optional<protocol::api_error>& setup_error) {
   auto result = base_result(original, target, seed);
-  auto timing = on.timing();
-  if (!timing) {
-    setup_error = timing.error();
-    return result;
-  }
-  auto timed = timed_for(original, *timing);
+  const auto timing = on.timing();
+  auto timed = timed_for(original, timing);
   if (!timed) {
     // Why apart: times that fit the default window but not a slow target's wider one
     // are the target's speed, not a catalog bug.
-    auto narrow = *timing;
+    auto narrow = timing;
     // Why the constant, not target_profile{}'s field: g++ 12 at -O3 reads the temporary
     // profile's strings as maybe-uninitialized, which fails a Release build with -Werror.
     narrow.tolerance_ms =
         std::min(narrow.tolerance_ms, target_profile::default_timing_tolerance_ms);
-    if (!timing->real_clock || narrow.tolerance_ms == timing->tolerance_ms ||
+    if (!timing.real_clock || narrow.tolerance_ms == timing.tolerance_ms ||
         !timed_for(original, narrow)) {
       return untimed(std::move(result), timed.error());
     }
     result.verdict = verdict::not_applicable;
     result.not_applicable_because =
         "the case's times do not fit the target's tolerance window of " +
-        std::to_string(timing->tolerance_ms) + " ms (" + timed.error().message + ")";
-    result.applicable_if =
-        remedy_for(result.not_applicable_because, target.profile ? &*target.profile : nullptr);
+        std::to_string(timing.tolerance_ms) + " ms (" + timed.error().message + ")";
+    result.applicable_if = remedy_for(result.not_applicable_because, target.profile());
     return result;
   }
   const auto& c = *timed;
@@ -162,7 +149,7 @@ case_result run_case(const catalog_case& original, scenario_target& on, const ta
   if (!reason->empty()) {
     result.verdict = verdict::not_applicable;
     result.not_applicable_because = *reason;
-    result.applicable_if = remedy_for(*reason, target.profile ? &*target.profile : nullptr);
+    result.applicable_if = remedy_for(*reason, target.profile());
     return result;
   }
   auto run = on.run(c.plan, seed, c.file, "[tw:" + c.id + "] ");
@@ -297,19 +284,8 @@ protocol::outcome<catalog_case> timed_for(const catalog_case& c, const scenarios
 
 std::optional<wall_time_estimate> estimate_wall_time(const std::vector<catalog_case>& cases,
                                                      const target_choice& target, int jobs) {
-  if (target.in_process) return std::nullopt;
-  scenarios::timing timing;
-  if (target.profile) {
-    if (target.profile->virtual_clock) return std::nullopt;
-    timing = timing_of(*target.profile);
-  } else {
-    if (!target.bundled_real_clock) return std::nullopt;
-    timing.ack_timeout_ms = target.ack_timeout_ms;
-    timing.result_timeout_ms = target.result_timeout_ms;
-    timing.interrupt_timeout_ms = target.interrupt_timeout_ms;
-    timing.real_clock = true;
-    timing.tolerance_ms = target.timing_tolerance_ms;
-  }
+  const auto timing = target.timing();
+  if (!timing.real_clock) return std::nullopt;
   wall_time_estimate estimate;
   // When each job is free again; a case goes to the one free first (ties: the lowest).
   std::vector<double> free_at(static_cast<std::size_t>(std::max(1, jobs)), 0.0);
@@ -362,12 +338,12 @@ protocol::outcome<std::vector<case_result>> run_cases(const std::vector<catalog_
   // that moves it would shift every other case's deadlines, so those cases run one at a
   // time; on a real clock every case has its own sessions and tasks and nothing to
   // coordinate, so they run at once.
-  const bool own_targets = target.in_process || !target.profile || !target.profile->virtual_clock;
+  const bool own_targets = !target.profile() || !target.profile()->virtual_clock;
   const int workers = own_targets ? std::max(1, settings.jobs) : 1;
   std::mutex error_mutex;
   std::optional<protocol::api_error> setup_error;
   auto worker = [&] {
-    scenario_target on(target);
+    scenario_runner on(target);
     for (std::size_t i = next++; i < cases.size(); i = next++) {
       const auto started = clock_type::now();
       std::optional<protocol::api_error> error;

@@ -7,7 +7,7 @@
 #include <string>
 
 #include "toolwire/actors/run_context.hpp"
-#include "toolwire/actors/target.hpp"
+#include "toolwire/actors/server_actor.hpp"
 #include "toolwire/reference_server/model_script.hpp"
 #include "toolwire/scenarios/scenario.hpp"
 
@@ -50,7 +50,7 @@ using director_actor = caf::typed_actor<caf::reacts_to<play_atom>, caf::reacts_t
 //! answers dispatched calls addressed to it, and only those. It tells `director` its
 //! client id whenever it registers.
 client_actor spawn_client(caf::local_actor* parent, scenarios::client_spec spec,
-                          target_actor target, director_actor director, session_access access,
+                          server_actor target, director_actor director, session_access access,
                           run_context* context);
 
 //! A browser client (kind: browser): its scripted steps go to `context->browser`, whose
@@ -64,12 +64,12 @@ client_actor spawn_browser_client(caf::local_actor* parent, scenarios::client_sp
 //! Why untyped: the target's `attach_model` takes a caf::actor (target.hpp), and the
 //! remote target implements that interface too.
 caf::actor spawn_model(caf::actor_system& system, reference_server::model_script script,
-                       target_actor target, director_actor director, run_context* context);
+                       server_actor target, director_actor director, run_context* context);
 
 //! A Part B caller: creates its task, polls it and answers its pending calls. Its own
 //! timers are still named by string (act_atom); the director only stops it.
 caf::actor spawn_task_caller(caf::local_actor* parent, scenarios::task_caller_spec spec,
-                             target_actor target, std::string api_key, run_context* context);
+                             server_actor target, std::string api_key, run_context* context);
 
 //! The director: creates the session (with `context->settings.api_key`), starts clients
 //! and task callers, plays the scripted steps in order at their times (a step starts
@@ -77,6 +77,6 @@ caf::actor spawn_task_caller(caf::local_actor* parent, scenarios::task_caller_sp
 //! participant it started. It owns what the steps refer to (script_state) and builds
 //! every step's request, its clients' too.
 director_actor spawn_director(caf::actor_system& system, const scenarios::scenario& plan,
-                              target_actor target, run_context* context);
+                              server_actor target, run_context* context);
 
 }  // namespace toolwire::actors

@@ -10,21 +10,23 @@
 #include <vector>
 
 #include "toolwire/actors/run_context.hpp"
+#include "toolwire/actors/server_actor.hpp"
 #include "toolwire/actors/tab_driver.hpp"
-#include "toolwire/actors/target.hpp"
 #include "toolwire/actors/trace.hpp"
 #include "toolwire/protocol/outcome.hpp"
 #include "toolwire/scenarios/scenario.hpp"
 
 namespace toolwire::actors {
 
-//! Where a run's target lives. Without one, `simulate` runs the reference core in-process
-//! with the scenario's settings; conformance/ provides a remote target over HTTP.
-class target_host {
+//! Where the server under test lives, one host per kind: the reference core in-process
+//! (simulate's own, with the scenario's settings, when run_options::host is null) or a
+//! server over HTTP (conformance::remote_host, for a profile's server and the bundled one).
+//! The harness asks its host and never which kind it is.
+class server_host {
  public:
-  virtual ~target_host() = default;
+  virtual ~server_host() = default;
   //! Spawns the actor the participants talk to (see target.hpp).
-  virtual target_actor spawn(caf::actor_system& system, run_context* context) = 0;
+  virtual server_actor spawn(caf::actor_system& system, run_context* context) = 0;
   //! Called whenever no actor can run and before the clock moves: hands over what arrived
   //! from outside (stream events, model requests) as messages to the actors, waiting until
   //! the target has been quiet for its settle time. True when something was delivered.
@@ -85,7 +87,7 @@ struct run_options {
   bool record = true;  // false: no trace (benchmarks of raw speed)
   std::string source;  // where the scenario came from, for the trace header and replay
   std::uint64_t max_steps = 50'000'000;  // a bound on scheduler steps, so nothing spins
-  target_host* host = nullptr;           // null: the in-process reference core
+  server_host* host = nullptr;           // null: the in-process reference core's host
   //! Prepended to every user message and task input, so a shared model stand-in can tell
   //! which run a model request belongs to (MODEL-3). Empty in-process.
   std::string message_tag;

@@ -26,9 +26,9 @@ using protocol::time_ms;
 
 //! A target programs run on other than the in-process core: a server over HTTP
 //! (conformance/ provides it). One per worker; only that worker calls it.
-class program_target {
+class program_runner {
  public:
-  virtual ~program_target() = default;
+  virtual ~program_runner() = default;
   //! Runs `program` with `seed`, the clock stopping at `clock_stops` too (run_options).
   //! Fails only when the target cannot be used at all; a misbehaving target shows in the
   //! trace.
@@ -65,7 +65,7 @@ struct explore_options {
   //! Makes the target programs run on. Null: the in-process core with `faults`. A search
   //! is one thread: RapidCheck keeps its generation state in globals, so parallel searches
   //! are processes (`toolwire explore --jobs`).
-  std::function<protocol::outcome<std::unique_ptr<program_target>>()> target;
+  std::function<protocol::outcome<std::unique_ptr<program_runner>>()> target;
   program_shape shape;
   bool shrink = true;
   //! Stop generating programs after this long (what has run is reported).

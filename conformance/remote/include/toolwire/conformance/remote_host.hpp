@@ -21,7 +21,7 @@ namespace toolwire::conformance {
 //! plus target/"transport_error" for what the transport got wrong (malformed SSE, a
 //! stream that dropped, a failed clock move). Never throws at the actors; every wait
 //! is bounded by the profile's request_timeout_ms (or settle_ms).
-class remote_host final : public actors::target_host {
+class remote_host final : public actors::server_host {
  public:
   //! Joins (or starts) the model stand-in at the profile's address and routes requests
   //! tagged `message_tag` (run_options.message_tag) to this run. Fails when the stand-in
@@ -32,7 +32,7 @@ class remote_host final : public actors::target_host {
   remote_host(const remote_host&) = delete;
   remote_host& operator=(const remote_host&) = delete;
 
-  actors::target_actor spawn(caf::actor_system& system, actors::run_context* context) override;
+  actors::server_actor spawn(caf::actor_system& system, actors::run_context* context) override;
   bool deliver_arrivals() override;
   bool await_arrival() override;
   void clock_moves(actors::time_ms ms) override;

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "toolwire/conformance/catalog.hpp"
+#include "toolwire/conformance/target_choice.hpp"
 #include "toolwire/conformance/target_profile.hpp"
 #include "toolwire/reference_server/faults.hpp"
 #include "toolwire/reference_server/variations/variations.hpp"
@@ -45,38 +46,6 @@ struct case_result {
   //! passed; "" when the case was not rerun.
   std::string repeat_label;
   int reruns = 0, rerun_failures = 0;
-};
-
-//! Where the cases run.
-struct target_choice {
-  //! In-process: the reference core on the simulator, with these faults.
-  bool in_process = false;
-  reference_server::fault_set faults;
-  //! The bundled server only: behaviour SPEC allows that the reference does not show.
-  reference_server::variations::variation_set variations;
-  //! Over HTTP: the target the profile describes. For the bundled reference server the
-  //! runner starts one per distinct timeout setting of the cases.
-  std::optional<target_profile> profile;
-  std::string profile_path;  // for the reproduce command; empty: the bundled server
-  //! A profile built from flags instead (--base-url ...): those flags, naming the key's
-  //! environment variables, never the keys; a trace header records them for replay.
-  std::vector<std::string> profile_args;
-  //! Flags that shaped the run beyond the seed and the target (e.g. "--settle-ms 50"),
-  //! carried by every reproduce command.
-  std::vector<std::string> reproduce_flags;
-  //! In-process and the bundled server: the timeouts they run with (the SPEC's defaults
-  //! unless told). Cases are timed for them (docs/scenario-language.md, "Time").
-  time_ms ack_timeout_ms = 10'000;
-  time_ms result_timeout_ms = 300'000;
-  time_ms interrupt_timeout_ms = 600'000;
-  //! The bundled server on the wall clock instead of the virtual one, its deadlines
-  //! checked within this tolerance.
-  bool bundled_real_clock = false;
-  time_ms timing_tolerance_ms = 200;
-  //! The bundled server: the harness's quiet time (target_profile::settle_ms) instead of
-  //! the default. Shorter is faster and, on a loaded machine, more likely to miss a late
-  //! arrival; it is carried by every reproduce command.
-  std::optional<time_ms> bundled_settle_ms;
 };
 
 struct run_settings {

@@ -12,13 +12,13 @@ struct pending_advance {
   caf::typed_response_promise<std::int64_t> promise;
 };
 
-struct remote_target_state {
+struct remote_server_state {
   remote_host::state* host = nullptr;
   std::vector<pending_advance> advances;
   static inline const char* name = "target";
 };
 
-using self_pointer = actors::target_actor::stateful_pointer<remote_target_state>;
+using self_pointer = actors::server_actor::stateful_pointer<remote_server_state>;
 
 caf::actor sender_of(self_pointer self) {
   return caf::actor_cast<caf::actor>(self->current_sender());
@@ -44,7 +44,8 @@ void on_tick(self_pointer self) {
   });
 }
 
-actors::target_actor::behavior_type remote_target(self_pointer self, remote_host::state* host) {
+actors::server_actor::behavior_type remote_server_actor(self_pointer self,
+                                                        remote_host::state* host) {
   self->state.host = host;
   return {
       [=](actors::request_atom, const protocol::api_request& request) -> protocol::api_response {
@@ -67,8 +68,9 @@ actors::target_actor::behavior_type remote_target(self_pointer self, remote_host
 
 }  // namespace
 
-actors::target_actor spawn_remote_target(caf::actor_system& system, remote_host::state* host) {
-  return system.spawn(remote_target, host);
+actors::server_actor spawn_remote_server_actor(caf::actor_system& system,
+                                               remote_host::state* host) {
+  return system.spawn(remote_server_actor, host);
 }
 
 }  // namespace toolwire::conformance

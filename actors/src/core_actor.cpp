@@ -1,5 +1,5 @@
 // The in-process target: the reference core driven by messages on the actor clock.
-#include "toolwire/actors/session_target.hpp"
+#include "toolwire/actors/core_actor.hpp"
 
 #include <memory>
 
@@ -59,7 +59,7 @@ struct target_state {
   }
 };
 
-using self_pointer = target_actor::stateful_pointer<target_state>;
+using self_pointer = server_actor::stateful_pointer<target_state>;
 
 json tool_names_of(const json& body) {
   json names = json::array();
@@ -184,8 +184,8 @@ void on_tick(self_pointer self, time_ms due) {
   flush(self);
 }
 
-target_actor::behavior_type session_target(self_pointer self, reference_server::core_config config,
-                                           run_context* context) {
+server_actor::behavior_type core_actor(self_pointer self, reference_server::core_config config,
+                                       run_context* context) {
   auto& st = self->state;
   st.context = context;
   st.core = std::make_unique<reference_server::core>(std::move(config));
@@ -223,9 +223,9 @@ target_actor::behavior_type session_target(self_pointer self, reference_server::
 
 }  // namespace
 
-target_actor spawn_session_target(caf::actor_system& system, reference_server::core_config config,
-                                  run_context* context) {
-  return system.spawn(session_target, std::move(config), context);
+server_actor spawn_core_actor(caf::actor_system& system, reference_server::core_config config,
+                              run_context* context) {
+  return system.spawn(core_actor, std::move(config), context);
 }
 
 }  // namespace toolwire::actors

@@ -18,18 +18,18 @@ namespace detail {
 class bundled_reference;
 }
 
-class scenario_target {
+class scenario_runner {
  public:
   //! Nothing starts yet: the bundled server starts on the first run that needs its
   //! timeouts. Not thread-safe: one per worker.
-  explicit scenario_target(target_choice target);
-  ~scenario_target();
-  scenario_target(const scenario_target&) = delete;
-  scenario_target& operator=(const scenario_target&) = delete;
+  explicit scenario_runner(target_choice target);
+  ~scenario_runner();
+  scenario_runner(const scenario_runner&) = delete;
+  scenario_runner& operator=(const scenario_runner&) = delete;
 
   //! How scenario files are read for this target (scenarios/timing.hpp): the profile's
   //! timeouts and clock; in-process and for the bundled server, target_choice's.
-  protocol::outcome<scenarios::timing> timing();
+  scenarios::timing timing() const { return target_.timing(); }
 
   //! Why `plan` cannot run here ("" when it can): a capability it needs, a [P] rule the
   //! target replaces, or clock routes in-process. `plan` must be timed for this target.
@@ -45,10 +45,10 @@ class scenario_target {
                                             std::vector<time_ms> clock_stops = {});
 
   //! How far apart in time the same behaviour may be seen on this target: 1 ms on a
-  //! virtual clock (and in-process), the profile's tolerance on a real one.
-  time_ms tolerance_ms() const;
-  bool in_process() const { return target_.in_process; }
-  bool real_clock() const;
+  //! virtual clock (and in-process), the tolerance window on a real one.
+  time_ms tolerance_ms() const { return timing().tolerance_ms; }
+  bool in_process() const { return target_.in_process(); }
+  bool real_clock() const { return timing().real_clock; }
   const target_choice& choice() const { return target_; }
   //! Where the runs' browser clients (kind: browser) get their tabs; owned by the caller.
   void use_browser(actors::tab_driver* driver) { browser_ = driver; }
@@ -56,10 +56,13 @@ class scenario_target {
   void keep_tab_evidence(std::string prefix) { evidence_prefix_ = std::move(prefix); }
 
  private:
-  protocol::outcome<target_profile> profile_for(const scenarios::scenario& plan);
+  //! Over HTTP, the profile `plan` runs against: the profile's own, or that of the bundled
+  //! server started for `plan`'s timeouts. Null in-process.
+  protocol::outcome<const target_profile*> profile_for(const scenarios::scenario& plan);
 
   target_choice target_;
   std::unique_ptr<detail::bundled_reference> bundled_;
+  target_profile bundled_profile_;  // profile_for's answer for the bundled server
   actors::tab_driver* browser_ = nullptr;
   std::string evidence_prefix_;
 };
