@@ -65,28 +65,27 @@ bool write_file(const std::string& path, const std::string& text) {
   return static_cast<bool>(out);
 }
 
-json fault_names(const reference_server::fault_set& faults) {
-  json names = json::array();
+std::vector<std::string> fault_names(const reference_server::fault_set& faults) {
+  std::vector<std::string> names;
   for (auto f : faults)
-    names.push_back(std::string(reference_server::describe(f).name));
+    names.emplace_back(reference_server::describe(f).name);
   return names;
 }
 
-json variation_names(const reference_server::variations::variation_set& variations) {
-  json names = json::array();
-  for (auto v : variations)
-    names.push_back(std::string(reference_server::variations::describe(v).name));
-  return names;
-}
-
-//! Where a run went, in the trace header, so that replay can go there again.
-json target_header(const conformance::target_choice& target) {
-  if (target.in_process()) return "in-process";
-  if (const auto* server = target.bundled())
-    return {{"bundled", true}, {"variations", variation_names(server->variations)}};
-  const auto& server = *target.profiled();
-  if (!server.flags.empty()) return {{"profile_flags", server.flags}};
-  return {{"profile", server.path}};
+//! Where a run went, for the trace header, so that replay can go there again.
+actors::recorded_target recorded(const conformance::target_choice& target) {
+  using kind = actors::recorded_target::kind;
+  actors::recorded_target where;
+  if (const auto* server = target.bundled()) {
+    where.where = kind::bundled;
+    for (auto v : server->variations)
+      where.variations.emplace_back(reference_server::variations::describe(v).name);
+  } else if (const auto* server = target.profiled()) {
+    where.where = server->flags.empty() ? kind::profile : kind::profile_flags;
+    where.profile = server->path;
+    where.profile_flags = server->flags;
+  }
+  return where;
 }
 
 //! The scenario as this target reads it: a profile's timeouts and clock retime a file; the
@@ -114,10 +113,11 @@ protocol::outcome<actors::run_result> run_seed(const scenarios::scenario& plan,
                                                std::uint64_t seed) {
   auto result = on.run(plan, seed, source, "[tw:simulate-" + std::to_string(seed) + "] ");
   if (!result) return result;
-  json header = result->trace.header();
-  header["faults"] = fault_names(on.choice().faults());
-  header["target"] = target_header(on.choice());
-  result->trace.set_header(header);
+  auto header = actors::trace_header::from_json(result->trace.header(), source);
+  if (!header) return header.error();
+  header->faults = fault_names(on.choice().faults());
+  header->target = recorded(on.choice());
+  result->trace.set_header(header->to_json());
   return result;
 }
 
@@ -532,61 +532,7 @@ Read: docs/simulator.md)");
   app_->add_flag("--no-preflight", no_preflight_, "with --target: skip the preflight");
 }
 
-namespace {
-
-//! The target the trace header names: in-process, the bundled server (with its faults and
-//! variations) or a profile; `override_profile` replaces it.
-protocol::outcome<conformance::target_choice> recorded_target(const json& header,
-                                                              const std::string& where,
-                                                              const std::string& override_profile,
-                                                              bool no_preflight) {
-  target_flags flags;
-  CLI::App parser;
-  flags.add_to(parser, default_target::in_process);
-  std::vector<std::string> args;
-  const json& target = header.contains("target") ? header["target"] : json("in-process");
-  std::string profile = override_profile;
-  if (profile.empty() && target.is_object() && target.contains("profile")) {
-    profile = target.value("profile", "");
-    // Why a hint: the header keeps the path as it was typed, relative to where the run was.
-    std::error_code ec;
-    if (!profile.empty() && !std::filesystem::is_regular_file(profile, ec)) {
-      return protocol::invalid_request(
-          where + ":1: this trace ran against the target profile '" + profile +
-          "', which is not a file from here; pass --target FILE (that profile, or another)");
-    }
-  }
-  const bool from_flags = profile.empty() && target.is_object() &&
-                          target.contains("profile_flags") && target["profile_flags"].is_array();
-  if (!profile.empty() || from_flags) {
-    if (from_flags) {
-      for (const auto& word : target["profile_flags"])
-        args.push_back(word.is_string() ? word.get<std::string>() : "");
-    } else {
-      args = {"--target", profile};
-    }
-    if (no_preflight) args.push_back("--no-preflight");
-  } else {
-    if (target.is_object() && target.value("bundled", false)) {
-      args.push_back("--bundled");
-      for (const auto& v : target.value("variations", json::array()))
-        args.insert(args.end(), {"--variation", v.is_string() ? v.get<std::string>() : ""});
-    }
-    for (const auto& f : header.value("faults", json::array()))
-      args.insert(args.end(), {"--fault", f.is_string() ? f.get<std::string>() : ""});
-  }
-  std::vector<std::string> reversed(args.rbegin(), args.rend());
-  try {
-    parser.parse(reversed);
-  } catch (const CLI::ParseError& e) {
-    return protocol::invalid_request(where + ":1: the recorded target cannot be read: " + e.what());
-  }
-  auto chosen = flags.choose();
-  if (!chosen) return protocol::invalid_request(where + ":1: " + chosen.error().message);
-  return chosen->choice;
-}
-
-}  // namespace
+namespace {}  // namespace
 
 int replay_command::run() const {
   std::ifstream in(trace_, std::ios::binary);
@@ -601,25 +547,23 @@ int replay_command::run() const {
     std::cerr << "toolwire replay: " << recorded.error().message << "\n";
     return 2;
   }
-  const json& header = recorded->header();
-  if (!header.contains("source") || !header["source"].is_string() || !header.contains("seed") ||
-      !header["seed"].is_number_unsigned()) {
-    std::cerr << "toolwire replay: " << trace_
-              << ":1: the header needs \"source\" (string) and \"seed\" (non-negative integer)\n";
+  auto header = actors::trace_header::from_json(recorded->header(), trace_);
+  if (!header) {
+    std::cerr << "toolwire replay: " << header.error().message << "\n";
     return 2;
   }
-  auto located = locate_scenario(header["source"].get<std::string>());
+  auto located = locate_scenario(header->source);
   if (!located) {
     std::cerr << "toolwire replay: " << located.error().message << "\n";
     return 2;
   }
-  auto target = recorded_target(header, trace_, target_, no_preflight_);
+  auto target = target_flags::recorded(*header, target_, no_preflight_, trace_);
   if (!target) {
     std::cerr << "toolwire replay: " << target.error().message << "\n";
     return 2;
   }
-  clock_for(located->plan, *target);
-  conformance::scenario_runner on(*target);
+  clock_for(located->plan, target->choice);
+  conformance::scenario_runner on(target->choice);
   auto plan = plan_for(*located, on);
   if (!plan) {
     std::cerr << "toolwire replay: " << plan.error().message << "\n";
@@ -631,7 +575,7 @@ int replay_command::run() const {
               << " has browser clients, and they cannot run here: " << why << "\n";
     return 2;
   }
-  auto rerun = run_seed(*plan, located->source, on, header["seed"].get<std::uint64_t>());
+  auto rerun = run_seed(*plan, located->source, on, header->seed);
   if (!rerun) {
     std::cerr << "toolwire replay: " << rerun.error().message << "\n";
     return 2;

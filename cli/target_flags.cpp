@@ -2,6 +2,7 @@
 #include "target_flags.hpp"
 
 #include <chrono>
+#include <filesystem>
 
 #include "suggest.hpp"
 #include "toolwire/conformance/http_client.hpp"
@@ -180,6 +181,47 @@ protocol::outcome<chosen_target> target_flags::choose() const {
   chosen.name = profile->name;
   server.profile = std::move(*profile);
   target.kind = std::move(server);
+  return chosen;
+}
+
+protocol::outcome<chosen_target> target_flags::recorded(const actors::trace_header& header,
+                                                        const std::string& override_profile,
+                                                        bool no_preflight,
+                                                        const std::string& where) {
+  using kind = actors::recorded_target::kind;
+  target_flags flags;
+  flags.fallback_ = default_target::in_process;
+  const auto target = header.target.value_or(actors::recorded_target{});
+  if (!override_profile.empty()) {
+    flags.target_ = override_profile;
+  } else if (target.where == kind::profile) {
+    // Why a hint: the header keeps the path as it was typed, relative to where the run was.
+    std::error_code ec;
+    if (!std::filesystem::is_regular_file(target.profile, ec)) {
+      return protocol::invalid_request(
+          where + ":1: this trace ran against the target profile '" + target.profile +
+          "', which is not a file from here; pass --target FILE (that profile, or another)");
+    }
+    flags.target_ = target.profile;
+  } else if (target.where == kind::profile_flags) {
+    // They were recorded as the flags that built the profile, so they are read as flags.
+    CLI::App parser;
+    flags.from_flags_.add_to(parser);
+    std::vector<std::string> reversed(target.profile_flags.rbegin(), target.profile_flags.rend());
+    try {
+      parser.parse(reversed);
+    } catch (const CLI::ParseError& e) {
+      return protocol::invalid_request(
+          where + ":1: the recorded profile flags cannot be read: " + e.what());
+    }
+  } else {
+    flags.bundled_ = target.where == kind::bundled;
+    flags.variations_ = target.variations;
+    flags.faults_ = header.faults.value_or(std::vector<std::string>{});
+  }
+  flags.no_preflight_ = no_preflight && flags.has_profile();
+  auto chosen = flags.choose();
+  if (!chosen) return protocol::invalid_request(where + ":1: " + chosen.error().message);
   return chosen;
 }
 

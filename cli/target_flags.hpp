@@ -11,6 +11,7 @@
 #include <CLI/CLI.hpp>
 
 #include "profile_flags.hpp"
+#include "toolwire/actors/trace_header.hpp"
 #include "toolwire/conformance/runner.hpp"
 #include "toolwire/protocol/outcome.hpp"
 
@@ -37,6 +38,14 @@ class target_flags {
   //! Validates the flags and, for a --target or --base-url, reads the profile, checks that the
   //! target answers and runs its preflight. Errors are one sentence for the user (exit 2).
   protocol::outcome<chosen_target> choose() const;
+
+  //! replay: the target a trace header recorded (in-process, the bundled server with its
+  //! faults and variations, a profile file or profile flags), chosen with the same checks
+  //! as the flags that chose it. `override_profile`, replay's --target, replaces it. A
+  //! header without a target ran in-process. Errors start with "WHERE:1: ".
+  static protocol::outcome<chosen_target> recorded(const actors::trace_header& header,
+                                                   const std::string& override_profile,
+                                                   bool no_preflight, const std::string& where);
 
   //! A profile file or one from flags.
   bool has_profile() const { return !target_.empty() || from_flags_.given(); }

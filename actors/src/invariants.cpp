@@ -6,6 +6,7 @@
 #include <optional>
 #include <set>
 
+#include "toolwire/actors/trace_header.hpp"
 #include "toolwire/protocol/events.hpp"
 #include "toolwire/protocol/routes.hpp"
 #include "toolwire/protocol/safe_json.hpp"
@@ -32,12 +33,10 @@ bool is_event(const trace_record& r) {
 //! goes on until every deadline has passed, so every call owes one.
 class settlement_check {
  public:
-  explicit settlement_check(const trace& run) {
-    const json& deadlines = protocol::member_at(run.header(), "call_deadlines_ms");
-    if (deadlines.is_object() && deadlines.value("ack", json()).is_number_integer() &&
-        deadlines.value("result", json()).is_number_integer()) {
-      ack_ms_ = deadlines["ack"].get<time_ms>();
-      result_ms_ = deadlines["result"].get<time_ms>();
+  explicit settlement_check(const trace_header& header) {
+    if (header.call_deadlines_ms) {
+      ack_ms_ = header.call_deadlines_ms->ack;
+      result_ms_ = header.call_deadlines_ms->result;
     }
   }
   void on_event(const trace_record& r, std::size_t index, std::vector<violation>& out) {
@@ -84,8 +83,8 @@ class settlement_check {
 //! REG-6 and TOOLS-3/6: the live clients of each session, their names and tools.
 class live_clients_check {
  public:
-  explicit live_clients_check(const trace& run)
-      : stream_lag_ms_(run.header().value("stream_lag_ms", time_ms{0})) {
+  live_clients_check(const trace& run, const trace_header& header)
+      : stream_lag_ms_(header.stream_lag_ms.value_or(0)) {
     // Tools at registration come from the 201 responses (the event carries only names).
     for (const auto& r : run.records()) {
       if (r.kind == "response" && r.data.value("status", 0) == 201 &&
@@ -356,8 +355,11 @@ class task_status_check {
 
 std::vector<violation> check_invariants(const trace& run) {
   std::vector<violation> out;
-  settlement_check settlement(run);
-  live_clients_check live(run);
+  // A header that cannot be read (a hand-made trace) gives no horizon and no lag.
+  const auto read = trace_header::from_json(run.header(), "trace");
+  const trace_header header = read ? *read : trace_header{};
+  settlement_check settlement(header);
+  live_clients_check live(run, header);
   departure_check departures;
   sequence_check sequences;
   task_status_check tasks;

@@ -8,6 +8,7 @@
 #include "toolwire/actors/core_actor.hpp"
 #include "toolwire/actors/expectations.hpp"
 #include "toolwire/actors/participants.hpp"
+#include "toolwire/actors/trace_header.hpp"
 
 namespace toolwire::actors {
 
@@ -303,16 +304,12 @@ protocol::outcome<run_result> simulate(const scenarios::scenario& plan,
   if (!script) return script.error();
 
   run_result result;
-  result.trace.set_header({{"toolwire_trace", 1},
-                           {"scenario", plan.name},
-                           {"source", options.source},
-                           {"seed", options.seed}});
-  if (!options.registration_order.empty()) {
-    // Part of what picked the interleaving: without it the seed alone does not replay it.
-    json header = result.trace.header();
-    header["registration_order"] = options.registration_order;
-    result.trace.set_header(std::move(header));
-  }
+  trace_header header;
+  header.scenario = plan.name;
+  header.source = options.source;
+  header.seed = options.seed;
+  // Part of what picked the interleaving: without it the seed alone does not replay it.
+  header.registration_order = options.registration_order;
   std::optional<in_process_host> in_process;
   server_host& host = options.host != nullptr ? *options.host : in_process.emplace(plan);
   run_context context;
@@ -329,18 +326,16 @@ protocol::outcome<run_result> simulate(const scenarios::scenario& plan,
   context.browser = options.browser;
   context.evidence_prefix = options.evidence_prefix;
   if (!host.settle_out()) {
-    json header = result.trace.header();
     // The invariants read it: a run that does not settle out ends at its duration, and a
     // call whose deadline lies past the end owes no settlement there (CALL-5 on one horizon).
-    header["call_deadlines_ms"] = {{"ack", plan.ack_timeout_ms},
-                                   {"result", plan.result_timeout_ms}};
+    header.call_deadlines_ms = {plan.ack_timeout_ms, plan.result_timeout_ms};
     if (host.real_time() && options.owed_wait_ms > 0) {
       context.settings.owed_wait_ms = options.owed_wait_ms;
       // The invariants read it: the stream may show an event up to this much late.
-      header["stream_lag_ms"] = options.owed_wait_ms;
+      header.stream_lag_ms = options.owed_wait_ms;
     }
-    result.trace.set_header(std::move(header));
   }
+  result.trace.set_header(header.to_json());
   for (const auto& key : {context.settings.api_key, context.settings.limited_key}) {
     if (!key.empty()) result.trace.add_secret(key);
   }

@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "actors/actor_test_support.hpp"
+#include "toolwire/actors/trace_header.hpp"
 
 using namespace toolwire::actor_test;
 using toolwire::actors::redacted;
@@ -251,4 +252,79 @@ TEST_CASE("records_hash ignores the header, so two seeds with one interleaving c
   CHECK(a.records_hash() == b.records_hash());
   b.add(6, "target", "timer", {{"due", 6}});
   CHECK(a.records_hash() != b.records_hash());
+}
+
+TEST_CASE("A trace header reads back as it was written, field for field",
+          "[actors][trace][header]") {
+  using toolwire::actors::recorded_target;
+  using toolwire::actors::trace_header;
+  trace_header written;
+  written.scenario = "tab closes";
+  written.source = "library:tab_closes_mid_call";
+  written.seed = 18'446'744'073'709'551'615ULL;  // the largest seed survives JSON
+  written.registration_order = {"tab-b", "tab-a"};
+  written.call_deadlines_ms = trace_header::call_deadlines{1000, 3000};
+  written.stream_lag_ms = 150;
+  written.faults = std::vector<std::string>{"vanished_calls_left_open"};
+  SECTION("each kind of target") {
+    recorded_target target;
+    target.where = GENERATE(recorded_target::kind::in_process, recorded_target::kind::bundled,
+                            recorded_target::kind::profile, recorded_target::kind::profile_flags);
+    if (target.where == recorded_target::kind::bundled) target.variations = {"opaque_ids"};
+    if (target.where == recorded_target::kind::profile) target.profile = "../acme.json";
+    if (target.where == recorded_target::kind::profile_flags)
+      target.profile_flags = {"--base-url", "http://127.0.0.1:8080", "--api-key-env", "KEY"};
+    written.target = target;
+    const auto read = trace_header::from_json(written.to_json(), "run.jsonl");
+    if (!read) FAIL(read.error().message);
+    CHECK(*read == written);
+  }
+  SECTION("a run's own header: the simulator writes what the typed header reads") {
+    const auto result = run(library_scenario("tab_closes_mid_call"), 3);
+    const auto read = trace_header::from_json(result.trace.header(), "run.jsonl");
+    if (!read) FAIL(read.error().message);
+    CHECK(read->source == "test:" + result.trace.header()["scenario"].get<std::string>());
+    CHECK(read->seed == 3);
+    CHECK(read->to_json() == result.trace.header());
+  }
+}
+
+TEST_CASE("A trace header as written before it was typed reads to the same line",
+          "[actors][trace][header]") {
+  // Lines as toolwire 26cf4b0 wrote them (simulate --bundled --variation, --target, flags):
+  // replay of an old trace goes where it went, and writing the header again changes no byte.
+  const std::string line = GENERATE(
+      R"({"faults":[],"scenario":"s","seed":7,"source":"a.yaml","target":{"bundled":true,"variations":["opaque_ids"]},"toolwire_trace":1})",
+      R"({"call_deadlines_ms":{"ack":1000,"result":3000},"faults":[],"scenario":"s","seed":1,"source":"a.yaml","stream_lag_ms":200,"target":{"profile":"p.json"},"toolwire_trace":1})",
+      R"({"faults":["invalid_tool_name_accepted"],"scenario":"s","seed":2,"source":"a.yaml","target":"in-process","toolwire_trace":1})",
+      R"({"faults":[],"scenario":"s","seed":3,"source":"a.yaml","target":{"profile_flags":["--base-url","http://h:1"]},"toolwire_trace":1})");
+  CAPTURE(line);
+  const auto read = toolwire::actors::trace_header::from_json(json::parse(line), "old.jsonl");
+  if (!read) FAIL(read.error().message);
+  CHECK(read->to_json().dump() == line);
+}
+
+TEST_CASE("A trace header that cannot be read says which field and where",
+          "[actors][trace][header]") {
+  using toolwire::actors::trace_header;
+  const auto error_of = [](const std::string& line) {
+    const auto read = trace_header::from_json(json::parse(line), "bad.jsonl");
+    REQUIRE_FALSE(read);
+    return read.error().message;
+  };
+  CHECK(error_of(R"({"source":"a.yaml"})") ==
+        "bad.jsonl:1: the trace header needs \"source\" (string) and \"seed\" (non-negative "
+        "integer)");
+  CHECK(error_of(R"({"source":"a.yaml","seed":-1})").find("\"seed\" (non-negative integer)") !=
+        std::string::npos);
+  CHECK(error_of(R"([1,2])") == "bad.jsonl:1: the trace header is not a JSON object");
+  CHECK(error_of(R"({"source":"a","seed":1,"faults":"none"})") ==
+        "bad.jsonl:1: the trace header has \"faults\" that must be an array of strings");
+  CHECK(error_of(R"({"source":"a","seed":1,"target":{"bundled":false}})")
+            .starts_with("bad.jsonl:1: the trace header \"target\" names no target"));
+  CHECK(error_of(R"({"source":"a","seed":1,"target":{"profile":3}})")
+            .find("a \"profile\" that is not a path") != std::string::npos);
+  CHECK(error_of(R"({"source":"a","seed":1,"call_deadlines_ms":{"ack":"1s"}})")
+            .find("\"call_deadlines_ms\" that is not {\"ack\": MS, \"result\": MS}") !=
+        std::string::npos);
 }

@@ -498,6 +498,22 @@ expect 0 "a library scenario by name" -- "$toolwire" simulate library:tab_closes
 expect_text '"source":"library:tab_closes_mid_call"' "$work/library.jsonl" "the trace names library:NAME"
 expect 0 "replay of a library run" -- "$toolwire" replay "$work/library.jsonl"
 expect_text "^identical: " "$work/out" "a library run replays identically"
+# A run on the bundled server with a variation and a fault: the trace header records where
+# it went, and replay goes there again (no flags repeated).
+expect 0 "a bundled run with a variation" -- "$toolwire" simulate library:tab_closes_mid_call \
+  --bundled --variation uuid_ids --seed 4 --trace "$work/bundled.jsonl"
+expect_text '"target":{"bundled":true,"variations":\["uuid_ids"\]}' "$work/bundled.jsonl" \
+  "the trace header names the bundled server and its variation"
+expect 0 "replay of a bundled run" -- "$toolwire" replay "$work/bundled.jsonl"
+expect_text "^identical after normalising: " "$work/out" "a bundled run replays on the bundled server"
+expect 1 "an in-process run with a fault" -- "$toolwire" simulate library:tab_closes_mid_call \
+  --fault vanished_calls_left_open --seed 4 --trace "$work/faulty.jsonl"
+expect 0 "replay of a run with a fault" -- "$toolwire" replay "$work/faulty.jsonl"
+expect_text "^identical: " "$work/out" "the fault the header names is planted again"
+sed '1s/"faults":\[[^]]*\]/"faults":"all"/' "$work/faulty.jsonl" >"$work/bad-header.jsonl"
+expect 2 "replay of a trace whose header is malformed" -- "$toolwire" replay "$work/bad-header.jsonl"
+expect_text 'bad-header.jsonl:1: the trace header has "faults" that must be an array of strings' \
+  "$work/err" "replay names the header's bad field"
 # A trace of a run against a profile, replayed from elsewhere: the path it names is the one
 # typed then; replay says to pass --target instead of "cannot read the file".
 sed '1s/"target":"[^"]*"/"target":{"profile":"..\/acme.json"}/' "$work/library.jsonl" \
