@@ -48,6 +48,7 @@ caf::actor_system_config test_config() {
   config.set("scheduler.policy", caf::atom("testing"));
   config.set("logger.verbosity", caf::atom("quiet"));
   config.set("logger.console", caf::atom("none"));
+  config.add_message_types<caf::id_block::toolwire_messages>();
   return config;
 }
 

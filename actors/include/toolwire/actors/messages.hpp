@@ -1,7 +1,11 @@
 // The messages actors exchange: atoms, and the plain structs CAF may carry in-process.
 #pragma once
 
+#include <optional>
+#include <string>
+
 #include <caf/all.hpp>
+#include <caf/type_id.hpp>
 
 #include "toolwire/protocol/api.hpp"
 #include "toolwire/reference_server/core.hpp"
@@ -68,11 +72,130 @@ using end_atom = caf::atom_constant<caf::atom("end")>;
 
 }  // namespace toolwire::actors
 
-// Why unsafe: these types travel only between actors of one process (never serialized),
-// and CAF 0.17 otherwise asks for an `inspect` it would never call.
-CAF_ALLOW_UNSAFE_MESSAGE_TYPE(toolwire::protocol::api_request)
-CAF_ALLOW_UNSAFE_MESSAGE_TYPE(toolwire::protocol::api_response)
-CAF_ALLOW_UNSAFE_MESSAGE_TYPE(toolwire::reference_server::session_event)
-CAF_ALLOW_UNSAFE_MESSAGE_TYPE(toolwire::reference_server::model_step_request)
-CAF_ALLOW_UNSAFE_MESSAGE_TYPE(toolwire::reference_server::model_reply)
-CAF_ALLOW_UNSAFE_MESSAGE_TYPE(toolwire::actors::task_model_calls)
+// -- how CAF carries the structs: an inspect per type, one type-ID block ----------------
+// Why inspect, though messages never leave the process: CAF can then print every message
+// (deep_to_string) and check each type at registration, instead of taking them unseen.
+// CAF 0.17 has no inspect of nlohmann::json or std::optional, so two proxies carry those
+// members: a json value as its text, an optional as a flag and a value.
+namespace toolwire::actors::carried {
+
+struct json_member {
+  protocol::json& value;
+};
+
+template <class T>
+struct optional_member {
+  std::optional<T>& value;
+};
+
+template <class Inspector>
+typename Inspector::result_type inspect(Inspector& f, json_member& x) {
+  // Why replace: a string of raw bytes must print, not throw.
+  std::string text = x.value.dump(-1, ' ', false, protocol::json::error_handler_t::replace);
+  return f(text, caf::meta::load_callback([&]() -> caf::error {
+             x.value = protocol::json::parse(text, nullptr, false);
+             if (x.value.is_discarded()) return caf::make_error(caf::sec::invalid_argument);
+             return caf::none;
+           }));
+}
+
+template <class Inspector, class T>
+typename Inspector::result_type inspect(Inspector& f, optional_member<T>& x) {
+  bool engaged = x.value.has_value();
+  T value = engaged ? *x.value : T{};
+  return f(engaged, value, caf::meta::load_callback([&]() -> caf::error {
+             if (engaged) {
+               x.value = std::move(value);
+             } else {
+               x.value.reset();
+             }
+             return caf::none;
+           }));
+}
+
+}  // namespace toolwire::actors::carried
+
+namespace toolwire::protocol {
+
+template <class Inspector>
+typename Inspector::result_type inspect(Inspector& f, api_request& x) {
+  actors::carried::optional_member<std::string> credential{x.credential};
+  actors::carried::optional_member<std::string> last_event_id{x.last_event_id};
+  return f(caf::meta::type_name("api_request"), x.method, x.path, x.query, credential,
+           last_event_id, x.body, x.cors);
+}
+
+template <class Inspector>
+typename Inspector::result_type inspect(Inspector& f, stream_directive& x) {
+  return f(caf::meta::type_name("stream_directive"), x.session_id, x.after_seq, x.cors);
+}
+
+template <class Inspector>
+typename Inspector::result_type inspect(Inspector& f, api_response& x) {
+  actors::carried::json_member body{x.body};
+  actors::carried::optional_member<stream_directive> stream{x.stream};
+  return f(caf::meta::type_name("api_response"), x.status, body, stream, x.allow, x.cors);
+}
+
+template <class Inspector>
+typename Inspector::result_type inspect(Inspector& f, model_tool_call& x) {
+  return f(caf::meta::type_name("model_tool_call"), x.id, x.name, x.arguments);
+}
+
+template <class Inspector>
+typename Inspector::result_type inspect(Inspector& f, model_answer& x) {
+  actors::carried::optional_member<std::string> text{x.text};
+  return f(caf::meta::type_name("model_answer"), text, x.tool_calls);
+}
+
+}  // namespace toolwire::protocol
+
+namespace toolwire::reference_server {
+
+template <class Inspector>
+typename Inspector::result_type inspect(Inspector& f, session_event& x) {
+  actors::carried::json_member data{x.data};
+  return f(caf::meta::type_name("session_event"), x.session_id, x.seq, x.type, data, x.at);
+}
+
+template <class Inspector>
+typename Inspector::result_type inspect(Inspector& f, model_step_request& x) {
+  actors::carried::json_member body{x.body};
+  bool task = x.owner == model_step_request::owner_kind::task;
+  return f(caf::meta::type_name("model_step_request"), x.step_id, task,
+           caf::meta::load_callback([&]() -> caf::error {
+             x.owner =
+                 task ? model_step_request::owner_kind::task : model_step_request::owner_kind::turn;
+             return caf::none;
+           }),
+           x.owner_id, x.after_seq, body);
+}
+
+template <class Inspector>
+typename Inspector::result_type inspect(Inspector& f, model_reply& x) {
+  actors::carried::optional_member<protocol::model_answer> answer{x.answer};
+  return f(caf::meta::type_name("model_reply"), answer, x.failure);
+}
+
+}  // namespace toolwire::reference_server
+
+namespace toolwire::actors {
+
+template <class Inspector>
+typename Inspector::result_type inspect(Inspector& f, task_model_calls& x) {
+  carried::json_member calls{x.calls};
+  return f(caf::meta::type_name("task_model_calls"), x.task_uuid, calls);
+}
+
+}  // namespace toolwire::actors
+
+// The structs actors send one another, each with its CAF type ID; the simulator's actor
+// system registers the block (caf::id_block::toolwire_messages).
+CAF_BEGIN_TYPE_ID_BLOCK(toolwire_messages, caf::first_custom_type_id)
+CAF_ADD_TYPE_ID(toolwire_messages, (toolwire::protocol::api_request))
+CAF_ADD_TYPE_ID(toolwire_messages, (toolwire::protocol::api_response))
+CAF_ADD_TYPE_ID(toolwire_messages, (toolwire::reference_server::session_event))
+CAF_ADD_TYPE_ID(toolwire_messages, (toolwire::reference_server::model_step_request))
+CAF_ADD_TYPE_ID(toolwire_messages, (toolwire::reference_server::model_reply))
+CAF_ADD_TYPE_ID(toolwire_messages, (toolwire::actors::task_model_calls))
+CAF_END_TYPE_ID_BLOCK(toolwire_messages)
