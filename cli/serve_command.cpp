@@ -18,10 +18,10 @@
 #include "toolwire/protocol/validation.hpp"
 #include "toolwire/reference_server/faults.hpp"
 #include "toolwire/reference_server/model_script.hpp"
+#include "toolwire/reference_server/variations/assembled_server.hpp"
 #include "toolwire/reference_server/variations/variations.hpp"
 #include "toolwire/reference_server/web/openai_backend.hpp"
 #include "toolwire/reference_server/web/os_entropy.hpp"
-#include "toolwire/reference_server/web/scripted_backend.hpp"
 #include "toolwire/reference_server/web/server.hpp"
 
 namespace toolwire::cli {
@@ -400,18 +400,14 @@ int serve_command::serve() const {
   core.idle_expiry_ms = o.idle_expiry_ms;
   core.max_sessions = o.max_sessions;
   const auto variations = parse_variations(o.variations);
-  reference_server::variations::apply(variations, plan.server);
 
   net::io_context ioc;
-  std::unique_ptr<web::model_backend> backend;
-  if (plan.script) {
-    backend = std::make_unique<web::scripted_backend>(ioc.get_executor(), std::move(*plan.script));
-  } else {
-    backend = std::make_unique<web::openai_backend>(ioc, plan.openai);
-  }
-  backend = reference_server::variations::wrap_backend(variations, std::move(backend));
   const auto core_origins = plan.server.core.cors_origins;
-  web::server server(ioc, std::move(plan.server), std::move(backend));
+  reference_server::variations::model_source model = plan.openai;
+  if (plan.script) model = std::move(*plan.script);
+  const auto assembled = reference_server::variations::assemble_server(
+      ioc, std::move(plan.server), std::move(model), variations);
+  web::server& server = *assembled;
   net::ip::tcp::endpoint endpoint;
   try {
     endpoint = server.start();

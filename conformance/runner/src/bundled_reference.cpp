@@ -3,6 +3,7 @@
 
 #include <boost/asio/post.hpp>
 
+#include "toolwire/reference_server/variations/assembled_server.hpp"
 #include "toolwire/reference_server/web/openai_backend.hpp"
 
 namespace toolwire::conformance::detail {
@@ -62,14 +63,11 @@ protocol::outcome<target_profile> bundled_reference::profile_for(const timeouts&
     config.clock = real_clock_ ? web::clock_kind::real : web::clock_kind::virtual_time;
     config.log_requests = false;
     config.log = [](std::string_view) {};
-    reference_server::variations::apply(variations_, config);
     auto url = web::parse_http_url("http://" + stand_in_->address().to_string() + "/v1");
     if (!url) return url.error();
-    auto backend = std::make_unique<web::openai_backend>(
-        s->ioc, web::openai_config{*url, std::nullopt, std::chrono::milliseconds(10'000)});
-    s->http = std::make_unique<web::server>(
+    s->http = reference_server::variations::assemble_server(
         s->ioc, std::move(config),
-        reference_server::variations::wrap_backend(variations_, std::move(backend)));
+        web::openai_config{*url, std::nullopt, std::chrono::milliseconds(10'000)}, variations_);
     try {
       s->endpoint = s->http->start();
     } catch (const std::exception& e) {
