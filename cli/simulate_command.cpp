@@ -117,6 +117,8 @@ protocol::outcome<actors::run_result> run_seed(const scenarios::scenario& plan,
   if (!header) return header.error();
   header->faults = fault_names(on.choice().faults());
   header->target = recorded(on.choice());
+  // What replay allows the run it compares with this one (comparison_tolerance).
+  if (result->harness_late_ms > 0) header->harness_late_ms = result->harness_late_ms;
   result->trace.set_header(header->to_json());
   return result;
 }
@@ -136,13 +138,19 @@ std::vector<actors::observation> observed_on(const actors::trace& run,
 }
 
 //! How far apart in time two runs of `plan` may show the same behaviour: the target's
-//! tolerance, and with browser clients half a second more. Why: a tab's own requests (its
-//! ack, its result, its registration after a resume) go out when Chromium runs its
-//! script, which varies by a few hundred ms between runs on a loaded machine (207 ms over
-//! a 200 ms tolerance in one replay here); that is the browser's time, not the target's.
+//! tolerance, widened by the runs' lateness, and with browser clients half a second more.
+//! Why the lateness: on a real clock a step that went out late (after a tab that took a
+//! second to open, 1.6 s on a loaded machine here) shows its effects that much after its
+//! written time, through no fault of the target; explore allows its target the same. Why
+//! the half second: a tab's own requests (its ack, its result, its registration after a
+//! resume) go out when Chromium runs its script, which varies by a few hundred ms between
+//! runs on a loaded machine (207 ms over a 200 ms tolerance in one replay here); that is
+//! the browser's time, not the target's.
 protocol::time_ms comparison_tolerance(const conformance::scenario_runner& on,
-                                       const scenarios::scenario& plan) {
-  return on.tolerance_ms() + (scenarios::needs(plan, scenarios::browser_tabs) ? 500 : 0);
+                                       const scenarios::scenario& plan, protocol::time_ms a_late_ms,
+                                       protocol::time_ms b_late_ms) {
+  return on.tolerance_ms() + std::max(a_late_ms, b_late_ms) +
+         (scenarios::needs(plan, scenarios::browser_tabs) ? 500 : 0);
 }
 
 //! Whether two runs of one seed showed the same: in-process, the same trace byte for
@@ -152,8 +160,9 @@ std::string differs(const actors::run_result& a, const actors::run_result& b,
   if (on.in_process()) {
     return a.trace.hash() == b.trace.hash() ? "" : "second run hash " + b.trace.hash();
   }
-  auto d = actors::first_divergence(observed_on(a.trace, on), observed_on(b.trace, on),
-                                    comparison_tolerance(on, plan), lateness_on(on));
+  auto d = actors::first_divergence(
+      observed_on(a.trace, on), observed_on(b.trace, on),
+      comparison_tolerance(on, plan, a.harness_late_ms, b.harness_late_ms), lateness_on(on));
   if (!d) return "";
   std::string why = "the second run differs";
   for (const auto& line : actors::describe(*d))
@@ -581,9 +590,11 @@ int replay_command::run() const {
     return 2;
   }
   if (!on.in_process()) {
-    const auto d =
-        actors::first_divergence(observed_on(*recorded, on), observed_on(rerun->trace, on),
-                                 comparison_tolerance(on, *plan), lateness_on(on));
+    const auto d = actors::first_divergence(
+        observed_on(*recorded, on), observed_on(rerun->trace, on),
+        comparison_tolerance(on, *plan, header->harness_late_ms.value_or(0),
+                             rerun->harness_late_ms),
+        lateness_on(on));
     if (!d) {
       std::cout << "identical after normalising: " << observed_on(rerun->trace, on).size()
                 << " observations of " << rerun->trace.records().size() << " records\n";

@@ -75,6 +75,7 @@ json trace_header::to_json() const {
                                    {"result", call_deadlines_ms->result}};
   }
   if (stream_lag_ms) header["stream_lag_ms"] = *stream_lag_ms;
+  if (harness_late_ms) header["harness_late_ms"] = *harness_late_ms;
   if (faults) header["faults"] = *faults;
   if (target) header["target"] = target_to_json(*target);
   return header;
@@ -114,6 +115,11 @@ protocol::outcome<trace_header> trace_header::from_json(const json& header,
     if (!header["stream_lag_ms"].is_number_integer())
       return bad("has a \"stream_lag_ms\" that is not a whole number of ms");
     read.stream_lag_ms = header["stream_lag_ms"].get<protocol::time_ms>();
+  }
+  if (header.contains("harness_late_ms")) {
+    if (!header["harness_late_ms"].is_number_unsigned())
+      return bad("has a \"harness_late_ms\" that is not a whole number of ms");
+    read.harness_late_ms = header["harness_late_ms"].get<protocol::time_ms>();
   }
   if (header.contains("faults")) {
     read.faults.emplace();

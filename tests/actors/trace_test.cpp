@@ -265,6 +265,7 @@ TEST_CASE("A trace header reads back as it was written, field for field",
   written.registration_order = {"tab-b", "tab-a"};
   written.call_deadlines_ms = trace_header::call_deadlines{1000, 3000};
   written.stream_lag_ms = 150;
+  written.harness_late_ms = 1'652;
   written.faults = std::vector<std::string>{"vanished_calls_left_open"};
   SECTION("each kind of target") {
     recorded_target target;

@@ -45,6 +45,8 @@ struct trace_header {
   std::optional<call_deadlines> call_deadlines_ms;
   //! On a real clock: how late the event stream may show an event (the tolerance window).
   std::optional<protocol::time_ms> stream_lag_ms;
+  //! On a real clock, when the harness acted late (run_result::harness_late_ms): how far.
+  std::optional<protocol::time_ms> harness_late_ms;
   //! Written by simulate and replay: the reference's faults by name, and the target.
   std::optional<std::vector<std::string>> faults;
   std::optional<recorded_target> target;
