@@ -117,7 +117,8 @@ protocol::outcome<trace_header> trace_header::from_json(const json& header,
     read.stream_lag_ms = header["stream_lag_ms"].get<protocol::time_ms>();
   }
   if (header.contains("harness_late_ms")) {
-    if (!header["harness_late_ms"].is_number_unsigned())
+    const json& late = header["harness_late_ms"];
+    if (!late.is_number_integer() || late.get<protocol::time_ms>() < 0)
       return bad("has a \"harness_late_ms\" that is not a whole number of ms");
     read.harness_late_ms = header["harness_late_ms"].get<protocol::time_ms>();
   }
