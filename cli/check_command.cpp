@@ -150,7 +150,7 @@ void print_failure(const case_result& r, bool colour) {
     std::cout << (i ? "," : "") << r.spec_ids[i];
   std::cout << "] " << r.purpose << "\n";
   for (const auto& e : r.evidence)
-    std::cout << "  - " << e << "\n";
+    std::cout << "  - " << e.text() << "\n";
   std::cout << "  reproduce: " << r.reproduce << "\n";
 }
 

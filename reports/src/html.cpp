@@ -17,6 +17,7 @@
 
 #include "page.hpp"
 #include "text.hpp"
+#include "toolwire/conformance/evidence.hpp"
 #include "toolwire/conformance/outside_data.hpp"
 #include "toolwire/protocol/events.hpp"
 #include "toolwire/protocol/routes.hpp"
@@ -57,46 +58,29 @@ int severity(const std::string& label) {
   return 2;
 }
 
-//! One failed expectation as the runner words it: "FILE:LINE [IDS] expected WHAT at T ms;
-//! observed: WHAT\n      ID [S] text...". Evidence of other forms (invariants, step
-//! errors, transport errors) keeps its whole first line in `where`.
+//! One piece of evidence as the page lays it out: a failed expectation split into where,
+//! expected and observed, with its time; any other kind keeps its headline in `where`.
 struct evidence_item {
   std::string where, expected, observed;
   std::optional<std::int64_t> at_ms;
-  std::string spec_lines;  // the SPEC text the runner appended
+  std::string spec_lines;  // the SPEC text of its rules, one per line
 };
 
-evidence_item parse_evidence(const std::string& text) {
+evidence_item item_of(const conformance::evidence& e) {
   evidence_item item;
-  const auto newline = text.find('\n');
-  const std::string line = text.substr(0, newline);
-  // The runner indents its SPEC lines for a terminal; the page has its own layout.
-  for (auto from = newline; from != std::string::npos;) {
-    const auto start = text.find_first_not_of(' ', from + 1);
-    if (start == std::string::npos) break;
-    from = text.find('\n', start);
-    item.spec_lines.append(item.spec_lines.empty() ? "" : "\n")
-        .append(text.substr(start, from == std::string::npos ? from : from - start));
-  }
-  const std::string expected_word = "] expected ";
-  const std::string observed_word = " ms; observed: ";
-  const auto e = line.find(expected_word);
-  // Why find from `e`: the observed part comes from the target and may contain the words.
-  const auto o = e == std::string::npos ? e : line.find(observed_word, e);
-  const auto a = o == std::string::npos ? o : line.rfind(" at ", o);
-  if (a == std::string::npos || a < e + expected_word.size()) {
-    item.where = line;
+  for (const auto& line : e.spec_lines())
+    item.spec_lines.append(item.spec_lines.empty() ? "" : "\n").append(line);
+  if (e.kind != conformance::evidence_kind::expectation) {
+    item.where = e.headline();
     return item;
   }
-  const std::string digits = line.substr(a + 4, o - (a + 4));
-  if (digits.empty() || digits.find_first_not_of("0123456789") != std::string::npos) {
-    item.where = line;
-    return item;
-  }
-  item.where = line.substr(0, e + 1);
-  item.expected = line.substr(e + expected_word.size(), a - (e + expected_word.size()));
-  item.at_ms = std::stoll(digits);
-  item.observed = line.substr(o + observed_word.size());
+  std::string ids;
+  for (const auto& id : e.spec_ids)
+    ids.append(ids.empty() ? "" : ",").append(id);
+  item.where = e.where + " [" + ids + "]";
+  item.expected = e.expected;
+  item.observed = e.observed;
+  item.at_ms = e.at_ms;
   return item;
 }
 
@@ -757,9 +741,11 @@ void write_case(std::string& out, const json& c, const html_options& options) {
         .append(".</p>");
   }
   std::vector<evidence_item> evidence;
-  for (const auto& e : array_at(c, "evidence"))
-    evidence.push_back(
-        parse_evidence(e.is_string() ? e.get<std::string>() : conformance::safe_dump(e)));
+  // A report written before evidence was typed has only its texts: each shows whole.
+  const json& detail =
+      c.contains("evidence_detail") ? array_at(c, "evidence_detail") : array_at(c, "evidence");
+  for (const auto& e : detail)
+    evidence.push_back(item_of(conformance::evidence::from_json(e)));
   if (!evidence.empty()) write_evidence(out, evidence);
   out.append("<p class=\"mono\">")
       .append(escaped(text_at(c, "file")))

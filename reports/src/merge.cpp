@@ -57,7 +57,10 @@ protocol::outcome<case_result> read_case(const json& item, std::size_t index) {
   r.applicable_if = text_at(item, "applicable_if");
   r.unreachable_because = text_at(item, "unreachable_because");
   r.known_flaky = item.value("known_flaky", json()).is_boolean() && item["known_flaky"].get<bool>();
-  r.evidence = texts_at(item, "evidence");
+  // Typed where the report has them; a report written before keeps its texts as problems.
+  const json& detail = item.value("evidence_detail", json());
+  for (const auto& e : detail.is_array() ? detail : item.value("evidence", json::array()))
+    r.evidence.push_back(conformance::evidence::from_json(e));
   r.seed = number_at<std::uint64_t>(item, "seed");
   r.seconds = number_at<double>(item, "seconds");
   r.reproduce = text_at(item, "reproduce");

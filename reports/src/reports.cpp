@@ -76,6 +76,24 @@ std::vector<std::string> relative_to(const std::vector<std::string>& texts,
   return out;
 }
 
+//! The texts of `items` (evidence::text), their catalog paths made relative.
+std::vector<std::string> relative_to(const std::vector<conformance::evidence>& items,
+                                     const std::string& catalog_dir) {
+  return relative_to(conformance::texts_of(items), catalog_dir);
+}
+
+//! `items` as report.json's "evidence_detail": typed, their catalog paths made relative.
+protocol::json detail_of(const std::vector<conformance::evidence>& items,
+                         const std::string& catalog_dir) {
+  protocol::json detail = protocol::json::array();
+  for (auto item : items) {
+    item.where = relative_to(item.where, catalog_dir);
+    item.observed = relative_to(item.observed, catalog_dir);
+    detail.push_back(item.to_json());
+  }
+  return detail;
+}
+
 std::string percent_text(std::size_t part, std::size_t whole) {
   char buffer[32];
   std::snprintf(buffer, sizeof buffer, "%.1f",
@@ -200,8 +218,9 @@ std::string utc_time_text(std::chrono::system_clock::time_point when) {
 
 std::string failure_headline(const case_result& result, const std::string& catalog_dir) {
   if (result.evidence.empty()) return result.purpose;
-  const std::string& first = result.evidence.front();
-  return relative_to(std::string_view(first).substr(0, first.find('\n')), catalog_dir);
+  // Its first line: an observed text may hold a newline of its own.
+  const std::string headline = result.evidence.front().headline();
+  return relative_to(std::string_view(headline).substr(0, headline.find('\n')), catalog_dir);
 }
 
 std::string junit_xml(const std::vector<case_result>& results, const run_summary& summary) {
@@ -261,6 +280,7 @@ protocol::json json_report(const std::vector<case_result>& results, const run_su
                                                             {"rerun_failures", r.rerun_failures}}},
          {"known_flaky", r.known_flaky},
          {"evidence", relative_to(r.evidence, summary.catalog_dir)},
+         {"evidence_detail", detail_of(r.evidence, summary.catalog_dir)},
          {"seed", r.seed},
          {"seconds", r.seconds},
          {"reproduce", r.reproduce},

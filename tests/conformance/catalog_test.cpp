@@ -52,7 +52,7 @@ TEST_CASE("the catalog has at least 150 cases and cites every SPEC rule", "[cata
 
 TEST_CASE("every case passes on the reference core (no false failures)", "[catalog]") {
   for (const auto& r : run(catalog())) {
-    INFO(r.id << "\n" << (r.evidence.empty() ? "" : r.evidence.front()));
+    INFO(r.id << "\n" << (r.evidence.empty() ? "" : r.evidence.front().text()));
     CHECK((r.verdict == conformance::verdict::pass ||
            r.verdict == conformance::verdict::not_applicable));
   }
@@ -73,7 +73,7 @@ TEST_CASE("one catalog applies to any timeouts: every case passes in-process wit
     for (std::size_t i = 0; i < results->size(); ++i) {
       const auto& r = (*results)[i];
       INFO(t.ack << "/" << t.result << "/" << t.interrupt << " ms: " << r.id << "\n"
-                 << (r.evidence.empty() ? r.not_applicable_because : r.evidence.front()));
+                 << (r.evidence.empty() ? r.not_applicable_because : r.evidence.front().text()));
       if (conformance::uses_clock_routes(catalog()[i].plan)) {
         CHECK(r.verdict == conformance::verdict::not_applicable);
       } else {
@@ -160,7 +160,8 @@ TEST_CASE("JUnit XML escapes evidence and counts failures", "[catalog]") {
   results[0].id = "reg.x";
   results[0].verdict = conformance::verdict::fail;
   results[0].spec_ids = {"REG-1"};
-  results[0].evidence = {"expected <status> & \"body\""};
+  results[0].evidence = {conformance::evidence_that(conformance::evidence_kind::problem,
+                                                    "expected <status> & \"body\"")};
   const auto xml = toolwire::reports::junit_xml(results, {"t", 1, 0.5, {}});
   CHECK(xml.find("failures=\"1\"") != std::string::npos);
   CHECK(xml.find("expected &lt;status&gt; &amp; &quot;body&quot;") != std::string::npos);

@@ -144,7 +144,7 @@ TEST_CASE("Issue 12.1: a failed case's diagram has a lane per actor and an arrow
   SECTION("each failed expectation is a red marker, at the time it was checked") {
     std::size_t timed = 0;
     for (const auto& e : failed.evidence)
-      if (std::regex_search(e, std::regex(" at [0-9]+ ms; observed: "))) ++timed;
+      if (e.at_ms) ++timed;
     REQUIRE(timed >= 1);
     CHECK(occurrences(svg, "<g class=\"failed\">") == timed);
     // The expectations of this case are checked at 4000 ms: the marker rows come after
@@ -238,8 +238,14 @@ TEST_CASE("Issue 12.1: foreign text in the HTML report is escaped, invalid UTF-8
                             {"body",
                              {{"note", "</pre><script>alert(2)</script>"},
                               {"raw", std::string("caf\xC3\x28 \xFF")}}}}}});
-  failed.evidence.push_back(std::string("x.yaml:1 [LIFE-5] expected <b> at 4000 ms; observed: ") +
-                            "<img onerror=alert(3)> \xFE");
+  toolwire::conformance::evidence hostile;
+  hostile.kind = toolwire::conformance::evidence_kind::expectation;
+  hostile.where = "x.yaml:1";
+  hostile.spec_ids = {"LIFE-5"};
+  hostile.expected = "<b>";
+  hostile.at_ms = 4000;
+  hostile.observed = std::string("<img onerror=alert(3)> \xFE");
+  failed.evidence.push_back(hostile);
   const auto report = reports::json_report(results, summary_for_catalog());
   std::string html;
   REQUIRE_NOTHROW(html = reports::html_report(report, {.all_cases = true}));
@@ -280,4 +286,40 @@ TEST_CASE("Issue 12.1: credentials stay redacted in the HTML report", "[reports]
   CHECK(html.find("SECRET") == std::string::npos);
   CHECK(html.find("tok-fresh") == std::string::npos);
   CHECK(html.find("the key is &lt;redacted&gt;") != std::string::npos);
+}
+
+TEST_CASE("Issue 23.4: evidence is typed, and no report reads its words back",
+          "[reports][html][evidence]") {
+  auto results = run_with_failures();
+  case_result& failed = results[0];
+  // An expectation whose own words hold what a text parser would split on: a body the
+  // scenario expects, written with " at 5 ms; observed: " in it.
+  toolwire::conformance::evidence tricky;
+  tricky.kind = toolwire::conformance::evidence_kind::expectation;
+  tricky.where = "x.yaml:7";
+  tricky.spec_ids = {"CALL-8"};
+  tricky.expected = R"(body {"note":"] expected 1 at 5 ms; observed: 2"})";
+  tricky.at_ms = 4000;
+  tricky.observed = "status 500";
+  failed.evidence = {tricky};
+  const auto report = reports::json_report(results, summary_for_catalog());
+  const auto& detail = report["cases"][0]["evidence_detail"];
+  REQUIRE(detail.size() == 1);
+  CHECK(detail[0]["kind"] == "expectation");
+  CHECK(detail[0]["where"] == "x.yaml:7");
+  CHECK(detail[0]["expected"] == tricky.expected);
+  CHECK(detail[0]["at_ms"] == 4000);
+  CHECK(detail[0]["observed"] == "status 500");
+  CHECK(toolwire::conformance::evidence::from_json(detail[0]) == tricky);
+  // report.json keeps its text too, as before.
+  CHECK(report["cases"][0]["evidence"][0].get<std::string>().starts_with(
+      R"(x.yaml:7 [CALL-8] expected body {"note":"] expected 1 at 5 ms; observed: 2"} at 4000 ms; observed: status 500)"));
+  const auto html = reports::html_report(report);
+  // Each field in its own cell, whole.
+  CHECK(
+      html.find(
+          R"(<td class="exp mono">body {&quot;note&quot;:&quot;] expected 1 at 5 ms; observed: 2&quot;})") !=
+      std::string::npos);
+  CHECK(html.find(R"(<td class="obs mono">status 500</td>)") != std::string::npos);
+  CHECK(html.find("x.yaml:7 [CALL-8]<br>at 4000 ms") != std::string::npos);
 }

@@ -106,7 +106,7 @@ conformance::target_profile profile_at(std::uint16_t port) {
 
 TEST_CASE("every case passes over HTTP against the bundled server", "[catalog][http]") {
   for (const auto& r : run(cases(), {})) {
-    INFO(r.id << "\n" << (r.evidence.empty() ? "" : r.evidence.front()));
+    INFO(r.id << "\n" << (r.evidence.empty() ? "" : r.evidence.front().text()));
     CHECK(r.verdict == conformance::verdict::pass);
   }
 }
@@ -120,7 +120,7 @@ TEST_CASE("every case passes over HTTP against the bundled server with short tim
     target.kind.emplace<conformance::bundled_server>().timeouts = {ack, result, interrupt};
     for (const auto& r : run(cases(), target)) {
       INFO(ack << "/" << result << "/" << interrupt << " ms: " << r.id << "\n"
-               << (r.evidence.empty() ? r.not_applicable_because : r.evidence.front()));
+               << (r.evidence.empty() ? r.not_applicable_because : r.evidence.front().text()));
       CHECK(r.verdict == conformance::verdict::pass);
     }
   }

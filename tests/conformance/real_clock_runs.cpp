@@ -51,7 +51,7 @@ std::vector<conformance::case_result> run_with_reruns(
       for (auto& first : results) {
         if (first.id != r.id) continue;
         WARN(what << ": intermittent on a real clock: " << first.id << "\n"
-                  << (first.evidence.empty() ? "" : first.evidence.front()));
+                  << (first.evidence.empty() ? "" : first.evidence.front().text()));
         if (r.verdict != conformance::verdict::fail) first = r;
       }
     }
@@ -64,7 +64,7 @@ std::size_t check_real_clock_results(const std::vector<conformance::case_result>
   std::size_t applicable = 0;
   for (const auto& r : results) {
     INFO(what << ": " << r.id << "\n"
-              << (r.evidence.empty() ? r.not_applicable_because : r.evidence.front()));
+              << (r.evidence.empty() ? r.not_applicable_because : r.evidence.front().text()));
     if (r.verdict == conformance::verdict::not_applicable) {
       // Only the clock routes and millisecond boundaries need the virtual clock; a slow
       // target's wide window may not fit a case's times.

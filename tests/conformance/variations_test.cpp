@@ -474,8 +474,8 @@ void check_all_pass(const std::vector<conformance::case_result>& results, std::s
     // Every line of evidence, not the first: an expectation that failed because a request
     // timed out on a loaded machine shows the transport error only further down.
     std::string evidence;
-    for (const auto& line : r.evidence)
-      evidence.append(line).append("\n");
+    for (const auto& item : r.evidence)
+      evidence.append(item.text()).append("\n");
     INFO(name << ": " << r.id << "\n" << evidence);
     CHECK(r.verdict != conformance::verdict::fail);
     CHECK(r.verdict != conformance::verdict::warn);

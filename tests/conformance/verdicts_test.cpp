@@ -203,7 +203,7 @@ TEST_CASE("--repeat labels failures consistent or intermittent", "[verdicts][rep
     CHECK(r.repeat_label == "consistent");
     CHECK(r.reruns == 2);
     CHECK(r.rerun_failures == 2);
-    CHECK(r.evidence.back() == "repeat: failed 3 of 3 runs (consistent)");
+    CHECK(r.evidence.back().text() == "repeat: failed 3 of 3 runs (consistent)");
   }
   CHECK(labelled > 0);
   const auto junit = reports::junit_xml(*results, {"t", 1, 0.1, {}, 0, 2});
@@ -269,7 +269,7 @@ TEST_CASE("Issue 12: the JUnit failure message is the first failed expectation",
   REQUIRE_FALSE(failed->evidence.empty());
   const auto summary = summary_for_catalog();
   // The evidence names the case file by its path; the report names it under the catalog.
-  const std::string& first = failed->evidence.front();
+  const std::string first = failed->evidence.front().text();
   const std::string catalog_prefix = summary.catalog_dir + "/";
   REQUIRE(first.starts_with(catalog_prefix));
   const std::string expectation =
@@ -338,7 +338,8 @@ TEST_CASE("Issue 12: JUnit properties name the run, never its credentials", "[ve
   REQUIRE(profile->api_key == secret);
 
   auto failed = made("a.fail", verdict::fail);
-  failed.evidence = {"step 1 [REG-1] expected 400; observed 201"};
+  failed.evidence = {conformance::evidence_that(conformance::evidence_kind::problem,
+                                                "step 1 [REG-1] expected 400; observed 201")};
   failed.reproduce = "toolwire check --filter 'a.fail' --seed 9 --target " + path;
   reports::run_summary summary{profile->name, 9, 0.1, {}, 0, 0};
   summary.toolwire_version = "1.2.3";

@@ -108,13 +108,13 @@ TEST_CASE("A hostile target gets verdicts, reports and a failed run", "[remote][
   REQUIRE(results->size() == cases.size());
   std::size_t failed = 0;
   for (const auto& r : *results) {
-    CAPTURE(r.id, r.evidence);
+    CAPTURE(r.id, conformance::texts_of(r.evidence));
     CHECK(r.verdict != conformance::verdict::not_applicable);
     if (r.verdict == conformance::verdict::fail) ++failed;
     if (never_answers) {
       CHECK(r.verdict == conformance::verdict::error);
       REQUIRE_FALSE(r.evidence.empty());
-      CHECK_THAT(r.evidence.front(), Catch::StartsWith("the target did not answer: "));
+      CHECK_THAT(r.evidence.front().text(), Catch::StartsWith("the target did not answer: "));
     } else if (!streams_only) {
       CHECK(r.verdict == conformance::verdict::fail);
       CHECK_FALSE(r.evidence.empty());
@@ -172,10 +172,10 @@ TEST_CASE("A target answering JSON of the wrong types gets verdicts in every gro
   REQUIRE((*results)->size() == cases.size());
   std::size_t failed = 0;
   for (const auto& r : **results) {
-    CAPTURE(r.id, r.evidence);
+    CAPTURE(r.id, conformance::texts_of(r.evidence));
     if (r.verdict == conformance::verdict::fail) ++failed;
     // The verdict rests on what the target did, never on the suite tripping over it.
-    for (const auto& item : r.evidence) {
+    for (const auto& item : conformance::texts_of(r.evidence)) {
       CHECK(item.find("the suite could not judge") == std::string::npos);
       CHECK(item.find("the suite failed") == std::string::npos);
     }

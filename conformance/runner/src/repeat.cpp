@@ -32,8 +32,10 @@ std::optional<protocol::api_error> rerun_failures(const std::vector<catalog_case
   for (const auto i : failing) {
     auto& r = results[i];
     r.repeat_label = r.rerun_failures == r.reruns ? "consistent" : "intermittent";
-    r.evidence.push_back("repeat: failed " + std::to_string(r.rerun_failures + 1) + " of " +
-                         std::to_string(r.reruns + 1) + " runs (" + r.repeat_label + ")");
+    r.evidence.push_back(
+        evidence_that(evidence_kind::repeat, "failed " + std::to_string(r.rerun_failures + 1) +
+                                                 " of " + std::to_string(r.reruns + 1) + " runs (" +
+                                                 r.repeat_label + ")"));
   }
   return std::nullopt;
 }

@@ -21,31 +21,33 @@ namespace {
 
 using clock_type = std::chrono::steady_clock;
 
-//! "  REG-5 [S] <summary>" for each rule, to put the SPEC's words next to the evidence.
-std::string spec_text(const std::vector<std::string>& ids) {
-  std::string text;
-  for (const auto& id : ids) {
-    const auto* rule = protocol::find_spec_rule(id);
-    if (rule == nullptr) continue;
-    text += "\n      " + id + " [" + std::string(1, rule->tag) + "] " + std::string(rule->summary);
-  }
-  return text;
-}
-
-std::vector<std::string> evidence_of(const catalog_case& c, const actors::trace& run) {
-  std::vector<std::string> evidence;
+std::vector<evidence> evidence_of(const catalog_case& c, const actors::trace& run) {
+  std::vector<evidence> found;
   const auto judged = actors::judge(c.plan, run);
   for (const auto& r : judged.expectations.results) {
-    if (!r.passed) evidence.push_back(actors::describe(r, c.plan) + spec_text(r.expected.spec_ids));
+    if (r.passed) continue;
+    const auto& step = c.plan.steps.at(r.step);
+    evidence item;
+    item.kind = evidence_kind::expectation;
+    item.where = !r.expected.where.empty() ? r.expected.where
+                 : !step.where.empty()     ? step.where
+                                           : "step " + std::to_string(r.step + 1);
+    item.spec_ids = r.expected.spec_ids;
+    item.expected = actors::describe_expected(r.expected);
+    item.at_ms = step.at;
+    item.observed = r.observed;
+    found.push_back(std::move(item));
   }
   for (const auto& e : judged.expectations.step_errors)
-    evidence.push_back(e);
+    found.push_back(evidence_that(evidence_kind::step_error, e));
   for (const auto& v : judged.violations) {
-    evidence.push_back("invariant " + actors::describe(v) + spec_text({v.spec_id}));
+    auto item = evidence_that(evidence_kind::invariant, v.message, {v.spec_id});
+    item.record = v.record;
+    found.push_back(std::move(item));
   }
   for (const auto& t : judged.transport_errors)
-    evidence.push_back("transport: " + safe_dump(t));
-  return evidence;
+    found.push_back(evidence_that(evidence_kind::transport, safe_dump(t)));
+  return found;
 }
 
 protocol::json records_of(const actors::trace& run) {
@@ -78,8 +80,9 @@ void judge(case_result& result, const catalog_case& c, const actors::trace& run)
   try {
     result.evidence = evidence_of(c, run);
   } catch (const std::exception& e) {
-    result.evidence = {std::string("the suite could not judge this case's trace: ") +
-                       escape_invalid_utf8(e.what())};
+    result.evidence = {evidence_that(evidence_kind::problem,
+                                     std::string("the suite could not judge this case's trace: ") +
+                                         escape_invalid_utf8(e.what()))};
   }
   result.trace = records_of(run);
   // Why before the expectations' verdict: what a case saw after its target stopped
@@ -88,7 +91,7 @@ void judge(case_result& result, const catalog_case& c, const actors::trace& run)
   if (!result.unreachable_because.empty()) {
     result.verdict = verdict::error;
     result.evidence.insert(result.evidence.begin(),
-                           "the target did not answer: " + result.unreachable_because);
+                           evidence_that(evidence_kind::unreachable, result.unreachable_because));
   } else if (result.evidence.empty()) {
     result.verdict = verdict::pass;
   } else {
@@ -110,7 +113,8 @@ namespace {
 //! failing verdict with the loader's file:line error, so a catalog bug shows.
 case_result untimed(case_result result, const protocol::api_error& error) {
   result.verdict = verdict::fail;
-  result.evidence = {"the case cannot be timed for this target: " + error.message};
+  result.evidence = {evidence_that(evidence_kind::problem,
+                                   "the case cannot be timed for this target: " + error.message)};
   return result;
 }
 
@@ -155,7 +159,8 @@ case_result run_case(const catalog_case& original, scenario_runner& on, const ta
   auto run = on.run(c.plan, seed, c.file, "[tw:" + c.id + "] ");
   if (!run) {
     result.verdict = verdict::fail;
-    result.evidence = {"the case could not run: " + run.error().message};
+    result.evidence = {
+        evidence_that(evidence_kind::problem, "the case could not run: " + run.error().message)};
     return result;
   }
   judge(result, c, run->trace);
@@ -172,8 +177,9 @@ case_result guarded(const catalog_case& c, const target_choice& target, std::uin
   } catch (const std::exception& e) {
     auto result = base_result(c, target, seed);
     result.verdict = verdict::fail;
-    result.evidence = {std::string("the suite failed while running this case: ") +
-                       escape_invalid_utf8(e.what())};
+    result.evidence = {evidence_that(
+        evidence_kind::problem,
+        std::string("the suite failed while running this case: ") + escape_invalid_utf8(e.what()))};
     return result;
   }
 }

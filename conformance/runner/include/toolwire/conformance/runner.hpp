@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "toolwire/conformance/catalog.hpp"
+#include "toolwire/conformance/evidence.hpp"
 #include "toolwire/conformance/target_choice.hpp"
 #include "toolwire/conformance/target_profile.hpp"
 #include "toolwire/reference_server/faults.hpp"
@@ -30,7 +31,7 @@ struct case_result {
   std::string tag;  // [S], [P] or [R]
   std::string purpose;
   conformance::verdict verdict = verdict::pass;
-  std::vector<std::string> evidence;  // one item per problem; with the SPEC text of its rules
+  std::vector<conformance::evidence> evidence;  // one item per problem
   std::string not_applicable_because;
   //! verdict::error: the first request the target did not answer, and how, e.g. "POST
   //! /v1/sessions at 1000 ms: cannot connect to 127.0.0.1:8080: Connection refused".
