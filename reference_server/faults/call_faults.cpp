@@ -117,7 +117,8 @@ void faulty_policy::deadline_of_settled_call(state& s, session_record& session,
     return;
   }
   const bool acked = call.deadline != call.dispatched_at + s.config.ack_timeout_ms;
-  emit_failed(s, session, call, acked ? "result_timeout" : "ack_timeout", now);
+  emit_failed(s, session, call,
+              acked ? failure_reason::result_timeout : failure_reason::ack_timeout, now);
 }
 
 void faulty_policy::announce_completion(state& s, session_record& session, const call_record& call,

@@ -88,7 +88,7 @@ void fail_withdrawn_calls(state& s, session_record& session, client_record& clie
     }
   }
   for (const auto& call_id : withdrawn)
-    fail_call(s, session, session.calls.at(call_id), "tool_unavailable", now);
+    fail_call(s, session, session.calls.at(call_id), failure_reason::tool_unavailable, now);
 }
 
 }  // namespace

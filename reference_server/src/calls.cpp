@@ -52,15 +52,6 @@ protocol::api_error settled_conflict(const std::string& call_id, call_status sta
                             " (CALL-6)");
 }
 
-//! The cause behind a failure reason. Why by reason: the callers name a failure by its
-//! SPEC reason, which is what the event and the model get, and each reason has one cause.
-call_event failure_cause(const std::string& reason) {
-  if (reason == "ack_timeout" || reason == "result_timeout") return call_event::deadline_passed;
-  if (reason == "client_left" || reason == "client_expired") return call_event::client_gone;
-  if (reason == "tool_unavailable") return call_event::tool_unavailable;
-  throw std::logic_error("call: no cause for the failure reason '" + reason + "'");
-}
-
 }  // namespace
 
 // -- the clean answers of the call rules' decision points (policy.hpp) --------------------
@@ -128,9 +119,12 @@ void emit_completed(state& s, session_record& session, const call_record& call, 
   emit(s, session, protocol::client_tool_completed{call.id, call.client_id, is_error}, now);
 }
 
-void emit_failed(state& s, session_record& session, const call_record& call,
-                 const std::string& reason, time_ms now) {
-  emit(s, session, protocol::client_tool_failed{call.id, call.client_id, call.tool, reason}, now);
+void emit_failed(state& s, session_record& session, const call_record& call, failure_reason reason,
+                 time_ms now) {
+  emit(s, session,
+       protocol::client_tool_failed{call.id, call.client_id, call.tool,
+                                    std::string(to_string(reason))},
+       now);
 }
 
 void dispatch_call(state& s, session_record& session, client_record& client, const tool_spec& tool,
@@ -200,13 +194,14 @@ outcome<json> post_result(state& s, session_record& session, const std::string& 
   return json{{"call_id", call_id}, {"status", "completed"}};
 }
 
-void fail_call(state& s, session_record& session, call_record& call, const std::string& reason,
+void fail_call(state& s, session_record& session, call_record& call, failure_reason reason,
                time_ms now) {
-  move_noted(s, call.status, failure_cause(reason));
+  move_noted(s, call.status, cause_of(reason));
   close_call(s, session, call);
   emit_failed(s, session, call, reason, now);
+  const std::string name(to_string(reason));
   report_to_turn(s, session, call,
-                 protocol::tool_error{"the call to '" + call.tool + "' failed: " + reason, reason},
+                 protocol::tool_error{"the call to '" + call.tool + "' failed: " + name, name},
                  now);
 }
 
@@ -225,7 +220,7 @@ void fail_unavailable_call(state& s, session_record& session, const client_recor
   // id is 409 (CALL-6), not 404.
   move_noted(s, call.status, call_event::tool_unavailable);
   session.turn->slots[slot].call_id = call.id;
-  emit_failed(s, session, call, "tool_unavailable", now);
+  emit_failed(s, session, call, failure_reason::tool_unavailable, now);
   session.calls.emplace(call.id, std::move(call));
 }
 
@@ -237,8 +232,10 @@ void on_call_deadline(state& s, session_record& session, const std::string& call
     s.policy->deadline_of_settled_call(s, session, c, now);
     return;
   }
-  const char* reason = c.status == call_status::acked ? "result_timeout" : "ack_timeout";
-  fail_call(s, session, call->second, reason, now);
+  fail_call(
+      s, session, call->second,
+      c.status == call_status::acked ? failure_reason::result_timeout : failure_reason::ack_timeout,
+      now);
 }
 
 }  // namespace toolwire::reference_server::detail

@@ -85,7 +85,8 @@ void rule_policy::after_tools_replaced(state&, session_record&, client_record&,
 void rule_policy::fail_calls_of_departed(state& s, session_record& session,
                                          const client_record& client, departure why,
                                          time_ms now) const {
-  const std::string reason = why == departure::left ? "client_left" : "client_expired";
+  const auto reason =
+      why == departure::left ? failure_reason::client_left : failure_reason::client_expired;
   for (const auto& [call_serial, call_id] : client.open_calls) {
     auto call = session.calls.find(call_id);
     if (call != session.calls.end()) fail_call(s, session, call->second, reason, now);

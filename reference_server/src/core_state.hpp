@@ -238,7 +238,7 @@ protocol::outcome<json> post_result(state& s, session_record& session, const std
                                     const std::string& call_id, const json& body, time_ms now);
 //! Fails an open call with a reason of client_tool_failed (SES-4); the reason names the
 //! cause the call table is asked about (a deadline, a departure, an unavailable tool).
-void fail_call(state& s, session_record& session, call_record& call, const std::string& reason,
+void fail_call(state& s, session_record& session, call_record& call, failure_reason reason,
                time_ms now);
 //! TOOLS-5 for a name that designates a live client: records a call that fails at once,
 //! never dispatched, and emits its client_tool_failed. The turn's slot is settled by the
@@ -251,8 +251,8 @@ void extend_deadline(state& s, const session_record& session, call_record& call,
 //! The client_tool_completed and client_tool_failed events of a call (SES-4).
 void emit_completed(state& s, session_record& session, const call_record& call, bool is_error,
                     time_ms now);
-void emit_failed(state& s, session_record& session, const call_record& call,
-                 const std::string& reason, time_ms now);
+void emit_failed(state& s, session_record& session, const call_record& call, failure_reason reason,
+                 time_ms now);
 
 // -- turns (turns.cpp) -----------------------------------------------------------------
 protocol::outcome<json> post_message(state& s, session_record& session, const json& body,

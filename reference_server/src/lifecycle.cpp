@@ -38,6 +38,22 @@ std::string_view to_string(call_event e) {
   return "unknown";
 }
 
+std::string_view to_string(failure_reason r) {
+  switch (r) {
+    case failure_reason::ack_timeout:
+      return "ack_timeout";
+    case failure_reason::result_timeout:
+      return "result_timeout";
+    case failure_reason::client_left:
+      return "client_left";
+    case failure_reason::client_expired:
+      return "client_expired";
+    case failure_reason::tool_unavailable:
+      return "tool_unavailable";
+  }
+  return "unknown";
+}
+
 std::string_view to_string(task_status s) {
   switch (s) {
     case task_status::pending:

@@ -51,6 +51,29 @@ namespace toolwire::reference_server::detail {
 
 enum class call_status { dispatched, acked, completed, failed };
 enum class call_event { acked, result_posted, deadline_passed, client_gone, tool_unavailable };
+//! Why a call failed: the reason client_tool_failed and the model's error carry (SES-4).
+enum class failure_reason {
+  ack_timeout,
+  result_timeout,
+  client_left,
+  client_expired,
+  tool_unavailable
+};
+
+//! The event of the call table behind each reason: a call fails only along its cause.
+constexpr call_event cause_of(failure_reason reason) {
+  switch (reason) {
+    case failure_reason::ack_timeout:
+    case failure_reason::result_timeout:
+      return call_event::deadline_passed;
+    case failure_reason::client_left:
+    case failure_reason::client_expired:
+      return call_event::client_gone;
+    case failure_reason::tool_unavailable:
+      return call_event::tool_unavailable;
+  }
+  return call_event::tool_unavailable;
+}
 
 enum class task_status { pending, processing, interrupted, completed, failed };
 enum class task_event {
@@ -88,6 +111,8 @@ enum class client_event { deleted, ttl_lapsed };
 //! Names as statuses show on the wire (task GET, CALL-6 messages) and in illegal_transition.
 std::string_view to_string(call_status s);
 std::string_view to_string(call_event e);
+//! The reason's name on the wire, e.g. "ack_timeout".
+std::string_view to_string(failure_reason r);
 std::string_view to_string(task_status s);
 std::string_view to_string(task_event e);
 std::string_view to_string(turn_status s);
