@@ -12,6 +12,9 @@ template <typename... Kinds>
 struct per_kind : Kinds... {
   using Kinds::operator()...;
 };
+// Why spelled out: clang 14 (the sanitized build) deduces no aggregate's arguments.
+template <typename... Kinds>
+per_kind(Kinds...) -> per_kind<Kinds...>;
 
 scenarios::timing reference_timing(const reference_timeouts& timeouts) {
   scenarios::timing timing;
