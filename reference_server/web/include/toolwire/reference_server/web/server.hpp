@@ -109,7 +109,7 @@ class server final : private request_handler {
   void drain();
   //! 503 when an event stream of `session_id` would go over a stream cap.
   std::optional<protocol::api_response> refuse_stream(const std::string& session_id);
-  void start_model_step(const reference_server::model_step_request& step);
+  void start_model_step(reference_server::model_step_request step);
   void on_model_reply(std::uint64_t step_id, const reference_server::model_reply& reply);
   void arm_deadline();
   void on_deadline(boost::system::error_code ec);
