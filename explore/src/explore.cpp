@@ -116,14 +116,6 @@ constexpr std::uint64_t other_interleavings = 16;
 //! Interleavings tried that follow the target's order of registrations (below).
 constexpr std::uint64_t guided_tries = 4;
 
-//! What a run showed until its end. Why cut: in-process, a run goes on until every
-//! deadline has passed (CALL-5), while a remote target is not waited for that long.
-//! On a real clock a task caller learns that its task waits for it at its next poll, so a
-//! task that was interrupted a little later than in the oracle (within the tolerance) is
-//! answered a whole poll later, and every later step of that task with it: the n-th model
-//! step of a caller's task may come up to n-1 polls late through the harness's schedule,
-//! not the target (explore, seed 9000, program 195: polls every 250 ms met each 1.5 s hold
-//! at its very instant, and the third step came 594 ms late).
 //! How often the task caller of a task's model step `o` polls; 0 for other observations.
 time_ms poll_every_of(const actors::observation& o, const scenario& program) {
   if (o.task_caller.empty()) return 0;
@@ -133,6 +125,14 @@ time_ms poll_every_of(const actors::observation& o, const scenario& program) {
   return caller == program.task_callers.end() ? 0 : caller->poll_every;
 }
 
+//! What a run showed until its end. Why cut: in-process, a run goes on until every
+//! deadline has passed (CALL-5), while a remote target is not waited for that long.
+//! On a real clock a task caller learns that its task waits for it at its next poll, so a
+//! task that was interrupted a little later than in the oracle (within the tolerance) is
+//! answered a whole poll later, and every later step of that task with it: the n-th model
+//! step of a caller's task may come up to n-1 polls late through the harness's schedule,
+//! not the target (explore, seed 9000, program 195: polls every 250 ms met each 1.5 s hold
+//! at its very instant, and the third step came 594 ms late).
 void allow_poll_lag(std::vector<actors::observation>& observed, const scenario& program) {
   for (auto& o : observed)
     o.slack_ms = std::max<time_ms>(0, o.nth - 1) * poll_every_of(o, program);
