@@ -17,7 +17,10 @@ void arrivals::push(arrival item) {
     if (auto* event = std::get_if<stream_arrival>(&item)) {
       if (auto* e = std::get_if<reference_server::session_event>(&event->item)) {
         ++session_events_[e->session_id];
-        if (!failed_at_application(*e)) ++telling_events_[e->session_id];
+        if (made_by_an_answer(*e)) {
+          ++answer_events_[e->session_id];
+          if (!failed_at_application(*e)) ++telling_events_[e->session_id];
+        }
         auto& latest = latest_seq_[event->stream_id];
         latest = std::max(latest, e->seq);
         for (const char* key : {"client_id", "call_id"}) {
@@ -113,7 +116,8 @@ void arrivals::await_step_settled(const std::string& session, std::size_t calls)
 void arrivals::turn_answered(const std::string& session) {
   std::lock_guard lock(mutex_);
   if (turn_answers_given_up_) return;
-  turn_answers_awaited_[session] = {models_of_[turn_owner(session)], session_events_[session]};
+  turn_answers_awaited_[session] = {models_of_[turn_owner(session)], session_events_[session],
+                                    answer_events_[session]};
 }
 
 bool arrivals::await_turn_answers_applied(std::chrono::milliseconds bound) {
@@ -123,21 +127,21 @@ bool arrivals::await_turn_answers_applied(std::chrono::milliseconds bound) {
   // found held-answer-then-ack.yaml failing once), and one whose events were handed over
   // at an idle moment needs nothing (explore seed 41).
   std::erase_if(turn_answers_awaited_, [&](const auto& awaited) {
-    return session_events_taken_[awaited.first] > awaited.second.second;
+    return session_events_taken_[awaited.first] > awaited.second.events;
   });
   if (turn_answers_awaited_.empty()) return false;
   const auto applied = [&] {
-    return std::all_of(
-        turn_answers_awaited_.begin(), turn_answers_awaited_.end(), [&](const auto& awaited) {
-          const auto& [models, events] = awaited.second;
-          return models_of_[turn_owner(awaited.first)] + unowned_models_.size() > models ||
-                 session_events_[awaited.first] > events;
-        });
+    return std::all_of(turn_answers_awaited_.begin(), turn_answers_awaited_.end(),
+                       [&](const auto& awaited) {
+                         return models_of_[turn_owner(awaited.first)] + unowned_models_.size() >
+                                    awaited.second.models ||
+                                answer_events_[awaited.first] > awaited.second.answer_events;
+                       });
   };
   if (!changed_.wait_for(lock, bound, applied)) turn_answers_given_up_ = true;
   const bool events_to_hand_over = std::any_of(
       turn_answers_awaited_.begin(), turn_answers_awaited_.end(),
-      [&](const auto& awaited) { return session_events_[awaited.first] > awaited.second.second; });
+      [&](const auto& awaited) { return session_events_[awaited.first] > awaited.second.events; });
   turn_answers_awaited_.clear();
   return events_to_hand_over;
 }

@@ -87,18 +87,19 @@ class arrivals {
   //! the texts costs settle time, not a wait to the bound.
   void await_models(const std::string& owner, std::uint64_t total);
   //! A model step of `session`'s turn was answered: the turn goes on visibly. Either a
-  //! call is dispatched or the turn ends (an event of the session other than a call failed
-  //! as the answer is applied, TOOLS-5), or no call could be dispatched and the next model
-  //! request comes at once. Why not any event: a tool_unavailable failure is followed by
-  //! that model request, and a harness that stopped waiting at the failure missed it.
+  //! call is dispatched or the turn ends (an event an answer makes, made_by_an_answer,
+  //! other than a call failed as the answer is applied, TOOLS-5), or no call could be
+  //! dispatched and the next model request comes at once. Why not any event: a tool_unavailable
+  //! failure is followed by that model request, and a harness that stopped waiting at the failure
+  //! missed it.
   void await_turn_goes_on(const std::string& session);
   //! A model step of `session`'s turn was answered with `calls` tool calls: once events
   //! have settled all of them, the next model step is owed (CALL-9), however long the
   //! target takes to build it (a long conversation, a loaded machine).
   void await_step_settled(const std::string& session, std::size_t calls);
   //! A model step of `session`'s turn was answered. Until the answer shows its effect (an
-  //! event of the session, or a model request), a request the suite sends now could reach
-  //! the target before it applied the answer: an order the reference never shows, as it
+  //! event an answer makes, made_by_an_answer, or a model request), a request the suite sends now
+  //! could reach the target before it applied the answer: an order the reference never shows, as it
   //! applies an answer due at an instant before anything else due then.
   void turn_answered(const std::string& session);
   //! Waits until every answered turn step has shown its effect, or `bound` passed; true
@@ -210,15 +211,22 @@ class arrivals {
   };
   std::optional<turn_going_on> turn_goes_on_;
   std::map<std::string, std::uint64_t> telling_events_;
+  //! Per session: events an answer's application makes (made_by_an_answer) that arrived.
+  std::map<std::string, std::uint64_t> answer_events_;
   std::set<awaited_event> events_awaited_;
   //! What arrived, named the ways an implied event is awaited: (session, type, key, id)
   //! for each of the ids (client_id, call_id) the event's data carries.
   std::set<awaited_event> events_arrived_;
   bool implied_events_given_up_ = false;
   //! Per session: events that arrived on its followed streams, and the answered turn steps
-  //! awaited (session -> the turn's models and session events seen when it was answered).
+  //! awaited, with what had arrived of the session when it was answered.
   std::map<std::string, std::uint64_t> session_events_;
-  std::map<std::string, std::pair<std::uint64_t, std::uint64_t>> turn_answers_awaited_;
+  struct answer_awaited {
+    std::uint64_t models = 0;         // the turn's model requests
+    std::uint64_t events = 0;         // the session's events (session_events_)
+    std::uint64_t answer_events = 0;  // of them, those an answer makes (answer_events_)
+  };
+  std::map<std::string, answer_awaited> turn_answers_awaited_;
   bool turn_answers_given_up_ = false;
   //! Per session: its events taken from the queue so far (counted as session_events_).
   std::map<std::string, std::uint64_t> session_events_taken_;

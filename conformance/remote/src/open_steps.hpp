@@ -19,6 +19,15 @@ namespace toolwire::conformance::detail {
 //! deadline or its client's end.
 bool failed_at_application(const reference_server::session_event& event);
 
+//! Whether `event` is one that applying a model answer to a turn makes: a dispatch
+//! (CALL-1), a call failed at application (TOOLS-5), the turn's end (SES-5). Nothing else
+//! due at the answer's instant makes one, so only these show that the answer was applied.
+//! Why it matters: a client that expires at the instant a held answer is released sends
+//! its client_unregistered at about the moment the answer goes out; counted as the answer's
+//! effect, the harness moved on before the target asked the model again (explore seed 1,
+//! program 594, on a loaded machine).
+bool made_by_an_answer(const reference_server::session_event& event);
+
 //! Not thread-safe: arrivals uses it under its own lock.
 class open_steps {
  public:
