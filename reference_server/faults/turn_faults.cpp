@@ -74,7 +74,7 @@ bool faulty_policy::dispatches_live_tool(const turn_record& turn,
                                          const std::string& model_name) const {
   // Fault newly_live_tool_refused (TOOLS-5): the step's offer decides, not liveness at the
   // answer: a tool registered or PUT during the step is refused as tool_unavailable.
-  if (has(fault::newly_live_tool_refused)) return turn.offered_at_step.count(model_name) != 0;
+  if (has(fault::newly_live_tool_refused)) return turn.offered_at_step->count(model_name) != 0;
   return rule_policy::dispatches_live_tool(turn, model_name);
 }
 

@@ -172,8 +172,7 @@ outcome<json> put_tools(state& s, session_record& session, const std::string& ci
 
 void end_client(state& s, session_record& session, std::uint64_t serial, departure why,
                 time_ms now) {
-  auto node = session.clients.extract(serial);
-  client_record client = std::move(node.mapped());
+  client_record client = std::move(session.clients.extract(serial).mapped());
   move_noted(s, client.status,
              why == departure::left ? client_event::deleted : client_event::ttl_lapsed);
   session.client_serials.erase(client.id);

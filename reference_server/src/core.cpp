@@ -40,7 +40,7 @@ std::string make_token(state& s) {
 
 //! Forgets a session: its token stops working (401) and its id answers 404; its streams
 //! are closed by the front end (core_outputs::forgotten_sessions).
-void forget_session(state& s, std::map<std::string, session_record>::iterator session) {
+void forget_session(state& s, session_table::iterator session) {
   const std::string sid = session->first;
   s.session_by_token.erase(session->second.token);
   // Why by the session's own records, not a scan of every timer: a busy server forgets
@@ -57,7 +57,7 @@ void forget_session(state& s, std::map<std::string, session_record>::iterator se
 
 //! A session is forgotten once nothing in it is live and it has been idle long enough;
 //! otherwise its timer is armed again for the earliest moment that can be true.
-void on_session_idle(state& s, std::map<std::string, session_record>::iterator found, time_ms at) {
+void on_session_idle(state& s, session_table::iterator found, time_ms at) {
   session_record& session = found->second;
   const time_ms idle = s.config.idle_expiry_ms;
   const bool busy = !session.clients.empty() || session.turn.has_value();
@@ -68,7 +68,7 @@ void on_session_idle(state& s, std::map<std::string, session_record>::iterator f
 }
 
 //! A task is forgotten once it completed or failed and has been idle long enough.
-void on_task_idle(state& s, std::map<std::string, task_record>::iterator found, time_ms at) {
+void on_task_idle(state& s, journaled_map<std::string, task_record>::iterator found, time_ms at) {
   task_record& task = found->second;
   const time_ms idle = s.config.idle_expiry_ms;
   const bool ended = task.status == task_status::completed || task.status == task_status::failed;
@@ -123,6 +123,10 @@ void schedule(state& s, std::uint64_t key, time_ms at, timer_ref ref) {
   cancel(s, key);
   s.timers.emplace(at, key);
   s.timer_refs.emplace(key, std::make_pair(at, std::move(ref)));
+  s.journal.note([&s, key, at] {
+    s.timers.erase({at, key});
+    s.timer_refs.erase(key);
+  });
 }
 
 namespace {
@@ -152,6 +156,12 @@ void arm_idle_expiry(state& s, task_record& task, time_ms now) {
 void cancel(state& s, std::uint64_t key) {
   auto it = s.timer_refs.find(key);
   if (it == s.timer_refs.end()) return;
+  if (s.journal.recording()) {
+    s.journal.note([&s, key, armed = it->second] {
+      s.timers.emplace(armed.first, key);
+      s.timer_refs.emplace(key, armed);
+    });
+  }
   s.timers.erase({it->second.first, key});
   s.timer_refs.erase(it);
 }
@@ -177,7 +187,7 @@ std::uint64_t request_model_step(state& s, step_owner owner, json messages, json
   const std::uint64_t id = s.next_step++;
   std::uint64_t after_seq = 0;
   if (owner.kind == model_step_request::owner_kind::turn) {
-    after_seq = s.sessions.at(owner.id).next_seq - 1;
+    after_seq = std::as_const(s.sessions).find(owner.id)->second.next_seq - 1;
   }
   json body = {{"model", s.config.model_name}, {"messages", std::move(messages)}};
   // Why: OpenAI-compatible servers reject an empty `tools` array; absent means none.
@@ -185,6 +195,82 @@ std::uint64_t request_model_step(state& s, step_owner owner, json messages, json
   s.pending.model_steps.push_back({id, owner.kind, owner.id, after_seq, std::move(body)});
   s.waiting_steps.emplace(id, std::move(owner));
   return id;
+}
+
+namespace {
+
+//! What a command may change outside the journaled tables: counters, coverage and the
+//! outputs not yet drained.
+struct command_marks {
+  std::uint64_t next_serial, next_session, next_client, next_call, next_turn, next_task, next_step,
+      token_counter;
+  std::bitset<life_cycle_point_count> reached;
+  bool firing_timers;
+  std::vector<std::string> deferred_turns;
+  std::size_t events, model_steps, forgotten_sessions;
+
+  explicit command_marks(const state& s)
+      : next_serial(s.next_serial),
+        next_session(s.next_session),
+        next_client(s.next_client),
+        next_call(s.next_call),
+        next_turn(s.next_turn),
+        next_task(s.next_task),
+        next_step(s.next_step),
+        token_counter(s.token_counter),
+        reached(s.reached),
+        firing_timers(s.firing_timers),
+        deferred_turns(s.deferred_turns),
+        events(s.pending.events.size()),
+        model_steps(s.pending.model_steps.size()),
+        forgotten_sessions(s.pending.forgotten_sessions.size()) {}
+
+  template <typename T>
+  static void truncate(std::vector<T>& items, std::size_t size) {
+    items.erase(items.begin() + static_cast<std::ptrdiff_t>(size), items.end());
+  }
+
+  void restore(state& s) const {
+    s.next_serial = next_serial;
+    s.next_session = next_session;
+    s.next_client = next_client;
+    s.next_call = next_call;
+    s.next_turn = next_turn;
+    s.next_task = next_task;
+    s.next_step = next_step;
+    s.token_counter = token_counter;
+    s.reached = reached;
+    s.firing_timers = firing_timers;
+    s.deferred_turns = deferred_turns;
+    truncate(s.pending.events, events);
+    truncate(s.pending.model_steps, model_steps);
+    truncate(s.pending.forgotten_sessions, forgotten_sessions);
+  }
+};
+
+}  // namespace
+
+std::optional<api_error> atomically(state& s, const std::function<void()>& act) {
+  if (s.journal.recording()) {
+    act();  // part of an outer command, which undoes it all if it fails
+    return std::nullopt;
+  }
+  const command_marks before(s);
+  s.journal.begin();
+  try {
+    act();
+    s.journal.commit();
+    return std::nullopt;
+  } catch (const std::exception& error) {
+    s.journal.rollback();
+    before.restore(s);
+    // Why what() only for a refused move: it names two statuses and an event, while
+    // another exception's text (a parser's, say) may quote the body, never to be logged.
+    const bool refused_move = dynamic_cast<const illegal_transition*>(&error) != nullptr;
+    return api_error{protocol::error_code::internal,
+                     std::string("internal error of the server, which changed nothing: ") +
+                         (refused_move ? error.what() : "an unexpected exception")};
+  }
 }
 
 std::shared_ptr<const rule_policy> clean_policy() {
@@ -318,9 +404,20 @@ outcome<done> core::authorize_workspace(const std::optional<std::string>& creden
 
 // -- Part A -----------------------------------------------------------------------------
 
-outcome<session_created> core::create_session(time_ms now) {
-  on_timeout(now);
-  state& s = *state_;
+namespace {
+
+//! A request: fires the timers due by `now`, then runs `act` as one command, all or
+//! nothing (atomically): a failure comes back as an internal error, and changed nothing.
+template <typename Act>
+auto as_command(core& self, state& s, time_ms now, Act act) -> decltype(act()) {
+  self.on_timeout(now);
+  std::optional<decltype(act())> result;
+  if (auto failed = atomically(s, [&] { result.emplace(act()); })) return *failed;
+  return std::move(*result);
+}
+
+//! A new session with its token, unless max_sessions are kept already (503).
+outcome<session_created> add_session(state& s, time_ms now) {
   if (s.config.max_sessions > 0 && s.sessions.size() >= s.config.max_sessions) {
     return api_error{protocol::error_code::unavailable,
                      "this server keeps at most " + std::to_string(s.config.max_sessions) +
@@ -333,8 +430,14 @@ outcome<session_created> core::create_session(time_ms now) {
   session.token = make_token(s);
   s.session_by_token.emplace(session.token, session.id);
   session_created created{session.id, session.token};
-  arm_idle_expiry(s, s.sessions.emplace(session.id, std::move(session)).first->second, now);
+  arm_idle_expiry(s, s.sessions.emplace(std::move(session)), now);
   return created;
+}
+
+}  // namespace
+
+outcome<session_created> core::create_session(time_ms now) {
+  return as_command(*this, *state_, now, [&] { return add_session(*state_, now); });
 }
 
 std::size_t core::session_count() const {
@@ -347,15 +450,17 @@ std::size_t core::task_count() const {
 
 namespace {
 
-//! Fires due timers, finds the session (404 when unknown) and runs `act` on it.
+//! A request on a session: fires due timers, finds the session (404 when unknown) and
+//! runs `act` on it, all or nothing (as_command).
 template <typename Act>
 auto on_session(core& self, state& s, const std::string& sid, time_ms now, Act act)
     -> decltype(act(std::declval<session_record&>())) {
-  self.on_timeout(now);
-  auto found = find_session(s, sid);
-  if (!found) return found.error();
-  (*found)->last_active = now;
-  return act(**found);
+  return as_command(self, s, now, [&]() -> decltype(act(std::declval<session_record&>())) {
+    auto found = find_session(s, sid);
+    if (!found) return found.error();
+    (*found)->last_active = now;
+    return act(**found);
+  });
 }
 
 }  // namespace
@@ -437,8 +542,7 @@ event_window core::events_after(const std::string& sid, std::uint64_t after) con
 // -- Part B -----------------------------------------------------------------------------
 
 outcome<json> core::create_task(const json& body, time_ms now) {
-  on_timeout(now);
-  return detail::create_task(*state_, body, now);
+  return as_command(*this, *state_, now, [&] { return detail::create_task(*state_, body, now); });
 }
 
 namespace {
@@ -451,22 +555,25 @@ void touch_task(state& s, const std::string& uuid, time_ms now) {
 }  // namespace
 
 outcome<json> core::get_task(const std::string& uuid, time_ms now) {
-  on_timeout(now);
-  touch_task(*state_, uuid, now);
-  return detail::get_task(*state_, uuid);
+  return as_command(*this, *state_, now, [&] {
+    touch_task(*state_, uuid, now);
+    return detail::get_task(*state_, uuid);
+  });
 }
 
 outcome<json> core::post_tool_results(const std::string& uuid, const json& body, time_ms now) {
-  on_timeout(now);
-  touch_task(*state_, uuid, now);
-  return detail::post_tool_results(*state_, uuid, body, now);
+  return as_command(*this, *state_, now, [&] {
+    touch_task(*state_, uuid, now);
+    return detail::post_tool_results(*state_, uuid, body, now);
+  });
 }
 
 // -- model steps and time ---------------------------------------------------------------
 
-void core::model_replied(std::uint64_t step_id, const model_reply& reply, time_ms now) {
-  on_timeout(now);
-  state& s = *state_;
+namespace {
+
+//! A model step's answer, to the turn or task still waiting for it.
+void apply_model_reply(state& s, std::uint64_t step_id, const model_reply& reply, time_ms now) {
   auto waiting = s.waiting_steps.find(step_id);
   if (waiting == s.waiting_steps.end()) return;
   const step_owner owner = waiting->second;
@@ -486,6 +593,17 @@ void core::model_replied(std::uint64_t step_id, const model_reply& reply, time_m
   }
 }
 
+}  // namespace
+
+void core::model_replied(std::uint64_t step_id, const model_reply& reply, time_ms now) {
+  on_timeout(now);
+  state& s = *state_;
+  // Nothing to answer, so a failure reaches the front end's log (core_outputs).
+  if (auto failed = atomically(s, [&] { apply_model_reply(s, step_id, reply, now); })) {
+    s.pending.internal_errors.push_back(failed->message + " (a model reply)");
+  }
+}
+
 std::optional<time_ms> core::next_deadline() const {
   if (state_->timers.empty()) return std::nullopt;
   return state_->timers.begin()->first;
@@ -500,8 +618,12 @@ void core::on_timeout(time_ms now) {
     while (!s.timers.empty() && s.timers.begin()->first == instant) {
       const std::uint64_t key = s.timers.begin()->second;
       const timer_ref ref = s.timer_refs.at(key).second;
+      // Why outside the command: a timer whose firing fails is dropped, not retried
+      // for ever at every later input.
       cancel(s, key);
-      fire_timer(s, ref, instant);
+      if (auto failed = atomically(s, [&] { fire_timer(s, ref, instant); })) {
+        s.pending.internal_errors.push_back(failed->message + " (a timer)");
+      }
     }
     s.firing_timers = false;
     run_deferred_turns(s, instant);

@@ -6,6 +6,7 @@
 #include <bitset>
 #include <cstdint>
 #include <deque>
+#include <functional>
 #include <initializer_list>
 #include <map>
 #include <memory>
@@ -15,6 +16,7 @@
 #include <string_view>
 #include <vector>
 
+#include "journal.hpp"
 #include "lifecycle.hpp"
 #include "toolwire/protocol/events.hpp"
 #include "toolwire/reference_server/core.hpp"
@@ -73,25 +75,99 @@ struct turn_record {
   std::size_t steps = 0;
   //! The model-side names the current step was offered (TOOLS-6's snapshot). Under
   //! TOOLS-5 they do not decide a dispatch (liveness at the answer does); a policy may.
-  std::set<std::string> offered_at_step;
+  //! Shared: a turn is copied into the undo journal (journal.hpp) at every command on its
+  //! session, and with 10,000 clients this set would be most of the copy.
+  std::shared_ptr<const std::set<std::string>> offered_at_step =
+      std::make_shared<const std::set<std::string>>();
 };
 
 struct session_record {
   std::uint64_t serial = 0;
   std::string id;
   std::string token;
-  std::map<std::uint64_t, client_record> clients;  // live clients by serial
+  journaled_map<std::uint64_t, client_record> clients;  // live clients by serial
   //! Empty under SPEC's rules (LIFE-4): clients that ended, kept only by a policy that
   //! still offers their tools (faults/client_faults.cpp).
-  std::map<std::uint64_t, client_record> departed;
-  std::map<std::string, std::uint64_t> client_serials;
-  std::map<std::string, call_record> calls;
-  std::deque<session_event> log;
+  journaled_map<std::uint64_t, client_record> departed;
+  journaled_map<std::string, std::uint64_t> client_serials;
+  journaled_map<std::string, call_record> calls;
+  journaled_log<session_event> log;
+  // The session's own fields: session_table notes them whenever it hands the record out
+  // for writing. A field added here belongs in session_table::note_fields too.
   std::uint64_t next_seq = 1;
   std::optional<turn_record> turn;
   //! The last request on the session or event of it; its idle time counts from here.
   time_ms last_active = 0;
   std::uint64_t idle_timer = 0;  // the key of its idle-expiry timer; 0 when none is armed
+
+  void attach(undo_log* journal) {
+    clients.attach(journal);
+    departed.attach(journal);
+    client_serials.attach(journal);
+    calls.attach(journal);
+    log.attach(journal);
+  }
+};
+
+//! The sessions by id. A lookup for writing notes the session's own fields as they are
+//! (its containers note their own writes), so a failed command leaves it as it was.
+class session_table {
+ public:
+  using map_type = std::map<std::string, session_record>;
+  using iterator = map_type::iterator;
+  using const_iterator = map_type::const_iterator;
+
+  void attach(undo_log* journal) { journal_ = journal; }
+
+  const_iterator begin() const { return sessions_.begin(); }
+  const_iterator end() const { return sessions_.end(); }
+  const_iterator find(const std::string& id) const { return sessions_.find(id); }
+  std::size_t size() const { return sessions_.size(); }
+  std::size_t count(const std::string& id) const { return sessions_.count(id); }
+
+  iterator find(const std::string& id) {
+    auto found = sessions_.find(id);
+    if (found != sessions_.end()) note_fields(found->second);
+    return found;
+  }
+  session_record& at(const std::string& id) {
+    session_record& session = sessions_.at(id);
+    note_fields(session);
+    return session;
+  }
+  //! Adds a new session (its id must be new) and attaches its containers to the journal.
+  session_record& emplace(session_record session) {
+    const std::string id = session.id;
+    session_record& added = sessions_.emplace(id, std::move(session)).first->second;
+    added.attach(journal_);
+    if (journal_ != nullptr) journal_->note([this, id] { sessions_.erase(id); });
+    return added;
+  }
+  void erase(iterator at) {
+    if (journal_ == nullptr || !journal_->recording()) {
+      sessions_.erase(at);
+      return;
+    }
+    // The node, not a copy: the records noted before keep pointing into it.
+    auto node = std::make_shared<map_type::node_type>(sessions_.extract(at));
+    journal_->note([this, node] { sessions_.insert(std::move(*node)); });
+  }
+
+ private:
+  void note_fields(const session_record& session) {
+    if (journal_ == nullptr || !journal_->recording()) return;
+    journal_->note([this, id = session.id, next_seq = session.next_seq, turn = session.turn,
+                    last_active = session.last_active, idle_timer = session.idle_timer] {
+      session_record& restored = sessions_.at(id);
+      restored.next_seq = next_seq;
+      restored.turn = turn;
+      restored.last_active = last_active;
+      restored.idle_timer = idle_timer;
+    });
+  }
+
+  map_type sessions_;
+  undo_log* journal_ = nullptr;
 };
 
 struct pending_tool_call {
@@ -141,6 +217,15 @@ struct step_owner {
 class rule_policy;
 
 struct state {
+  state() {
+    sessions.attach(&journal);
+    session_by_token.attach(&journal);
+    tasks.attach(&journal);
+    waiting_steps.attach(&journal);
+  }
+  state(const state&) = delete;
+  state& operator=(const state&) = delete;
+
   core_config config;
   //! Every decision point a fault may answer differently (policy.hpp); never null.
   std::shared_ptr<const rule_policy> policy;
@@ -148,10 +233,12 @@ struct state {
   std::uint64_t next_session = 1, next_client = 1, next_call = 1, next_turn = 1, next_task = 1;
   std::uint64_t next_step = 1;
   std::uint64_t token_counter = 0;
-  std::map<std::string, session_record> sessions;
-  std::map<std::string, std::string> session_by_token;
-  std::map<std::string, task_record> tasks;
-  std::map<std::uint64_t, step_owner> waiting_steps;
+  //! What the command in progress changed (journal.hpp); the tables below note into it.
+  undo_log journal;
+  session_table sessions;
+  journaled_map<std::string, std::string> session_by_token;
+  journaled_map<std::string, task_record> tasks;
+  journaled_map<std::uint64_t, step_owner> waiting_steps;
   std::set<std::pair<time_ms, std::uint64_t>> timers;
   std::map<std::uint64_t, std::pair<time_ms, timer_ref>> timer_refs;
   core_outputs pending;
@@ -173,6 +260,7 @@ struct state {
 //! the table has no such move) and notes the row reached.
 template <typename Event>
 void move_noted(state& s, status_of<Event>& current, Event on) {
+  if (s.config.before_move) s.config.before_move();
   const auto point = point_of_move(current, on);
   move(current, on);
   s.reached.set(*point);  // move threw when the table has no row
@@ -183,6 +271,14 @@ template <typename Event>
 void refusal_noted(state& s, status_of<Event> from, Event on) {
   if (const auto point = point_of_refusal(from, on)) s.reached.set(*point);
 }
+
+// -- all or nothing (core.cpp) ---------------------------------------------------------
+//! Runs `act` as one command, all or nothing: when it throws (a move the life-cycle
+//! tables refuse is a core bug), every change it made is undone (the journal, the
+//! counters, the coverage, the outputs not yet drained) and the error comes back as a
+//! value, worded for the answer (500) and the front end's log. Nested calls join the
+//! outermost command.
+std::optional<api_error> atomically(state& s, const std::function<void()>& act);
 
 // -- timers (core.cpp) -----------------------------------------------------------------
 void schedule(state& s, std::uint64_t key, time_ms at, timer_ref ref);

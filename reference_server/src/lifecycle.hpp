@@ -38,7 +38,7 @@
 //
 // The core changes a status only through `move`, which asks the table first, in every
 // build: a move the table refuses is a core bug, so `move` throws illegal_transition and
-// changes nothing. Where SPEC makes a refusal the client's error instead (CALL-6, TASK-4:
+// changes nothing; the core then undoes the rest of the command too (journal.hpp). Where SPEC makes a refusal the client's error instead (CALL-6, TASK-4:
 // 409), the caller asks `allows` first and answers.
 #pragma once
 

@@ -26,26 +26,31 @@ struct resolved_tool {
 //! Finds the offered tool the model named: an exact `<client>__<tool>` match over the
 //! live clients in registration order (names may themselves contain `__`). Without one,
 //! the live client whose `<name>__` is the longest prefix, so TOOLS-5 can name it.
+//! The client is handed out for writing (a dispatch adds an open call), so it is taken
+//! through the journaled table once found.
 resolved_tool resolve(const state& s, session_record& session, const std::string& model_name) {
-  for (auto& [serial, client] : session.clients) {
+  const auto& clients = std::as_const(session.clients);
+  for (const auto& [serial, client] : clients) {
     for (const tool_spec* tool : s.policy->tools_offered_by(client)) {
       if (s.policy->model_side_name(client) + tool_separator + tool->name == model_name) {
-        return {&client, tool, tool->name};
+        return {&session.clients.at(serial), tool, tool->name};
       }
     }
   }
   resolved_tool best;
   std::size_t best_length = 0;
-  for (auto& [serial, client] : session.clients) {
+  std::optional<std::uint64_t> best_serial;
+  for (const auto& [serial, client] : clients) {
     const std::string prefix = s.policy->model_side_name(client) + tool_separator;
     if (model_name.size() <= prefix.size() || model_name.compare(0, prefix.size(), prefix) != 0 ||
         prefix.size() <= best_length) {
       continue;
     }
     best_length = prefix.size();
-    best.client = &client;
+    best_serial = serial;
     best.tool_name = model_name.substr(prefix.size());
   }
+  if (best_serial) best.client = &session.clients.at(*best_serial);
   return best;
 }
 
@@ -66,9 +71,10 @@ void issue_step(state& s, session_record& session, time_ms now) {
   turn.slots.clear();
   // TOOLS-6: the step's tool list is one snapshot, taken here, all at once.
   json offered = offered_tools(s, session);
-  turn.offered_at_step.clear();
+  auto names = std::make_shared<std::set<std::string>>();
   for (const auto& tool : offered)
-    turn.offered_at_step.insert(tool["function"]["name"].get<std::string>());
+    names->insert(tool["function"]["name"].get<std::string>());
+  turn.offered_at_step = std::move(names);
   turn.waiting_step = request_model_step(s, {model_step_request::owner_kind::turn, session.id},
                                          turn.messages, std::move(offered));
 }
@@ -265,12 +271,16 @@ void run_deferred_turns(state& s, time_ms now) {
   std::vector<std::string> sessions;
   std::swap(sessions, s.deferred_turns);
   for (const auto& sid : sessions) {
-    auto session = s.sessions.find(sid);
-    if (session == s.sessions.end() || !session->second.turn) continue;
-    // A turn that is no longer settled has moved on already.
-    if (session->second.turn->status == turn_status::settled) {
-      continue_turn(s, session->second, now);
-    }
+    // Each turn on as a command of its own: one that fails is reported, not the others.
+    auto failed = atomically(s, [&] {
+      auto session = s.sessions.find(sid);
+      if (session == s.sessions.end() || !session->second.turn) return;
+      // A turn that is no longer settled has moved on already.
+      if (session->second.turn->status == turn_status::settled) {
+        continue_turn(s, session->second, now);
+      }
+    });
+    if (failed) s.pending.internal_errors.push_back(failed->message + " (a turn's next step)");
   }
 }
 

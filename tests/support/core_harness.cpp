@@ -189,6 +189,8 @@ void core_harness::collect() {
     steps_.push_back(std::move(step));
   for (auto& sid : out.forgotten_sessions)
     forgotten_.push_back(std::move(sid));
+  for (auto& error : out.internal_errors)
+    internal_errors_.push_back(std::move(error));
 }
 
 }  // namespace toolwire::testing

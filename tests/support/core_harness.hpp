@@ -88,6 +88,8 @@ class core_harness {
       const std::string& sid, const std::string& type, const json& match = json::object()) const;
   //! The sessions the core forgot so far (core_config::idle_expiry_ms), in order.
   const std::vector<std::string>& forgotten_sessions() const { return forgotten_; }
+  //! The core's failures where no request waited (core_outputs::internal_errors), in order.
+  const std::vector<std::string>& internal_errors() const { return internal_errors_; }
   //! Every call id dispatched so far in `sid`, in order.
   std::vector<std::string> dispatched_calls(const std::string& sid) const;
 
@@ -102,6 +104,7 @@ class core_harness {
   std::vector<reference_server::session_event> events_;
   std::deque<reference_server::model_step_request> steps_;
   std::vector<std::string> forgotten_;
+  std::vector<std::string> internal_errors_;
   std::map<std::string, std::string> tokens_;
   std::uint64_t model_call_counter_ = 0;
 };

@@ -132,7 +132,8 @@ protocol::api_response server::handle(const protocol::api_request& request) {
     wire_->outbound(seen, response);
     return response;
   } catch (const std::exception&) {
-    // Why not log what(): a parser's message can quote the body, which must not be logged.
+    // The core undoes a failed command itself (journal.hpp); what throws here is the
+    // front end's. Why not log what(): a parser's message can quote the body.
     log("internal error while handling " + request.method + " " + request.path);
     drain();
     return internal_error();
@@ -179,6 +180,8 @@ std::optional<protocol::api_response> server::refuse_stream(const std::string& s
 void server::drain() {
   if (stopping_) return;
   reference_server::core_outputs outputs = core_.drain();
+  for (const auto& error : outputs.internal_errors)
+    log(error);
   for (const auto& session_id : outputs.forgotten_sessions)
     hub_->close_session(session_id);
   std::set<std::string> sessions;

@@ -17,8 +17,8 @@ enum class error_code {
   method_not_allowed,  // 405
   conflict,            // 409
   payload_too_large,   // 413
-  internal,            // 500: never produced by the core; a front end's last resort
-  unavailable,         // 503: over a cap (connections, event streams, sessions kept)
+  internal,     // 500: a core bug, after the core undid the command; or a front end's last resort
+  unavailable,  // 503: over a cap (connections, event streams, sessions kept)
 };
 
 //! The HTTP status that goes with a code ("status hint", as h11 calls it).

@@ -58,6 +58,10 @@ struct core_config {
   std::function<std::array<std::uint64_t, 2>()> token_entropy;
   std::uint64_t secret_seed = 0;  // used only without token_entropy
   std::string model_name = "toolwire-reference";
+  //! Test instrumentation, empty otherwise: called before each move of a record along its
+  //! life cycle. A throw there stands for a core bug half-way through a command, which
+  //! the core must undo whole (tests/core/atomic_commands_test.cpp).
+  std::function<void()> before_move;
   //! The origins (`scheme://host[:port]`) whose pages may call this server from a browser
   //! (the CORS capability, CORS-1..3, docs/cors.md). Empty: no CORS, as SPEC has none.
   std::vector<std::string> cors_origins;
@@ -106,6 +110,10 @@ struct core_outputs {
   //! Sessions forgotten after their idle time (core_config::idle_expiry_ms): a front end
   //! closes their event streams, which would otherwise wait for events that never come.
   std::vector<std::string> forgotten_sessions;
+  //! Failures of the core's own work where no request waits for an answer (a timer, a
+  //! model reply, a turn's next step): each undone (all or nothing) and said here, for
+  //! the front end's log. A request's failure is its answer instead (500).
+  std::vector<std::string> internal_errors;
 };
 
 //! The retained events of a session after a given seq (SES-3). When events after `after`
