@@ -84,11 +84,22 @@ void serve_model(tcp::acceptor& acceptor) {
       parser.body_limit(256 * 1024 * 1024);
       http::read(socket, buffer, parser, ec);
       if (ec) break;
-      const auto request = parser.release();
-      const json body = json::parse(request.body());
-      const json& last = body["messages"].back();
+      bool is_tool_call = false;
+      unsigned version = 11;
+      bool keep_alive = false;
+      {
+        const auto request = parser.release();
+        const json body = json::parse(request.body());
+        is_tool_call = body["messages"].back()["role"] == "user";
+        version = request.version();
+        keep_alive = request.keep_alive();
+      }
+      // Why the request is freed before the answer goes out: with 10,000 clients it is a
+      // 1 MB document whose free takes this thread 3-4 ms. Freed after the clock started,
+      // it kept a core busy while the server's event was on its way, and the SSE reader,
+      // woken on that core, waited for it: half the turns measured 3.5-4.5 ms where the
+      // server had written the event within 0.5 ms (timestamps on both sides, 2026-12-06).
       json message = {{"role", "assistant"}, {"content", nullptr}};
-      bool is_tool_call = last["role"] == "user";
       if (is_tool_call) {
         message["tool_calls"] =
             json::array({{{"id", "c1"},
@@ -97,15 +108,15 @@ void serve_model(tcp::acceptor& acceptor) {
       } else {
         message["content"] = "done";
       }
-      http::response<http::string_body> response{http::status::ok, request.version()};
+      http::response<http::string_body> response{http::status::ok, version};
       response.set(http::field::content_type, "application/json");
-      response.keep_alive(request.keep_alive());
+      response.keep_alive(keep_alive);
       response.body() =
           json{{"choices", json::array({{{"index", 0}, {"message", message}}})}}.dump();
       response.prepare_payload();
       if (is_tool_call) tool_call_sent = steady::now().time_since_epoch().count();
       http::write(socket, response, ec);
-      if (ec || !request.keep_alive()) break;
+      if (ec || !keep_alive) break;
     }
   }
 }
