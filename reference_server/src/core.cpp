@@ -549,7 +549,7 @@ namespace {
 
 //! A request on a task counts as activity (idle expiry), whatever its answer.
 void touch_task(state& s, const std::string& uuid, time_ms now) {
-  if (auto task = s.tasks.find(uuid); task != s.tasks.end()) task->second.last_active = now;
+  s.tasks.set_member(uuid, &task_record::last_active, now);
 }
 
 }  // namespace

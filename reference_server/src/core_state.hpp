@@ -364,7 +364,7 @@ json offered_tools(const state& s, const session_record& session);
 
 // -- tasks (tasks.cpp) -----------------------------------------------------------------
 protocol::outcome<json> create_task(state& s, const json& body, time_ms now);
-protocol::outcome<json> get_task(state& s, const std::string& uuid);
+protocol::outcome<json> get_task(const state& s, const std::string& uuid);
 protocol::outcome<json> post_tool_results(state& s, const std::string& uuid, const json& body,
                                           time_ms now);
 void task_model_replied(state& s, task_record& task, const model_reply& reply, time_ms now);

@@ -99,6 +99,19 @@ class journaled_map {
     note(key);
     return map_.extract(key);
   }
+  //! Sets one member of an entry, if there is one, noting that member alone. Why: a task
+  //! is touched at every poll (its idle time), and a copy of the whole task (its
+  //! conversation, its output) for one number was most of what the journal cost.
+  template <typename MemberPointer, typename Member>
+  void set_member(const Key& key, MemberPointer member, Member value) {
+    auto found = map_.find(key);
+    if (found == map_.end()) return;
+    if (log_ != nullptr && log_->recording()) {
+      log_->note(
+          [this, key, member, before = found->second.*member] { map_.at(key).*member = before; });
+    }
+    found->second.*member = std::move(value);
+  }
 
  private:
   void note(const Key& key) {

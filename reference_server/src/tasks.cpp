@@ -273,7 +273,7 @@ outcome<json> create_task(state& s, const json& body, time_ms now) {
   return response;
 }
 
-outcome<json> get_task(state& s, const std::string& uuid) {
+outcome<json> get_task(const state& s, const std::string& uuid) {
   auto found = s.tasks.find(uuid);
   if (found == s.tasks.end()) return protocol::not_found("no task '" + uuid + "'");
   const task_record& task = found->second;
