@@ -273,6 +273,12 @@ std::optional<api_error> atomically(state& s, const std::function<void()>& act) 
   }
 }
 
+void atomically_or_report(state& s, std::string_view what, const std::function<void()>& act) {
+  if (auto failed = atomically(s, act)) {
+    s.pending.internal_errors.push_back(failed->message + " (" + std::string(what) + ")");
+  }
+}
+
 std::shared_ptr<const rule_policy> clean_policy() {
   static const auto clean = std::make_shared<const rule_policy>();
   return clean;
@@ -598,10 +604,7 @@ void apply_model_reply(state& s, std::uint64_t step_id, const model_reply& reply
 void core::model_replied(std::uint64_t step_id, const model_reply& reply, time_ms now) {
   on_timeout(now);
   state& s = *state_;
-  // Nothing to answer, so a failure reaches the front end's log (core_outputs).
-  if (auto failed = atomically(s, [&] { apply_model_reply(s, step_id, reply, now); })) {
-    s.pending.internal_errors.push_back(failed->message + " (a model reply)");
-  }
+  atomically_or_report(s, "a model reply", [&] { apply_model_reply(s, step_id, reply, now); });
 }
 
 std::optional<time_ms> core::next_deadline() const {
@@ -621,9 +624,7 @@ void core::on_timeout(time_ms now) {
       // Why outside the command: a timer whose firing fails is dropped, not retried
       // for ever at every later input.
       cancel(s, key);
-      if (auto failed = atomically(s, [&] { fire_timer(s, ref, instant); })) {
-        s.pending.internal_errors.push_back(failed->message + " (a timer)");
-      }
+      atomically_or_report(s, "a timer", [&] { fire_timer(s, ref, instant); });
     }
     s.firing_timers = false;
     run_deferred_turns(s, instant);

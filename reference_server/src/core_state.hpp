@@ -279,6 +279,9 @@ void refusal_noted(state& s, status_of<Event> from, Event on) {
 //! value, worded for the answer (500) and the front end's log. Nested calls join the
 //! outermost command.
 std::optional<api_error> atomically(state& s, const std::function<void()>& act);
+//! The same for the core's own work, where no request waits for the answer (`what`: a
+//! timer, a model reply, a turn's next step): a failure goes to core_outputs::internal_errors.
+void atomically_or_report(state& s, std::string_view what, const std::function<void()>& act);
 
 // -- timers (core.cpp) -----------------------------------------------------------------
 void schedule(state& s, std::uint64_t key, time_ms at, timer_ref ref);

@@ -272,7 +272,7 @@ void run_deferred_turns(state& s, time_ms now) {
   std::swap(sessions, s.deferred_turns);
   for (const auto& sid : sessions) {
     // Each turn on as a command of its own: one that fails is reported, not the others.
-    auto failed = atomically(s, [&] {
+    atomically_or_report(s, "a turn's next step", [&] {
       auto session = s.sessions.find(sid);
       if (session == s.sessions.end() || !session->second.turn) return;
       // A turn that is no longer settled has moved on already.
@@ -280,7 +280,6 @@ void run_deferred_turns(state& s, time_ms now) {
         continue_turn(s, session->second, now);
       }
     });
-    if (failed) s.pending.internal_errors.push_back(failed->message + " (a turn's next step)");
   }
 }
 

@@ -11,14 +11,10 @@ bool failed_at_application(const reference_server::session_event& event) {
 }
 
 bool made_by_an_answer(const reference_server::session_event& event) {
-  switch (protocol::parse_event_type(event.type).value_or(protocol::event_type::turn_started)) {
-    case protocol::event_type::client_tool_dispatched:
-    case protocol::event_type::turn_completed:
-    case protocol::event_type::turn_failed:
-      return true;
-    default:
-      return failed_at_application(event);
-  }
+  using protocol::event_type;
+  const auto type = protocol::parse_event_type(event.type);
+  return type == event_type::client_tool_dispatched || type == event_type::turn_completed ||
+         type == event_type::turn_failed || failed_at_application(event);
 }
 
 void open_steps::answered(const std::string& session, std::size_t calls,

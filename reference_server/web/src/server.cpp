@@ -220,11 +220,9 @@ void server::on_model_reply(std::uint64_t step_id, const reference_server::model
   if (stopping_) return;
   if (!reply.answer) log("model step " + std::to_string(step_id) + " failed: " + reply.failure);
   router_.before_model_reply();
-  try {
-    core_.model_replied(step_id, reply, clock_->now());
-  } catch (const std::exception&) {
-    log("internal error while applying model step " + std::to_string(step_id));
-  }
+  // A failure inside is the core's to undo and report (core_outputs::internal_errors,
+  // logged by drain).
+  core_.model_replied(step_id, reply, clock_->now());
   drain();
 }
 
@@ -248,11 +246,7 @@ void server::arm_deadline() {
 void server::on_deadline(boost::system::error_code ec) {
   if (ec || stopping_) return;
   armed_deadline_.reset();
-  try {
-    core_.on_timeout(clock_->now());
-  } catch (const std::exception&) {
-    log("internal error while firing timers");
-  }
+  core_.on_timeout(clock_->now());  // as model_replied: the core reports its own failures
   drain();
 }
 
