@@ -77,32 +77,34 @@ outcome<json> rule_policy::answer_to_settled_ack(const call_record& call) const 
   return settled_conflict(call.id, call.status);
 }
 
-void rule_policy::before_result_read(state&, session_record&, call_record&, time_ms) const {}
+bool rule_policy::result_acks_before_read() const {
+  return false;
+}
 
 outcome<protocol::result_request> rule_policy::read_result(const json& body) const {
   return protocol::parse_result_request(body);
 }
 
-call_record& rule_policy::call_settled_by_result(session_record&, const std::string&,
-                                                 call_record& addressed) const {
+const call_record& rule_policy::call_settled_by_result(const session_record&, const std::string&,
+                                                       const call_record& addressed) const {
   return addressed;
 }
 
-outcome<json> rule_policy::answer_to_settled_result(state&, session_record&,
-                                                    const call_record& call, bool, time_ms) const {
-  return settled_conflict(call.id, call.status);
+bool rule_policy::settled_result_announced_again(const call_record&) const {
+  return false;
 }
 
-void rule_policy::close_settled_call(state& s, session_record& session, call_record& call) const {
-  close_call(s, session, call);
+bool rule_policy::result_cancels_deadline() const {
+  return true;
 }
 
-void rule_policy::deadline_of_settled_call(state&, session_record&, const call_record&,
-                                           time_ms) const {}
+std::optional<failure_reason> rule_policy::failure_at_settled_deadline(const state&,
+                                                                       const call_record&) const {
+  return std::nullopt;
+}
 
-void rule_policy::announce_completion(state& s, session_record& session, const call_record& call,
-                                      bool is_error, time_ms now) const {
-  emit_completed(s, session, call, is_error, now);
+bool rule_policy::completion_announced_with_result() const {
+  return true;
 }
 
 // -- the call rules --------------------------------------------------------------------------
@@ -175,21 +177,40 @@ outcome<json> post_result(state& s, session_record& session, const std::string& 
   if (!client) return client.error();
   auto found = find_call(s, session, cid, call_id);
   if (!found) return found.error();
-  s.policy->before_result_read(s, session, **found, now);
+  // C-3: nothing changes before the result is read, unless the policy counts it as an ack.
+  if (s.policy->result_acks_before_read() && (*found)->status == call_status::dispatched) {
+    move((*found)->status, call_event::acked);
+    extend_deadline(s, session, **found, now);
+  }
   auto request = s.policy->read_result(body);
   if (!request) return request.error();
 
-  call_record* call = &s.policy->call_settled_by_result(session, cid, **found);
+  call_record* call = *found;
+  if (const call_record& settled = s.policy->call_settled_by_result(session, cid, *call);
+      &settled != call) {
+    call = &session.calls.at(settled.id);
+  }
   const bool is_error = std::holds_alternative<protocol::tool_error>(request->outcome);
   if (!allows(call->status, call_event::result_posted)) {
     refusal_noted(s, call->status, call_event::result_posted);
-    return s.policy->answer_to_settled_result(s, session, *call, is_error, now);
+    // CALL-6: 409, unless the policy answers a repeated result as a new one.
+    if (!s.policy->settled_result_announced_again(*call)) {
+      return settled_conflict(call->id, call->status);
+    }
+    emit_completed(s, session, *call, is_error, now);
+    return json{{"call_id", call->id}, {"status", "completed"}};
   }
 
   move_noted(s, call->status, call_event::result_posted);
-  s.policy->close_settled_call(s, session, *call);
+  if (s.policy->result_cancels_deadline()) {  // CALL-5
+    close_call(s, session, *call);
+  } else if (auto owner = find_client(session, call->client_id)) {
+    (*owner)->open_calls.erase(call->serial);
+  }
   touch_ttl_on_call_traffic(s, session, **client, now);
-  s.policy->announce_completion(s, session, *call, is_error, now);
+  // SES-5: announced now, or (by a policy that defers it) when the step is over.
+  if (s.policy->completion_announced_with_result())
+    emit_completed(s, session, *call, is_error, now);
   report_to_turn(s, session, *call, std::move(request->outcome), now);
   return json{{"call_id", call_id}, {"status", "completed"}};
 }
@@ -229,7 +250,10 @@ void on_call_deadline(state& s, session_record& session, const std::string& call
   if (call == session.calls.end()) return;
   const call_record& c = call->second;
   if (!allows(c.status, call_event::deadline_passed)) {  // settled before its deadline
-    s.policy->deadline_of_settled_call(s, session, c, now);
+    // CALL-5: a result cancels the deadline, so this is a policy that left it armed.
+    if (auto reason = s.policy->failure_at_settled_deadline(s, c)) {
+      emit_failed(s, session, c, *reason, now);
+    }
     return;
   }
   fail_call(

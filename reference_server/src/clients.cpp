@@ -32,6 +32,29 @@ std::vector<std::string> tool_names(const std::vector<tool_spec>& tools) {
   return names;
 }
 
+bool offers(const std::vector<tool_spec>& tools, const std::string& name) {
+  return std::any_of(tools.begin(), tools.end(),
+                     [&](const tool_spec& t) { return t.name == name; });
+}
+
+//! For a policy that fails the calls of withdrawn tools (TOOLS-4, TOOLS-6): fails the
+//! client's open calls of tools that `kept` no longer offers.
+void fail_withdrawn_calls(state& s, session_record& session, client_record& client,
+                          const std::vector<tool_spec>& kept, time_ms now) {
+  std::vector<std::string> withdrawn;
+  for (const auto& [serial, call_id] : client.open_calls) {
+    auto call = session.calls.find(call_id);
+    // Only where the call table lets tool_unavailable apply (an un-acked call): an acked
+    // one stays open, since no policy makes a move the table refuses.
+    if (call != session.calls.end() && !offers(kept, call->second.tool) &&
+        allows(call->second.status, call_event::tool_unavailable)) {
+      withdrawn.push_back(call_id);
+    }
+  }
+  for (const auto& call_id : withdrawn)
+    fail_call(s, session, session.calls.at(call_id), failure_reason::tool_unavailable, now);
+}
+
 }  // namespace
 
 // -- the clean answers of the client rules' decision points (policy.hpp) ------------------
@@ -69,31 +92,34 @@ bool rule_policy::call_traffic_restarts_ttl() const {
   return false;
 }
 
-void rule_policy::tool_list_refused(client_record&) const {}
+bool rule_policy::refused_put_keeps_tools() const {
+  return true;
+}
 
 std::vector<tool_spec> rule_policy::next_tool_list(const std::vector<tool_spec>&,
                                                    std::vector<tool_spec> requested) const {
   return requested;
 }
 
-void rule_policy::before_tools_replaced(state&, session_record&, client_record&,
-                                        const std::vector<tool_spec>&, time_ms) const {}
-
-void rule_policy::after_tools_replaced(state&, session_record&, client_record&,
-                                       const std::vector<tool_spec>&, time_ms) const {}
-
-void rule_policy::fail_calls_of_departed(state& s, session_record& session,
-                                         const client_record& client, departure why,
-                                         time_ms now) const {
-  const auto reason =
-      why == departure::left ? failure_reason::client_left : failure_reason::client_expired;
-  for (const auto& [call_serial, call_id] : client.open_calls) {
-    auto call = session.calls.find(call_id);
-    if (call != session.calls.end()) fail_call(s, session, call->second, reason, now);
-  }
+bool rule_policy::tools_replaced_in_one_step() const {
+  return true;
 }
 
-void rule_policy::keep_departed(session_record&, client_record) const {}
+bool rule_policy::withdrawn_tools_forgotten() const {
+  return true;
+}
+
+bool rule_policy::withdrawn_tool_calls_go_on() const {
+  return true;
+}
+
+bool rule_policy::departed_client_calls_fail() const {
+  return true;
+}
+
+bool rule_policy::departed_client_forgotten() const {
+  return true;
+}
 
 // -- the client rules ----------------------------------------------------------------------
 
@@ -159,14 +185,23 @@ outcome<json> put_tools(state& s, session_record& session, const std::string& ci
   client_record& c = **client;
   auto request = s.policy->read_tool_list(session, c, body);
   if (!request) {
-    s.policy->tool_list_refused(c);
+    if (!s.policy->refused_put_keeps_tools()) c.tools.clear();  // C-3
     return request.error();
   }
-  s.policy->before_tools_replaced(s, session, c, request->tools, now);
+  // TOOLS-6: one step. A policy that withdraws first fails the withdrawn tools' calls
+  // (which may start the next model step) before the new list lands.
+  if (!s.policy->tools_replaced_in_one_step()) {
+    std::erase_if(c.tools, [&](const tool_spec& t) { return !offers(request->tools, t.name); });
+    fail_withdrawn_calls(s, session, c, c.tools, now);
+  }
   std::vector<tool_spec> previous =
       std::exchange(c.tools, s.policy->next_tool_list(c.tools, std::move(request->tools)));
   emit(s, session, protocol::client_tools_updated{c.id, tool_names(c.tools)}, now);
-  s.policy->after_tools_replaced(s, session, c, previous, now);
+  if (!s.policy->withdrawn_tools_forgotten()) {  // TOOLS-1: kept to be offered
+    for (const auto& old_tool : previous)
+      if (!offers(c.tools, old_tool.name)) c.withdrawn_tools.push_back(old_tool);
+  }
+  if (!s.policy->withdrawn_tool_calls_go_on()) fail_withdrawn_calls(s, session, c, c.tools, now);
   return json{{"client_id", c.id}, {"tools", protocol::to_json(c.tools)}};
 }
 
@@ -179,8 +214,19 @@ void end_client(state& s, session_record& session, std::uint64_t serial, departu
   cancel(s, client.serial);
   const char* reason = why == departure::left ? "left" : "expired";
   emit(s, session, protocol::client_unregistered{client.id, client.name, reason}, now);
-  s.policy->fail_calls_of_departed(s, session, client, why, now);
-  s.policy->keep_departed(session, std::move(client));
+  if (s.policy->departed_client_calls_fail()) {  // LIFE-5
+    const auto reason =
+        why == departure::left ? failure_reason::client_left : failure_reason::client_expired;
+    for (const auto& [call_serial, call_id] : client.open_calls) {
+      auto call = session.calls.find(call_id);
+      if (call != session.calls.end()) fail_call(s, session, call->second, reason, now);
+    }
+  }
+  if (!s.policy->departed_client_forgotten()) {  // LIFE-4: kept, its tools still offered
+    client.open_calls.clear();
+    const auto kept = client.serial;
+    session.departed.emplace(kept, std::move(client));
+  }
 }
 
 void touch_ttl_on_call_traffic(state& s, const session_record& session, client_record& client,

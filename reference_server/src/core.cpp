@@ -6,8 +6,8 @@
 #include <algorithm>
 #include <cstdio>
 
+#include "config_faults.hpp"
 #include "core_state.hpp"
-#include "event_faults.hpp"
 #include "policy.hpp"
 
 namespace toolwire::reference_server {
@@ -166,15 +166,18 @@ void cancel(state& s, std::uint64_t key) {
   s.timer_refs.erase(it);
 }
 
-bool rule_policy::shape_event(session_event&, std::uint64_t&, const std::string&) const {
-  return true;
+event_shape rule_policy::shape_event(session_event event, const std::string&) const {
+  return {std::move(event), 0};
 }
 
 void emit(state& s, session_record& session, const protocol::event& typed, time_ms now) {
-  session_event event{session.id, 0, std::string(protocol::to_string(protocol::type_of(typed))),
-                      protocol::to_json(typed), now};
+  session_event made{session.id, 0, std::string(protocol::to_string(protocol::type_of(typed))),
+                     protocol::to_json(typed), now};
   const std::string previous = session.log.empty() ? "" : session.log.back().type;
-  if (!s.policy->shape_event(event, session.next_seq, previous)) return;
+  event_shape shape = s.policy->shape_event(std::move(made), previous);
+  session.next_seq += shape.numbers_skipped;
+  if (!shape.sent) return;
+  session_event& event = *shape.sent;
   event.seq = session.next_seq++;
   session.last_active = now;
   session.log.push_back(event);

@@ -2,10 +2,13 @@
 // hooks, grouped by area, each citing its rule. The core calls them where SPEC decides
 // something (how a body reads, when a TTL is over, who may answer a call, what a step
 // offers the model); the clean answer of each, the SPEC's own, is defined next to its rule
-// (core.cpp for access, clients.cpp, calls.cpp, turns.cpp, tasks.cpp). Faulty answers live
-// apart, in reference_server/faults/, as overrides of this class; the rule files name no
-// fault. Why a class, not the rules themselves swapped out: each hook is one decision, so
-// a fault replaces that decision and nothing else of the rule around it.
+// (core.cpp for access, clients.cpp, calls.cpp, turns.cpp, tasks.cpp). Each hook decides
+// and does nothing: it is const, sees the state const, and returns a value the rule file
+// acts on, so what a rule does reads top to bottom in its file
+// (tests/design/policy_decides.sh). Faulty answers live apart, in reference_server/faults/,
+// one layer per fault (policy_layer.hpp); the rule files name no fault. Why a class, not
+// the rules themselves swapped out: each hook is one decision, so a fault replaces that
+// decision and nothing else of the rule around it.
 #pragma once
 
 #include <cstdint>
@@ -20,15 +23,35 @@
 
 namespace toolwire::reference_server::detail {
 
+//! What becomes of an event the rules made (SES-3, SES-4): `sent` is logged and sent under
+//! the session's next number, after `numbers_skipped` numbers that are never sent.
+struct event_shape {
+  std::optional<session_event> sent;
+  std::uint64_t numbers_skipped = 0;
+};
+
+//! TASK-4: what a tool-results body settles: the results applied, in order, then the
+//! refusal answered, if any. The SPEC's answer applies all of them or none.
+struct round_settlement {
+  std::vector<protocol::tool_result_item> applied;
+  std::optional<api_error> refusal;
+};
+
+//! TOOLS-5: what becomes of a model call of a tool that is not offered now.
+enum class unoffered_call {
+  settled_unavailable,  //!< the SPEC's answer: failed at once as tool_unavailable
+  dispatched,           //!< sent to the live client the name designates anyway
+  left_open,            //!< never settled
+};
+
 class rule_policy {
  public:
   virtual ~rule_policy() = default;
 
   // -- events (SES-3, SES-4) ----------------------------------------------------------------
-  //! SES-3, SES-4: an event is logged as the rules made it, under the session's next
-  //! number (`next_seq`); `previous` is the type of the last one. False drops it.
-  virtual bool shape_event(session_event& event, std::uint64_t& next_seq,
-                           const std::string& previous) const;
+  //! SES-3, SES-4: an event is sent as the rules made it, under the session's next number,
+  //! none skipped; `previous` is the type of the last one.
+  virtual event_shape shape_event(session_event event, const std::string& previous) const;
 
   // -- access (AUTH-2, AUTH-4, LIFE-4, SES-3) ------------------------------------------------
   //! AUTH-2: a workspace key manages sessions only with the session.manage scope.
@@ -78,25 +101,23 @@ class rule_policy {
   virtual bool call_traffic_restarts_ttl() const;
 
   // -- replacing a tool list (C-3, TOOLS-1, TOOLS-4, TOOLS-6) --------------------------------
-  //! C-3: a refused PUT changes nothing.
-  virtual void tool_list_refused(client_record& client) const;
+  //! C-3: a refused PUT changes nothing: the old list stays.
+  virtual bool refused_put_keeps_tools() const;
   //! TOOLS-1: the new list replaces the old one at once.
   virtual std::vector<tool_spec> next_tool_list(const std::vector<tool_spec>& current,
                                                 std::vector<tool_spec> requested) const;
-  //! TOOLS-6: before the list changes, nothing happens (the change is one step).
-  virtual void before_tools_replaced(state& s, session_record& session, client_record& client,
-                                     const std::vector<tool_spec>& requested, time_ms now) const;
-  //! TOOLS-4: after it, open calls of withdrawn tools go on; nothing else happens.
-  virtual void after_tools_replaced(state& s, session_record& session, client_record& client,
-                                    const std::vector<tool_spec>& previous, time_ms now) const;
+  //! TOOLS-6: the list changes in one step; nothing is withdrawn before the rest.
+  virtual bool tools_replaced_in_one_step() const;
+  //! TOOLS-1: a withdrawn tool is forgotten; none is kept to be offered.
+  virtual bool withdrawn_tools_forgotten() const;
+  //! TOOLS-4: open calls of withdrawn tools go on.
+  virtual bool withdrawn_tool_calls_go_on() const;
 
   // -- departures (LIFE-4, LIFE-5) -----------------------------------------------------------
   //! LIFE-5: a departed client's open calls fail now; the turn goes on without it.
-  virtual void fail_calls_of_departed(state& s, session_record& session,
-                                      const client_record& client, departure why,
-                                      time_ms now) const;
+  virtual bool departed_client_calls_fail() const;
   //! LIFE-4: a departed client is forgotten; nothing of it is kept.
-  virtual void keep_departed(session_record& session, client_record client) const;
+  virtual bool departed_client_forgotten() const;
 
   // -- calls (CALL-1, CALL-3..7, SES-5) -------------------------------------------------------
   //! CALL-7: only the client a call was dispatched to may ack or answer it.
@@ -110,26 +131,24 @@ class rule_policy {
                                                      time_ms now) const;
   //! CALL-6: an ack on a settled call is 409.
   virtual protocol::outcome<json> answer_to_settled_ack(const call_record& call) const;
-  //! C-3: a result changes nothing before it is read and accepted.
-  virtual void before_result_read(state& s, session_record& session, call_record& call,
-                                  time_ms now) const;
+  //! C-3: a result changes nothing before it is read and accepted; it is no ack.
+  virtual bool result_acks_before_read() const;
   //! CALL-4: the result body, or the 400 that refuses it.
   virtual protocol::outcome<protocol::result_request> read_result(const json& body) const;
   //! CALL-7: a result settles the call its path names.
-  virtual call_record& call_settled_by_result(session_record& session, const std::string& client_id,
-                                              call_record& addressed) const;
-  //! CALL-6: a result on a settled call is 409 and changes nothing.
-  virtual protocol::outcome<json> answer_to_settled_result(state& s, session_record& session,
-                                                           const call_record& call, bool is_error,
-                                                           time_ms now) const;
-  //! CALL-5: a settled call leaves its client's open calls, and its deadline is cancelled.
-  virtual void close_settled_call(state& s, session_record& session, call_record& call) const;
-  //! CALL-5: so a deadline never fires on a settled call; if one did, it would do nothing.
-  virtual void deadline_of_settled_call(state& s, session_record& session, const call_record& call,
-                                        time_ms now) const;
-  //! SES-5: a call's client_tool_completed event comes with its result.
-  virtual void announce_completion(state& s, session_record& session, const call_record& call,
-                                   bool is_error, time_ms now) const;
+  virtual const call_record& call_settled_by_result(const session_record& session,
+                                                    const std::string& client_id,
+                                                    const call_record& addressed) const;
+  //! CALL-6: a result on a settled call is 409 and changes nothing; it is not announced.
+  virtual bool settled_result_announced_again(const call_record& call) const;
+  //! CALL-5: a settled call's deadline is cancelled with it.
+  virtual bool result_cancels_deadline() const;
+  //! CALL-5: so a deadline never fires on a settled call; if one did, it would settle
+  //! nothing: no failure is announced.
+  virtual std::optional<failure_reason> failure_at_settled_deadline(const state& s,
+                                                                    const call_record& call) const;
+  //! SES-5: a call's client_tool_completed event comes with its result, not at the step's end.
+  virtual bool completion_announced_with_result() const;
 
   // -- model turns (SES-2, MODEL-1..4, CALL-2, CALL-8, CALL-9, TOOLS-1, TOOLS-5) ------------
   //! MODEL-3: a message body; its text reaches the model as written.
@@ -139,8 +158,7 @@ class rule_policy {
   //! MODEL-2: the model's answer as a step (of a turn or a task) takes it: every tool call.
   virtual protocol::model_answer answer_as_taken(protocol::model_answer answer) const;
   //! MODEL-4: a model step that failed fails the turn.
-  virtual void model_step_failed(state& s, session_record& session, const std::string& why,
-                                 time_ms now) const;
+  virtual bool model_failure_fails_turn() const;
   //! TOOLS-3, LIFE-4: the clients whose tools a step offers: the live ones, in order.
   virtual std::vector<const client_record*> offering_clients(const session_record& session) const;
   //! TOOLS-1: the tools a client offers: its current list.
@@ -150,19 +168,15 @@ class rule_policy {
   //! TOOLS-5: whether a call naming a tool that is live now is dispatched: yes, also when
   //! the tool became live during the step (registered or PUT after the step's request).
   virtual bool dispatches_live_tool(const turn_record& turn, const std::string& model_name) const;
-  //! TOOLS-5: a model call of a tool not offered now is settled at once; `client` is the
-  //! live client the name designates, if any.
-  virtual void call_to_unoffered_tool(state& s, session_record& session, std::size_t slot,
-                                      client_record* client, const std::string& tool_name,
-                                      json arguments, time_ms now) const;
+  //! TOOLS-5: a model call of a tool not offered now is settled at once;
+  //! `names_live_client` says whether its name designates a live client.
+  virtual unoffered_call call_to_unoffered_tool(bool names_live_client) const;
   //! CALL-9: a step is over once every call of it has its outcome.
   virtual bool step_complete(const turn_record& turn) const;
   //! CALL-8: what the model gets for an outcome.
   virtual std::string content_for_model(const tool_outcome& outcome) const;
   //! MODEL-1: a tool message answers the model's own call id.
   virtual const std::string& tool_call_id_for_model(const step_slot& slot) const;
-  //! SES-5: when a step is over, every completion has been announced already.
-  virtual void step_over(state& s, session_record& session, time_ms now) const;
 
   // -- tasks (TASK-*) ------------------------------------------------------------------------
   //! TASK-1: the configured assistant is the only one; any other id is 404.
@@ -173,8 +187,8 @@ class rule_policy {
   virtual std::string offered_task_tool_name(const tool_spec& tool) const;
   //! MODEL-4: a failed model step fails the task; nothing hangs.
   virtual bool model_failure_fails_task() const;
-  //! TASK-9: before a new round's calls get ids, nothing happens: ids go on, never reused.
-  virtual void before_round_numbered(task_record& task) const;
+  //! TASK-9: a new round's call ids go on from the last round's; none is reused.
+  virtual bool call_ids_go_on_across_rounds() const;
   //! TASK-8: only a call of a tool the task declares is surfaced as pending.
   virtual bool surfaced_as_pending(const task_record& task, const std::string& tool) const;
   //! TASK-6: an output tool_call item names the tool as declared, without any prefix.
@@ -199,8 +213,8 @@ class rule_policy {
       const state& s, const json& body) const;
   //! TASK-4: a tool-results body is read and checked whole, then applied at once; a
   //! refused one applies nothing.
-  virtual protocol::outcome<protocol::done> settle_round(const state& s, task_record& task,
-                                                         const json& body) const;
+  virtual round_settlement settle_round(const state& s, const task_record& task,
+                                        const json& body) const;
   //! TASK-4: tool-results may settle the round only when they answer every pending call.
   virtual protocol::outcome<protocol::done> check_round_covered(
       const task_record& task, const std::set<std::string>& answered) const;

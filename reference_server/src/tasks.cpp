@@ -3,6 +3,7 @@
 // coverage (TASK-4), the interrupt timeout (TASK-7) and the output list (TASK-6).
 #include <algorithm>
 #include <cstdio>
+#include <stdexcept>
 
 #include "core_state.hpp"
 #include "policy.hpp"
@@ -171,8 +172,10 @@ bool rule_policy::model_failure_fails_task() const {
   return true;
 }
 
-// Why nothing: `next_call` counts on across rounds, which is what keeps ids unused (TASK-9).
-void rule_policy::before_round_numbered(task_record&) const {}
+// Why: `next_call` counts on across rounds, which is what keeps ids unused (TASK-9).
+bool rule_policy::call_ids_go_on_across_rounds() const {
+  return true;
+}
 
 bool rule_policy::surfaced_as_pending(const task_record& task, const std::string& tool) const {
   return declared_tool(task, tool) != nullptr;
@@ -216,19 +219,18 @@ outcome<protocol::tool_results_request> rule_policy::read_tool_results(const sta
 
 // TASK-4's own body: nothing is applied until the whole body has passed, so a refused
 // submission leaves every pending call pending.
-outcome<protocol::done> rule_policy::settle_round(const state& s, task_record& task,
-                                                  const json& body) const {
-  auto request = read_tool_results(s, body);
-  if (!request) return request.error();
+// Why `s.policy`, not `this`: the policy in force may answer the reading and the covering
+// differently from this one.
+round_settlement rule_policy::settle_round(const state& s, const task_record& task,
+                                           const json& body) const {
+  auto request = s.policy->read_tool_results(s, body);
+  if (!request) return {{}, request.error()};
   auto answered = answered_pending_calls(task, *request);
-  if (!answered) return answered.error();
-  if (auto covered = check_round_covered(task, *answered); !covered) return covered.error();
-  for (const auto& item : request->results) {
-    auto call = std::find_if(task.pending.begin(), task.pending.end(),
-                             [&](const pending_tool_call& p) { return p.id == item.id; });
-    apply_result(s, task, *call, item.outcome);
+  if (!answered) return {{}, answered.error()};
+  if (auto covered = s.policy->check_round_covered(task, *answered); !covered) {
+    return {{}, covered.error()};
   }
-  return protocol::done{};
+  return {std::move(request->results), std::nullopt};
 }
 
 outcome<protocol::done> rule_policy::check_round_covered(
@@ -298,7 +300,17 @@ outcome<json> post_tool_results(state& s, const std::string& uuid, const json& b
     return protocol::conflict("task '" + uuid + "' is " + std::string(to_string(task.status)) +
                               ", not interrupted (TASK-4)");
   }
-  if (auto settled = s.policy->settle_round(s, task, body); !settled) return settled.error();
+  round_settlement settled = s.policy->settle_round(s, task, body);
+  for (const auto& item : settled.applied) {
+    auto call = std::find_if(task.pending.begin(), task.pending.end(),
+                             [&](const pending_tool_call& p) { return p.id == item.id; });
+    if (call == task.pending.end()) {  // a policy bug; the command is undone (core.cpp)
+      throw std::logic_error("tool-results settle '" + item.id + "', which is not pending");
+    }
+    apply_result(s, task, *call, item.outcome);
+    task.pending.erase(call);
+  }
+  if (settled.refusal) return *settled.refusal;
   task.pending.clear();
   cancel(s, task.serial);
   move_noted(s, task.status, task_event::tool_results);
@@ -324,7 +336,7 @@ void task_model_replied(state& s, task_record& task, const model_reply& reply, t
     return;
   }
   task.round.clear();
-  s.policy->before_round_numbered(task);
+  if (!s.policy->call_ids_go_on_across_rounds()) task.next_call = 1;
   for (const auto& call : answer.tool_calls)
     take_call(s, task, call);
   if (task.pending.empty()) {  // TASK-8: nothing surfaced, so the task stays processing

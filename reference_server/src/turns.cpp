@@ -79,9 +79,23 @@ void issue_step(state& s, session_record& session, time_ms now) {
                                          turn.messages, std::move(offered));
 }
 
+//! For a policy that defers completions to the step's end (SES-5): the client_tool_completed
+//! events of the step's completed calls.
+void announce_deferred_completions(state& s, session_record& session, time_ms now) {
+  for (const auto& slot : session.turn->slots) {
+    auto call = std::as_const(session.calls).find(slot.call_id);
+    if (slot.call_id.empty() || call == session.calls.end() ||
+        call->second.status != call_status::completed || !slot.outcome) {
+      continue;
+    }
+    emit_completed(s, session, call->second,
+                   std::holds_alternative<protocol::tool_error>(*slot.outcome), now);
+  }
+}
+
 void continue_turn(state& s, session_record& session, time_ms now) {
   turn_record& turn = *session.turn;
-  s.policy->step_over(s, session, now);
+  if (!s.policy->completion_announced_with_result()) announce_deferred_completions(s, session, now);
   for (const auto& slot : turn.slots) {
     if (!slot.outcome) continue;  // a step the policy let move on early has open slots
     turn.messages.push_back({{"role", "tool"},
@@ -117,8 +131,18 @@ void start_call(state& s, session_record& session, std::size_t slot,
   }
   resolved_tool target = resolve(s, session, call.name);
   if (target.tool == nullptr || !s.policy->dispatches_live_tool(*session.turn, call.name)) {
-    s.policy->call_to_unoffered_tool(s, session, slot, target.client, target.tool_name,
-                                     std::move(arguments), now);
+    switch (s.policy->call_to_unoffered_tool(target.client != nullptr)) {
+      case unoffered_call::settled_unavailable:
+        settle_unavailable(s, session, slot, target.client, target.tool_name, now);
+        break;
+      case unoffered_call::dispatched: {
+        const tool_spec withdrawn{target.tool_name, "", json::object()};
+        dispatch_call(s, session, *target.client, withdrawn, std::move(arguments), slot, now);
+        break;
+      }
+      case unoffered_call::left_open:
+        break;
+    }
     return;
   }
   dispatch_call(s, session, *target.client, *target.tool, std::move(arguments), slot, now);
@@ -142,12 +166,8 @@ protocol::model_answer rule_policy::answer_as_taken(protocol::model_answer answe
   return answer;
 }
 
-void rule_policy::model_step_failed(state& s, session_record& session, const std::string& why,
-                                    time_ms now) const {
-  turn_record& turn = *session.turn;
-  move_noted(s, turn.status, turn_event::model_failed);
-  emit(s, session, protocol::turn_failed{turn.id, "model_error: " + why}, now);
-  end_turn(session);
+bool rule_policy::model_failure_fails_turn() const {
+  return true;
 }
 
 std::vector<const client_record*> rule_policy::offering_clients(
@@ -173,10 +193,8 @@ bool rule_policy::dispatches_live_tool(const turn_record&, const std::string&) c
   return true;
 }
 
-void rule_policy::call_to_unoffered_tool(state& s, session_record& session, std::size_t slot,
-                                         client_record* client, const std::string& tool_name, json,
-                                         time_ms now) const {
-  settle_unavailable(s, session, slot, client, tool_name, now);
+unoffered_call rule_policy::call_to_unoffered_tool(bool) const {
+  return unoffered_call::settled_unavailable;
 }
 
 bool rule_policy::step_complete(const turn_record& turn) const {
@@ -191,8 +209,6 @@ std::string rule_policy::content_for_model(const tool_outcome& outcome) const {
 const std::string& rule_policy::tool_call_id_for_model(const step_slot& slot) const {
   return slot.model_call_id;
 }
-
-void rule_policy::step_over(state&, session_record&, time_ms) const {}
 
 // -- the turn rules --------------------------------------------------------------------------
 
@@ -224,8 +240,12 @@ outcome<json> post_message(state& s, session_record& session, const json& body, 
 void turn_model_replied(state& s, session_record& session, const model_reply& reply, time_ms now) {
   turn_record& turn = *session.turn;
   turn.waiting_step = 0;
-  if (!reply.answer) {
-    s.policy->model_step_failed(s, session, reply.failure, now);
+  if (!reply.answer) {  // MODEL-4; a policy that drops the failure leaves the turn waiting
+    if (s.policy->model_failure_fails_turn()) {
+      move_noted(s, turn.status, turn_event::model_failed);
+      emit(s, session, protocol::turn_failed{turn.id, "model_error: " + reply.failure}, now);
+      end_turn(session);
+    }
     return;
   }
   const protocol::model_answer answer = s.policy->answer_as_taken(*reply.answer);

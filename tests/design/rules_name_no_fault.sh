@@ -1,9 +1,9 @@
 #!/bin/sh
 # A design rule (issues 13 and 23): the core's rule files, the HTTP front end
 # (reference_server/web/) and protocol/ name no fault. Faults live in
-# reference_server/faults/ and reach the core only through src/policy.hpp's decision points
-# (a faulty_policy), around the router (wire_faults) and in the configured timeouts; the
-# core's constructor is the one place that picks the policy.
+# reference_server/faults/ and reach the core only as layers over src/policy.hpp's decision
+# points (policy_layer.hpp), around the router (wire_faults) and in the configured timeouts
+# (config_faults); the core's constructor is the one place that picks the policy.
 # Usage: rules_name_no_fault.sh PROJECT_SOURCE_DIR
 set -u
 root=${1:?usage: rules_name_no_fault.sh PROJECT_SOURCE_DIR}

@@ -1,26 +1,24 @@
-// The faulty answers of the core's decision points (../src/policy.hpp): each override asks
-// whether its fault is on and otherwise gives the clean answer. One file per area holds
-// the overrides and says which fault breaks which rule.
+// Faults as layers over the policy (../src/policy.hpp). Each fault the rules can be
+// planted with is one small class, in the file of its area, that derives from
+// policy_layer and overrides only the decisions it answers wrongly; every other decision
+// passes to the layer beneath it (`inner()`), and beneath them all is the SPEC's own
+// answer, rule_policy. Why layers, not one class of `if (has(fault))` chains: a fault reads
+// top to bottom in one place, naming its rule, and faults planted together compose.
 #pragma once
 
-#include <initializer_list>
-#include <optional>
-#include <string>
-#include <string_view>
+#include <memory>
+#include <span>
+#include <utility>
 
 #include "policy.hpp"
 
 namespace toolwire::reference_server::detail {
 
-class faulty_policy final : public rule_policy {
+class policy_layer : public rule_policy {
  public:
-  explicit faulty_policy(fault_set faults) : faults_(std::move(faults)) {}
+  explicit policy_layer(std::shared_ptr<const rule_policy> inner) : inner_(std::move(inner)) {}
 
-  // event_faults.cpp
-  bool shape_event(session_event& event, std::uint64_t& next_seq,
-                   const std::string& previous) const override;
-
-  // access_faults.cpp
+  event_shape shape_event(session_event event, const std::string& previous) const override;
   bool key_manages_sessions(const api_key& key) const override;
   api_error unknown_credential_refusal() const override;
   bool token_grants(const principal& who, const std::string& session_id) const override;
@@ -32,77 +30,60 @@ class faulty_policy final : public rule_policy {
                                                             api_error not_found) const override;
   std::optional<std::uint64_t> resume_after(
       std::optional<std::uint64_t> last_event_id) const override;
-
-  // client_faults.cpp
   protocol::outcome<protocol::register_request> read_registration(const session_record& session,
                                                                   const json& body) const override;
   protocol::outcome<protocol::put_tools_request> read_tool_list(const session_record& session,
                                                                 const client_record& client,
                                                                 const json& body) const override;
+  protocol::outcome<protocol::task_create_request> read_task_request(
+      const json& body) const override;
   std::string assign_name(const state& s, const session_record& session,
                           const std::string& requested) const override;
   protocol::lifetime kept_lifetime(const protocol::lifetime& requested) const override;
   time_ms expiry_due(time_ms expires_at) const override;
   bool ping_restarts_ttl() const override;
   bool call_traffic_restarts_ttl() const override;
-  void tool_list_refused(client_record& client) const override;
+  bool refused_put_keeps_tools() const override;
   std::vector<tool_spec> next_tool_list(const std::vector<tool_spec>& current,
                                         std::vector<tool_spec> requested) const override;
-  void before_tools_replaced(state& s, session_record& session, client_record& client,
-                             const std::vector<tool_spec>& requested, time_ms now) const override;
-  void after_tools_replaced(state& s, session_record& session, client_record& client,
-                            const std::vector<tool_spec>& previous, time_ms now) const override;
-  void fail_calls_of_departed(state& s, session_record& session, const client_record& client,
-                              departure why, time_ms now) const override;
-  void keep_departed(session_record& session, client_record client) const override;
-
-  // call_faults.cpp
+  bool tools_replaced_in_one_step() const override;
+  bool withdrawn_tools_forgotten() const override;
+  bool withdrawn_tool_calls_go_on() const override;
+  bool departed_client_calls_fail() const override;
+  bool departed_client_forgotten() const override;
   bool may_answer(const call_record& call, const std::string& client_id) const override;
   std::string tool_as_dispatched(const client_record& client, const tool_spec& tool) const override;
   time_ms first_deadline(const state& s, time_ms now) const override;
   std::optional<time_ms> deadline_once_acked(const state& s, const call_record& call,
                                              time_ms now) const override;
   protocol::outcome<json> answer_to_settled_ack(const call_record& call) const override;
-  void before_result_read(state& s, session_record& session, call_record& call,
-                          time_ms now) const override;
+  bool result_acks_before_read() const override;
   protocol::outcome<protocol::result_request> read_result(const json& body) const override;
-  call_record& call_settled_by_result(session_record& session, const std::string& client_id,
-                                      call_record& addressed) const override;
-  protocol::outcome<json> answer_to_settled_result(state& s, session_record& session,
-                                                   const call_record& call, bool is_error,
-                                                   time_ms now) const override;
-  void close_settled_call(state& s, session_record& session, call_record& call) const override;
-  void deadline_of_settled_call(state& s, session_record& session, const call_record& call,
-                                time_ms now) const override;
-  void announce_completion(state& s, session_record& session, const call_record& call,
-                           bool is_error, time_ms now) const override;
-
-  // turn_faults.cpp
+  const call_record& call_settled_by_result(const session_record& session,
+                                            const std::string& client_id,
+                                            const call_record& addressed) const override;
+  bool settled_result_announced_again(const call_record& call) const override;
+  bool result_cancels_deadline() const override;
+  std::optional<failure_reason> failure_at_settled_deadline(const state& s,
+                                                            const call_record& call) const override;
+  bool completion_announced_with_result() const override;
   protocol::outcome<protocol::message_request> read_message(const json& body) const override;
   std::optional<api_error> refuse_message(const session_record& session) const override;
   protocol::model_answer answer_as_taken(protocol::model_answer answer) const override;
-  void model_step_failed(state& s, session_record& session, const std::string& why,
-                         time_ms now) const override;
+  bool model_failure_fails_turn() const override;
   std::vector<const client_record*> offering_clients(const session_record& session) const override;
   std::vector<const tool_spec*> tools_offered_by(const client_record& client) const override;
   const std::string& model_side_name(const client_record& client) const override;
   bool dispatches_live_tool(const turn_record& turn, const std::string& model_name) const override;
-  void call_to_unoffered_tool(state& s, session_record& session, std::size_t slot,
-                              client_record* client, const std::string& tool_name, json arguments,
-                              time_ms now) const override;
+  unoffered_call call_to_unoffered_tool(bool names_live_client) const override;
   bool step_complete(const turn_record& turn) const override;
   std::string content_for_model(const tool_outcome& outcome) const override;
   const std::string& tool_call_id_for_model(const step_slot& slot) const override;
-  void step_over(state& s, session_record& session, time_ms now) const override;
-
-  // task_faults.cpp
-  protocol::outcome<protocol::task_create_request> read_task_request(
-      const json& body) const override;
   bool knows_assistant(const state& s, std::int64_t assistant_id) const override;
   std::string task_input_text(const state& s, std::string text) const override;
   std::string offered_task_tool_name(const tool_spec& tool) const override;
   bool model_failure_fails_task() const override;
-  void before_round_numbered(task_record& task) const override;
+  bool call_ids_go_on_across_rounds() const override;
   bool surfaced_as_pending(const task_record& task, const std::string& tool) const override;
   std::string output_tool_name(const std::string& declared) const override;
   std::optional<time_ms> interrupt_deadline(const state& s, const task_record& task,
@@ -116,43 +97,39 @@ class faulty_policy final : public rule_policy {
                                                         const json& body) const override;
   protocol::outcome<protocol::tool_results_request> read_tool_results(
       const state& s, const json& body) const override;
-  protocol::outcome<protocol::done> settle_round(const state& s, task_record& task,
-                                                 const json& body) const override;
+  round_settlement settle_round(const state& s, const task_record& task,
+                                const json& body) const override;
   protocol::outcome<protocol::done> check_round_covered(
       const task_record& task, const std::set<std::string>& answered) const override;
   std::string task_model_content(const tool_outcome& outcome) const override;
 
- private:
-  bool has(fault f) const { return faults_.count(f) != 0; }
-
-  fault_set faults_;
-};
-
-// -- shared by the areas' fault files -----------------------------------------------------------
-
-//! Fault unknown_fields_rejected (C-6): the 400 for the first key of `body` outside `known`.
-std::optional<api_error> unknown_field_refused(const json& body,
-                                               std::initializer_list<std::string_view> known);
-
-//! `text` without surrounding whitespace (fault user_text_trimmed, MODEL-3).
-std::string trimmed(const std::string& text);
-
-//! Fault duplicate_tool_names_collapsed (REG-3): `body[key]` with each repeated tool name
-//! kept once, its last declaration winning.
-json collapsed_duplicate_tools(json body, const std::string& key);
-
-//! Fault invalid_tool_name_accepted (REG-1): validation sees each name outside the charset
-//! or the length as a valid stand-in; `restore` puts the names back into what it parsed.
-class tool_name_stand_ins {
- public:
-  //! Replaces the invalid names in `body[key]` (a list of tool objects).
-  json replace(json body, const std::string& key);
-  void restore(std::vector<tool_spec>& tools) const;
-  //! A refusal that quotes a stand-in quotes the name it stands for.
-  protocol::api_error restore(protocol::api_error error) const;
+ protected:
+  //! The policy beneath this layer: the faults planted before it, then the SPEC's answers.
+  const rule_policy& inner() const { return *inner_; }
 
  private:
-  std::vector<std::pair<std::string, std::string>> stand_in_for_;  // (stand-in, name)
+  std::shared_ptr<const rule_policy> inner_;
 };
+
+//! A fault and how it wraps the policy beneath it.
+struct fault_layer {
+  fault which;
+  std::shared_ptr<const rule_policy> (*wrap)(std::shared_ptr<const rule_policy> inner);
+};
+
+template <class Layer>
+std::shared_ptr<const rule_policy> layered(std::shared_ptr<const rule_policy> inner) {
+  return std::make_shared<const Layer>(std::move(inner));
+}
+
+//! Each area's faults, in the order they wrap one another when planted together (the first
+//! innermost). One list per file: *_faults.cpp.
+std::span<const fault_layer> common_fault_layers();
+std::span<const fault_layer> event_fault_layers();
+std::span<const fault_layer> access_fault_layers();
+std::span<const fault_layer> client_fault_layers();
+std::span<const fault_layer> call_fault_layers();
+std::span<const fault_layer> turn_fault_layers();
+std::span<const fault_layer> task_fault_layers();
 
 }  // namespace toolwire::reference_server::detail
