@@ -22,19 +22,22 @@ std::vector<std::string_view> segments_of(std::string_view path) {
   return parts;
 }
 
-//! Whether `pattern` fits `parts`; fills `ids` with what its `{…}` stand for.
-bool fits(std::string_view pattern, const std::vector<std::string_view>& parts,
+//! Whether `wanted` (a pattern's segments) fits `parts`; fills `ids` with what its `{…}`
+//! stand for, and only when it fits.
+bool fits(const std::vector<std::string_view>& wanted, const std::vector<std::string_view>& parts,
           std::vector<std::string>* ids) {
-  const auto wanted = segments_of(pattern);
   if (wanted.size() != parts.size()) return false;
-  if (ids != nullptr) ids->clear();
   for (std::size_t i = 0; i < parts.size(); ++i) {
     if (wanted[i].starts_with('{')) {
       if (parts[i].empty()) return false;  // an id is never empty
-      if (ids != nullptr) ids->emplace_back(parts[i]);
     } else if (wanted[i] != parts[i]) {
       return false;
     }
+  }
+  if (ids != nullptr) {
+    ids->clear();
+    for (std::size_t i = 0; i < parts.size(); ++i)
+      if (wanted[i].starts_with('{')) ids->emplace_back(parts[i]);
   }
   return true;
 }
@@ -86,12 +89,31 @@ const route_info& route_of(route_id id) {
   return routes()[static_cast<std::size_t>(id)];
 }
 
+namespace {
+
+//! Each route's pattern split into segments, in the table's order. Why once: every request
+//! is matched against the table, and splitting the patterns again at each request was
+//! about a twentieth of the server's work on a ping (docs/benchmarks.md).
+const std::vector<std::vector<std::string_view>>& pattern_segments() {
+  static const auto segments = [] {
+    std::vector<std::vector<std::string_view>> all;
+    for (const auto& route : routes())
+      all.push_back(segments_of(route.pattern));
+    return all;
+  }();
+  return segments;
+}
+
+}  // namespace
+
 std::optional<route_match> match_route(std::string_view method, std::string_view path) {
   const auto parts = segments_of(path);
+  const auto& table = routes();
+  const auto& wanted = pattern_segments();
   route_match found;
-  for (const auto& route : routes()) {
-    if (route.method == method && fits(route.pattern, parts, &found.ids)) {
-      found.route = &route;
+  for (std::size_t i = 0; i < table.size(); ++i) {
+    if (table[i].method == method && fits(wanted[i], parts, &found.ids)) {
+      found.route = &table[i];
       return found;
     }
   }
@@ -100,9 +122,11 @@ std::optional<route_match> match_route(std::string_view method, std::string_view
 
 std::vector<std::string_view> methods_at(std::string_view path) {
   const auto parts = segments_of(path);
+  const auto& table = routes();
+  const auto& wanted = pattern_segments();
   std::vector<std::string_view> methods;
-  for (const auto& route : routes()) {
-    if (fits(route.pattern, parts, nullptr)) methods.push_back(route.method);
+  for (std::size_t i = 0; i < table.size(); ++i) {
+    if (fits(wanted[i], parts, nullptr)) methods.push_back(table[i].method);
   }
   return methods;
 }

@@ -16,7 +16,11 @@ namespace toolwire::reference_server::detail {
 
 class wire_faults {
  public:
-  wire_faults(core& target, clock_source& clock) : target_(target), clock_(clock) {}
+  wire_faults(core& target, clock_source& clock)
+      : target_(target), clock_(clock), any_planted_(!target.config().faults.empty()) {}
+
+  //! Whether the core has any fault at all; without one, none of these acts.
+  bool any_planted() const { return any_planted_; }
 
   //! Before the rules: may rewrite `request`, or answer it without them.
   std::optional<protocol::api_response> before(protocol::api_request& request);
@@ -41,6 +45,7 @@ class wire_faults {
 
   core& target_;
   clock_source& clock_;
+  bool any_planted_;
   //! result_requires_ack: the (session, call) pairs acked with a 200.
   std::set<std::pair<std::string, std::string>> acked_;
   //! advance_fires_timers_late: the ms of the last advance, which the rules have not seen yet.

@@ -32,6 +32,10 @@ class router {
   void before_model_reply();
 
  private:
+  //! The request as the rules see it (after any wire fault rewrote it): CORS preflight,
+  //! then the rules.
+  protocol::api_response handle_as_seen(const protocol::api_request& seen);
+
   core& core_;
   clock_source& clock_;
   //! The faults planted on the wire, around the rules (none unless the core has them).
