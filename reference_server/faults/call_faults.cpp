@@ -111,11 +111,9 @@ class results_matched_by_position final : public policy_layer {
                                             const std::string& client_id,
                                             const call_record& addressed) const override {
     if (!allows(addressed.status, call_event::result_posted)) return addressed;
-    auto serial = session.client_serials.find(client_id);
-    if (serial == session.client_serials.end()) return addressed;
-    const client_record& client = session.clients.find(serial->second)->second;
-    if (client.open_calls.empty()) return addressed;
-    auto oldest = session.calls.find(client.open_calls.begin()->second);
+    const client_record* client = find_live_client(session, client_id);
+    if (client == nullptr || client->open_calls.empty()) return addressed;
+    auto oldest = session.calls.find(client->open_calls.begin()->second);
     return oldest == session.calls.end() ? addressed : oldest->second;
   }
 };

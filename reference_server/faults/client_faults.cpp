@@ -13,11 +13,6 @@ namespace {
 
 using protocol::outcome;
 
-bool declares(const std::vector<tool_spec>& tools, const std::string& name) {
-  return std::any_of(tools.begin(), tools.end(),
-                     [&](const tool_spec& t) { return t.name == name; });
-}
-
 //! `text` in single quotes, as refusals quote names. Why appends, not `"'" + ... + "'"`:
 //! g++ 12 at -O3 reports a false -Wrestrict inside the inlined operator+ (GCC PR 105329).
 std::string single_quoted(std::string_view text) {
@@ -557,7 +552,7 @@ class tool_names_unique_per_session final : public over_strict_layer {
   std::optional<api_error> refuse_tool(const session_record& session, const std::string& self_id,
                                        std::size_t, const tool_spec& tool) const override {
     for (const auto& [serial, other] : session.clients) {
-      if (other.id != self_id && declares(other.tools, tool.name)) {
+      if (other.id != self_id && declares_tool(other.tools, tool.name)) {
         return protocol::invalid_request("tools: '" + tool.name + "' is taken in this session");
       }
     }

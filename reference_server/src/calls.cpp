@@ -29,12 +29,17 @@ client_record* live_client(session_record& session, const std::string& cid) {
   return found ? *found : nullptr;
 }
 
-//! Removes a call from its client's open set and from the timer table.
-void close_call(state& s, session_record& session, call_record& call) {
-  cancel(s, call.serial);
+//! Removes a call from its client's open set (not from the timer table).
+void leave_open_calls(session_record& session, const call_record& call) {
   if (client_record* client = live_client(session, call.client_id)) {
     client->open_calls.erase(call.serial);
   }
+}
+
+//! Removes a call from its client's open set and from the timer table.
+void close_call(state& s, session_record& session, call_record& call) {
+  cancel(s, call.serial);
+  leave_open_calls(session, call);
 }
 
 //! Hands the call's outcome to the turn step that made it, if that step is still current.
@@ -204,8 +209,8 @@ outcome<json> post_result(state& s, session_record& session, const std::string& 
   move_noted(s, call->status, call_event::result_posted);
   if (s.policy->result_cancels_deadline()) {  // CALL-5
     close_call(s, session, *call);
-  } else if (auto owner = find_client(session, call->client_id)) {
-    (*owner)->open_calls.erase(call->serial);
+  } else {
+    leave_open_calls(session, *call);
   }
   touch_ttl_on_call_traffic(s, session, **client, now);
   // SES-5: announced now, or (by a policy that defers it) when the step is over.

@@ -32,11 +32,6 @@ std::vector<std::string> tool_names(const std::vector<tool_spec>& tools) {
   return names;
 }
 
-bool offers(const std::vector<tool_spec>& tools, const std::string& name) {
-  return std::any_of(tools.begin(), tools.end(),
-                     [&](const tool_spec& t) { return t.name == name; });
-}
-
 //! For a policy that fails the calls of withdrawn tools (TOOLS-4, TOOLS-6): fails the
 //! client's open calls of tools that `kept` no longer offers.
 void fail_withdrawn_calls(state& s, session_record& session, client_record& client,
@@ -46,7 +41,7 @@ void fail_withdrawn_calls(state& s, session_record& session, client_record& clie
     auto call = session.calls.find(call_id);
     // Only where the call table lets tool_unavailable apply (an un-acked call): an acked
     // one stays open, since no policy makes a move the table refuses.
-    if (call != session.calls.end() && !offers(kept, call->second.tool) &&
+    if (call != session.calls.end() && !declares_tool(kept, call->second.tool) &&
         allows(call->second.status, call_event::tool_unavailable)) {
       withdrawn.push_back(call_id);
     }
@@ -134,6 +129,18 @@ outcome<session_record*> find_session(state& s, const std::string& sid) {
   return &found->second;
 }
 
+bool declares_tool(const std::vector<tool_spec>& tools, const std::string& name) {
+  return std::any_of(tools.begin(), tools.end(),
+                     [&](const tool_spec& t) { return t.name == name; });
+}
+
+const client_record* find_live_client(const session_record& session, const std::string& cid) {
+  auto serial = session.client_serials.find(cid);
+  if (serial == session.client_serials.end()) return nullptr;
+  auto client = session.clients.find(serial->second);
+  return client == session.clients.end() ? nullptr : &client->second;
+}
+
 outcome<client_record*> find_client(session_record& session, const std::string& cid) {
   auto serial = session.client_serials.find(cid);
   if (serial == session.client_serials.end()) {
@@ -191,7 +198,8 @@ outcome<json> put_tools(state& s, session_record& session, const std::string& ci
   // TOOLS-6: one step. A policy that withdraws first fails the withdrawn tools' calls
   // (which may start the next model step) before the new list lands.
   if (!s.policy->tools_replaced_in_one_step()) {
-    std::erase_if(c.tools, [&](const tool_spec& t) { return !offers(request->tools, t.name); });
+    std::erase_if(c.tools,
+                  [&](const tool_spec& t) { return !declares_tool(request->tools, t.name); });
     fail_withdrawn_calls(s, session, c, c.tools, now);
   }
   std::vector<tool_spec> previous =
@@ -199,7 +207,7 @@ outcome<json> put_tools(state& s, session_record& session, const std::string& ci
   emit(s, session, protocol::client_tools_updated{c.id, tool_names(c.tools)}, now);
   if (!s.policy->withdrawn_tools_forgotten()) {  // TOOLS-1: kept to be offered
     for (const auto& old_tool : previous)
-      if (!offers(c.tools, old_tool.name)) c.withdrawn_tools.push_back(old_tool);
+      if (!declares_tool(c.tools, old_tool.name)) c.withdrawn_tools.push_back(old_tool);
   }
   if (!s.policy->withdrawn_tool_calls_go_on()) fail_withdrawn_calls(s, session, c, c.tools, now);
   return json{{"client_id", c.id}, {"tools", protocol::to_json(c.tools)}};

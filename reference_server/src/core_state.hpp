@@ -302,6 +302,10 @@ void emit(state& s, session_record& session, const protocol::event& event, time_
 // -- lookups (clients.cpp) -------------------------------------------------------------
 protocol::outcome<session_record*> find_session(state& s, const std::string& sid);
 protocol::outcome<client_record*> find_client(session_record& session, const std::string& cid);
+//! The same, to read (no undo note).
+const client_record* find_live_client(const session_record& session, const std::string& cid);
+//! Whether `tools` has one named `name`.
+bool declares_tool(const std::vector<tool_spec>& tools, const std::string& name);
 //! Whether a live client of `session` has the (assigned) name.
 bool name_taken(const session_record& session, const std::string& name);
 //! REG-5's form: `requested`, or `<requested>_<n>` with the smallest n >= 2 not `taken`.
