@@ -9,6 +9,7 @@
 #include <boost/beast/http/read.hpp>
 #include <boost/beast/http/write.hpp>
 
+#include "socket_counters.hpp"
 #include "strict_http.hpp"
 #include "toolwire/conformance/http_client.hpp"
 #include "toolwire/conformance/outside_data.hpp"
@@ -67,6 +68,7 @@ void event_stream::open(const protocol::api_request& request, opened_handler ope
 void event_stream::close() {
   net::post(stream_.get_executor(), [self = shared_from_this()] {
     self->closed_ = true;
+    self->publish();
     beast::error_code ignored;
     self->stream_.socket().shutdown(tcp::socket::shutdown_both, ignored);
     self->stream_.close();
@@ -83,8 +85,31 @@ bool event_stream::has_unread() {
   return (!ec && on_socket > 0) || buffered || sse_.mid_block();
 }
 
+std::optional<bool> event_stream::has_unread_from_any_thread() const {
+  constexpr std::uint64_t closed = 1, holds_part = 2;
+  if (published_.load() & closed) return false;
+  const int fd = socket_fd_.load();
+  if (fd < 0) return std::nullopt;
+  const auto received = bytes_received(fd);
+  if (!received) return std::nullopt;
+  // Read after the kernel's count: taken then covers every byte counted, or some are unread.
+  // Why closed again: the stream is marked closed before its socket closes, so a socket
+  // number reused meanwhile by another connection is never read as this stream's.
+  const auto state = published_.load();
+  if (state & closed) return false;
+  return *received > (state >> 2) || (state & holds_part) != 0;
+}
+
+void event_stream::publish() {
+  const bool buffered = buffer_.size() > 0 && !parser_.chunked();  // as in has_unread
+  const bool holds_part = buffered || sse_.mid_block();
+  const std::uint64_t taken = parsed_bytes_ + buffer_.size();
+  published_.store(taken << 2 | std::uint64_t{holds_part} << 1 | std::uint64_t{closed_});
+}
+
 void event_stream::on_connect(beast::error_code ec) {
   if (ec) return fail_open("cannot connect to " + settings_.server.to_string(), ec);
+  socket_fd_.store(stream_.socket().native_handle());
   http::async_write(
       stream_, request_,
       [self = shared_from_this()](beast::error_code e, std::size_t) { self->on_write(e); });
@@ -94,11 +119,12 @@ void event_stream::on_write(beast::error_code ec) {
   if (ec) return fail_open("cannot send the events request", ec);
   http::async_read_header(
       stream_, buffer_, parser_,
-      [self = shared_from_this()](beast::error_code e, std::size_t) { self->on_header(e); });
+      [self = shared_from_this()](beast::error_code e, std::size_t n) { self->on_header(e, n); });
 }
 
-void event_stream::on_header(beast::error_code ec) {
+void event_stream::on_header(beast::error_code ec, std::size_t parsed) {
   if (ec) return fail_open("no answer header to the events request", ec);
+  parsed_bytes_ += parsed;
   if (auto problem = framing_problem(parser_.get().base())) {
     finish_open(transport_failure("malformed HTTP answer to the events request: " + *problem));
     return stop("");
@@ -116,6 +142,7 @@ void event_stream::on_header(beast::error_code ec) {
   response.body = json(nullptr);
   response.stream = protocol::stream_directive{session_id_, after_seq_, {}};
   response.cors = cors_fields(parser_.get());
+  publish();
   finish_open(std::move(response));
   read_events();
 }
@@ -157,12 +184,13 @@ void event_stream::read_events() {
   stream_.expires_after(settings_.silence);
   http::async_read_some(
       stream_, buffer_, parser_,
-      [self = shared_from_this()](beast::error_code e, std::size_t) { self->on_events(e); });
+      [self = shared_from_this()](beast::error_code e, std::size_t n) { self->on_events(e, n); });
 }
 
-void event_stream::on_events(beast::error_code ec) {
+void event_stream::on_events(beast::error_code ec, std::size_t parsed) {
   if (closed_) return;
   if (ec == http::error::need_buffer) ec = {};
+  parsed_bytes_ += parsed;
   consume(std::string_view(chunk_.data(), chunk_bytes()));
   if (closed_) return;
   if (ec == beast::error::timeout) {
@@ -171,6 +199,7 @@ void event_stream::on_events(beast::error_code ec) {
   }
   if (ec) return stop(ec.message());
   if (parser_.is_done()) return stop("the target ended the response");
+  publish();
   read_events();
 }
 
@@ -215,6 +244,7 @@ void event_stream::stop(const std::string& why) {
         id_, "the event stream of session " + session_id_ + " ended: " + why, true});
   }
   closed_ = true;
+  publish();
   beast::error_code ignored;
   stream_.socket().shutdown(tcp::socket::shutdown_both, ignored);
   stream_.close();

@@ -3,9 +3,11 @@
 #pragma once
 
 #include <array>
+#include <atomic>
 #include <chrono>
 #include <functional>
 #include <memory>
+#include <optional>
 #include <string>
 
 #include <boost/asio/io_context.hpp>
@@ -51,18 +53,29 @@ class event_stream : public std::enable_shared_from_this<event_stream> {
   //! arrivals (unread on the socket, buffered, or half a block). See transport::unread.
   bool has_unread();
 
+  //! The same from any thread, without waking the I/O thread: the kernel's count of bytes
+  //! received on the socket against the bytes the I/O thread has taken off it and queued
+  //! (published after each read), and whether it holds part of a block. Why both counts:
+  //! the socket's unread bytes alone miss bytes the reactor has already read but whose
+  //! handler has not queued them yet; the kernel's count includes those. Nullopt where the
+  //! kernel does not count or the stream is not connected yet: ask has_unread instead.
+  std::optional<bool> has_unread_from_any_thread() const;
+
  private:
   void on_connect(boost::beast::error_code ec);
   void on_write(boost::beast::error_code ec);
-  void on_header(boost::beast::error_code ec);
+  void on_header(boost::beast::error_code ec, std::size_t parsed);
   void read_body();
   void on_body(boost::beast::error_code ec);
   void read_events();
-  void on_events(boost::beast::error_code ec);
+  void on_events(boost::beast::error_code ec, std::size_t parsed);
   void consume(std::string_view bytes);
   void finish_open(protocol::api_response response);
   void fail_open(const std::string& what, boost::beast::error_code ec);
   void stop(const std::string& why);
+  //! On the I/O thread, after each read and when closing: what has_unread_from_any_thread
+  //! compares with the kernel's count.
+  void publish();
   //! The body goes into chunk_; chunk_bytes() is how much the last read put there.
   void reset_chunk();
   std::size_t chunk_bytes() const;
@@ -81,6 +94,10 @@ class event_stream : public std::enable_shared_from_this<event_stream> {
   sse_parser sse_;
   opened_handler opened_;
   bool closed_ = false;
+  std::uint64_t parsed_bytes_ = 0;  // what the parser took from buffer_, header included
+  std::atomic<int> socket_fd_{-1};
+  //! (bytes taken off the socket << 2) | (holds part of a block << 1) | closed
+  std::atomic<std::uint64_t> published_{0};
 };
 
 }  // namespace toolwire::conformance::detail

@@ -4,6 +4,7 @@
 
 #include "target_routes.hpp"
 #include "toolwire/conformance/outside_data.hpp"
+#include "toolwire/protocol/safe_json.hpp"
 
 namespace toolwire::conformance {
 

@@ -55,10 +55,12 @@ class transport {
                             const std::string& session_id);
 
   //! Whether any of `streams` holds bytes the target sent that are not yet queued as
-  //! arrivals. Asked on the I/O thread, waiting at most `bound`, true when it did not
-  //! answer in time. Why: on loopback an event the target wrote before its answer to a
-  //! request is already on the stream's socket when the answer is read, so the harness
-  //! can wait for exactly that instead of a settle time (arrivals::wait_quiet).
+  //! arrivals. Answered on the calling thread from the kernel's byte counts
+  //! (event_stream::has_unread_from_any_thread); where those are missing, asked on the I/O
+  //! thread, waiting at most `bound`, true when it did not answer in time. Why: on loopback an
+  //! event the target wrote before its answer to a request is already on the stream's socket when
+  //! the answer is read, so the harness can wait for exactly that instead of a settle time
+  //! (arrivals::wait_quiet).
   bool unread(const std::vector<std::shared_ptr<event_stream>>& streams,
               std::chrono::milliseconds bound);
 
