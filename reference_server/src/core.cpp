@@ -542,9 +542,12 @@ event_window core::events_after(const std::string& sid, std::uint64_t after) con
   if (log.empty()) return window;
   const std::uint64_t oldest = log.front().seq;
   if (after + 1 < oldest) window.gap_oldest_seq = oldest;
-  for (const auto& event : log) {
-    if (event.seq > after) window.events.push_back(event);
-  }
+  // Why a binary search, not a scan: emit numbers each event as it appends it, so seqs only
+  // grow along the log; and scanning the retained events of a session with 10,000
+  // clients took 170 us of every dispatch (bench_dispatch_latency, 2026-12-06).
+  const auto first = std::partition_point(
+      log.begin(), log.end(), [after](const session_event& event) { return event.seq <= after; });
+  window.events.assign(first, log.end());
   return window;
 }
 
