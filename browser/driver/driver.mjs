@@ -10,6 +10,10 @@
 // Same-origin mode: the page's URL is on the target's own origin, and every request under
 // /__toolwire_tab/ is answered here with browser/tab/ (page.route), so the tab's fetch and
 // EventSource calls are same-origin and need no CORS from the server.
+// In same-origin mode each tab reaches the target through a TCP relay of its own on
+// 127.0.0.1 (the page's origin is the relay's), so that "offline" can break the tab's open
+// connections as losing the network does: Chromium's offline switch only fails new
+// requests, and an event stream already open stayed open (docs/browser.md).
 // Cross-origin mode (docs/cors.md): "page_server" starts a static server of browser/tab/ on
 // 127.0.0.1 and answers its origin; a tab opened on that port (as 127.0.0.1 or localhost,
 // two origins) loads its page from there, with `base=` in the URL naming the target. Such a
@@ -20,6 +24,7 @@
 // 15000, the deadline of every wait).
 import { readFile } from 'node:fs/promises';
 import { createServer } from 'node:http';
+import net from 'node:net';
 import { createInterface } from 'node:readline';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -157,6 +162,43 @@ function fromPageServer(url) {
   return pageServer !== null && ['127.0.0.1', 'localhost'].includes(url.hostname) && Number(url.port) === pageServer.port;
 }
 
+
+// The tab's relay to the target (same-origin mode): every connection the tab's page makes
+// is piped to `target` ({host, port}); `cut()` ends them all at once, as a lost network
+// does, and while `refusing` new ones are closed as soon as they come.
+async function startRelay(target) {
+  const relay = { sockets: new Set(), refusing: false, server: null, port: 0 };
+  const track = (socket) => {
+    relay.sockets.add(socket);
+    socket.on('close', () => relay.sockets.delete(socket));
+  };
+  relay.server = net.createServer((inbound) => {
+    track(inbound);
+    if (relay.refusing) return inbound.destroy();
+    const outbound = net.connect(target.port, target.host);
+    track(outbound);
+    // Either side failing ends both: the page sees what a broken connection shows it.
+    inbound.on('error', () => outbound.destroy());
+    outbound.on('error', () => inbound.destroy());
+    inbound.pipe(outbound);
+    outbound.pipe(inbound);
+  });
+  await deadline(new Promise((resolve, reject) => {
+    relay.server.once('error', reject);
+    relay.server.listen(0, '127.0.0.1', resolve);
+  }), 'starting the tab\'s relay');
+  relay.port = relay.server.address().port;
+  relay.cut = () => {
+    for (const socket of relay.sockets) socket.destroy();
+  };
+  relay.close = () => {
+    relay.refusing = true;
+    relay.cut();
+    relay.server.close();
+  };
+  return relay;
+}
+
 const commands = {
   // Starts Chromium now rather than with the first tab, so that every tab's `open` takes
   // as long (the harness times runs against each other).
@@ -177,11 +219,14 @@ const commands = {
     const url = new URL(need(cmd, 'url'));
     const b = await getBrowser();
     const { context, page } = await takeSpare(b);
-    const tab = { context, page, cdp: null, url: url.href, console: [], frozen: false };
+    const tab = { context, page, cdp: null, url: url.href, console: [], frozen: false, relay: null };
     tabs.set(name, tab);
     try {
       // A page the target serves itself (toolwire serve --demo's /demo/) is loaded as it is.
       if (url.pathname.startsWith(TAB_PREFIX) && !fromPageServer(url)) {
+        tab.relay = await startRelay({ host: url.hostname, port: Number(url.port) || 80 });
+        url.host = `127.0.0.1:${tab.relay.port}`;
+        tab.url = url.href;
         await context.route(`${url.origin}${TAB_PREFIX}**`, serveTabFile);
       }
       page.setDefaultTimeout(DEADLINE_MS);
@@ -200,6 +245,7 @@ const commands = {
     } catch (e) {
       tabs.delete(name);
       await context.close().catch(() => {});
+      if (tab.relay) tab.relay.close();
       throw e;
     }
   },
@@ -241,13 +287,21 @@ const commands = {
     tab.frozen = false;
     return {};
   },
+  // Offline: new requests fail (Chromium's switch) and, through the tab's relay, the
+  // connections already open break, its event stream among them; EventSource then retries
+  // by itself every few seconds, and once online its retry sends Last-Event-ID (SES-3).
   async offline(cmd) {
     const tab = tabOf(cmd);
     await deadline(tab.context.setOffline(true), 'going offline');
-    return {};
+    if (tab.relay) {
+      tab.relay.refusing = true;
+      tab.relay.cut();
+    }
+    return { connections_broken: !!tab.relay };
   },
   async online(cmd) {
     const tab = tabOf(cmd);
+    if (tab.relay) tab.relay.refusing = false;
     await deadline(tab.context.setOffline(false), 'going online');
     return {};
   },
@@ -276,6 +330,7 @@ const commands = {
     tabs.delete(cmd.tab);
     // Like a user closing the tab: no beforeunload, nothing sent by the page.
     await deadline(tab.context.close(), 'closing the tab');
+    if (tab.relay) tab.relay.close();
     return {};
   },
   async state(cmd) {
@@ -336,7 +391,10 @@ const commands = {
 async function shutdown() {
   if (spare) await spare.then(({ context }) => context.close()).catch(() => {});
   spare = null;
-  for (const tab of tabs.values()) await tab.context.close().catch(() => {});
+  for (const tab of tabs.values()) {
+    await tab.context.close().catch(() => {});
+    if (tab.relay) tab.relay.close();
+  }
   tabs.clear();
   if (browser) await deadline(browser.close(), 'closing chromium', 10000).catch((e) => log(e.message));
   browser = null;

@@ -28,7 +28,7 @@ fail() {
 }
 
 files=("$library"/*.yaml)
-[ "${#files[@]}" -ge 5 ] || fail "expected at least 5 browser scenarios in $library, found ${#files[@]}"
+[ "${#files[@]}" -ge 6 ] || fail "expected at least 6 browser scenarios in $library, found ${#files[@]}"
 if ((sanitized)); then files=("$library/model_highlights_a_row.yaml"); fi
 
 # 1. The whole library passes, in one command.
