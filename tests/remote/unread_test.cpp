@@ -66,6 +66,16 @@ struct stream_fixture {
   void send(const std::string& bytes) { boost::asio::write(target, boost::asio::buffer(bytes)); }
 
   std::size_t queued() { return inbox->take_all().size(); }
+
+  //! Runs the stream's I/O until one arrival is queued.
+  bool queues_one() {
+    std::size_t taken = 0;
+    return eventually([&] {
+      io.poll();
+      taken += queued();
+      return taken == 1;
+    });
+  }
 };
 
 }  // namespace
@@ -81,12 +91,7 @@ TEST_CASE("SES-3 a stream's unread bytes are seen without its I/O thread",
     // The I/O thread has not run since: the block is only in the kernel's count.
     REQUIRE(eventually([&] { return f.stream->has_unread_from_any_thread() == true; }));
     CHECK(f.queued() == 0);
-    std::size_t queued = 0;
-    REQUIRE(eventually([&] {
-      f.io.poll();
-      queued += f.queued();
-      return queued == 1;
-    }));
+    REQUIRE(f.queues_one());
     CHECK(f.stream->has_unread_from_any_thread() == false);
   }
 
@@ -100,12 +105,7 @@ TEST_CASE("SES-3 a stream's unread bytes are seen without its I/O thread",
     }
     CHECK(f.queued() == 0);
     f.send("data: {\"turn_id\":\"t1\"}\n\n");
-    std::size_t queued = 0;
-    REQUIRE(eventually([&] {
-      f.io.poll();
-      queued += f.queued();
-      return queued == 1;
-    }));
+    REQUIRE(f.queues_one());
     CHECK(f.stream->has_unread_from_any_thread() == false);
   }
 
