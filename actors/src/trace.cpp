@@ -33,26 +33,39 @@ bool replaces_at(const std::string& text, std::size_t at, const std::string& sec
   return starts_token && ends_token;
 }
 
-//! Replaces each occurrence of a secret in `text` that replaces_at allows; true when one was.
-bool redact_text(std::string& text, const std::set<std::string>& secrets) {
-  bool changed = false;
-  for (const auto& secret : secrets) {
-    for (auto at = text.find(secret); at != std::string::npos; at = text.find(secret, at)) {
-      if (!replaces_at(text, at, secret)) {
-        ++at;
-        continue;
-      }
-      text.replace(at, secret.size(), redacted);
-      at += redacted.size();
-      changed = true;
-    }
+//! The first occurrence of `secret` in `text` at or after `from` that replaces_at allows.
+std::size_t next_secret(const std::string& text, const std::string& secret, std::size_t from) {
+  for (auto at = text.find(secret, from); at != std::string::npos; at = text.find(secret, at + 1)) {
+    if (replaces_at(text, at, secret)) return at;
   }
-  return changed;
+  return std::string::npos;
 }
 
-bool key_holds_secret(const std::string& key, const std::set<std::string>& secrets) {
-  std::string copy = key;
-  return redact_text(copy, secrets);
+bool holds_secret(const std::string& text, const std::set<std::string>& secrets) {
+  return std::any_of(secrets.begin(), secrets.end(), [&](const std::string& secret) {
+    return next_secret(text, secret, 0) != std::string::npos;
+  });
+}
+
+void redact_text(std::string& text, const std::set<std::string>& secrets) {
+  for (const auto& secret : secrets) {
+    for (auto at = next_secret(text, secret, 0); at != std::string::npos;
+         at = next_secret(text, secret, at + redacted.size())) {
+      text.replace(at, secret.size(), redacted);
+    }
+  }
+}
+
+void redact_in_place(json& value, const std::set<std::string>& secrets);
+
+//! A member's value. Credential fields are redacted by name too: a new session's token is
+//! recorded (in its 201 response) before anyone could have registered it as a secret.
+void redact_member(const std::string& key, json& item, const std::set<std::string>& secrets) {
+  if (is_credential_field(key) && item.is_string()) {
+    item = redacted;
+  } else {
+    redact_in_place(item, secrets);
+  }
 }
 
 //! Why in place: every recorded request, response and event passes through here, and
@@ -61,38 +74,27 @@ bool key_holds_secret(const std::string& key, const std::set<std::string>& secre
 void redact_in_place(json& value, const std::set<std::string>& secrets) {
   if (value.is_string()) {
     redact_text(value.get_ref<std::string&>(), secrets);
+  } else if (value.is_array()) {
+    for (auto& item : value)
+      redact_in_place(item, secrets);
   } else if (value.is_object()) {
     const bool keys_change =
         std::any_of(value.items().begin(), value.items().end(),
-                    [&](const auto& item) { return key_holds_secret(item.key(), secrets); });
+                    [&](const auto& item) { return holds_secret(item.key(), secrets); });
     if (!keys_change) {
-      for (auto& [key, item] : value.items()) {
-        // Credential fields are redacted by name too: a new session's token is recorded
-        // (in its 201 response) before anyone could have registered it as a secret.
-        if (is_credential_field(key) && item.is_string()) {
-          item = redacted;
-        } else {
-          redact_in_place(item, secrets);
-        }
-      }
+      for (auto& [key, item] : value.items())
+        redact_member(key, item, secrets);
       return;
     }
     json out = json::object();
     for (auto& [key, item] : value.items()) {
       json clean = std::move(item);
-      if (is_credential_field(key) && clean.is_string()) {
-        clean = redacted;
-      } else {
-        redact_in_place(clean, secrets);
-      }
+      redact_member(key, clean, secrets);
       std::string name = key;
       redact_text(name, secrets);
       out[name] = std::move(clean);
     }
     value = std::move(out);
-  } else if (value.is_array()) {
-    for (auto& item : value)
-      redact_in_place(item, secrets);
   }
 }
 

@@ -61,7 +61,7 @@ async function pollPage(tab, what, fn, arg) {
 }
 
 let browser = null;
-const tabs = new Map(); // name -> {context, page, cdp, url, console: []}
+const tabs = new Map(); // name -> {context, page, cdp, console: [], frozen, relay}
 
 async function getBrowser() {
   if (!browser) {
@@ -162,10 +162,8 @@ function fromPageServer(url) {
   return pageServer !== null && ['127.0.0.1', 'localhost'].includes(url.hostname) && Number(url.port) === pageServer.port;
 }
 
-
 // The tab's relay to the target (same-origin mode): every connection the tab's page makes
-// is piped to `target` ({host, port}); `cut()` ends them all at once, as a lost network
-// does, and while `refusing` new ones are closed as soon as they come.
+// is piped to `target` ({host, port}); while `refusing`, new ones are closed as they come.
 async function startRelay(target) {
   const relay = { sockets: new Set(), refusing: false, server: null, port: 0 };
   const track = (socket) => {
@@ -188,11 +186,13 @@ async function startRelay(target) {
     relay.server.listen(0, '127.0.0.1', resolve);
   }), 'starting the tab\'s relay');
   relay.port = relay.server.address().port;
+  // As a lost network: every connection ends, and new ones are refused until `refusing`
+  // is cleared.
   relay.cut = () => {
+    relay.refusing = true;
     for (const socket of relay.sockets) socket.destroy();
   };
   relay.close = () => {
-    relay.refusing = true;
     relay.cut();
     relay.server.close();
   };
@@ -219,14 +219,13 @@ const commands = {
     const url = new URL(need(cmd, 'url'));
     const b = await getBrowser();
     const { context, page } = await takeSpare(b);
-    const tab = { context, page, cdp: null, url: url.href, console: [], frozen: false, relay: null };
+    const tab = { context, page, cdp: null, console: [], frozen: false, relay: null };
     tabs.set(name, tab);
     try {
       // A page the target serves itself (toolwire serve --demo's /demo/) is loaded as it is.
       if (url.pathname.startsWith(TAB_PREFIX) && !fromPageServer(url)) {
         tab.relay = await startRelay({ host: url.hostname, port: Number(url.port) || 80 });
         url.host = `127.0.0.1:${tab.relay.port}`;
-        tab.url = url.href;
         await context.route(`${url.origin}${TAB_PREFIX}**`, serveTabFile);
       }
       page.setDefaultTimeout(DEADLINE_MS);
@@ -293,10 +292,7 @@ const commands = {
   async offline(cmd) {
     const tab = tabOf(cmd);
     await deadline(tab.context.setOffline(true), 'going offline');
-    if (tab.relay) {
-      tab.relay.refusing = true;
-      tab.relay.cut();
-    }
+    if (tab.relay) tab.relay.cut();
     return { connections_broken: !!tab.relay };
   },
   async online(cmd) {

@@ -79,10 +79,14 @@ bool event_stream::has_unread() {
   if (closed_ || !stream_.socket().is_open()) return false;
   beast::error_code ec;
   const std::size_t on_socket = stream_.socket().available(ec);
+  return (!ec && on_socket > 0) || holds_part();
+}
+
+bool event_stream::holds_part() const {
   // Why not a chunked body's buffer: beast keeps a chunk's closing CRLF there until the
   // next chunk's header comes, so it would never read as empty.
   const bool buffered = buffer_.size() > 0 && !parser_.chunked();
-  return (!ec && on_socket > 0) || buffered || sse_.mid_block();
+  return buffered || sse_.mid_block();
 }
 
 std::optional<bool> event_stream::has_unread_from_any_thread() const {
@@ -101,10 +105,8 @@ std::optional<bool> event_stream::has_unread_from_any_thread() const {
 }
 
 void event_stream::publish() {
-  const bool buffered = buffer_.size() > 0 && !parser_.chunked();  // as in has_unread
-  const bool holds_part = buffered || sse_.mid_block();
   const std::uint64_t taken = parsed_bytes_ + buffer_.size();
-  published_.store(taken << 2 | std::uint64_t{holds_part} << 1 | std::uint64_t{closed_});
+  published_.store(taken << 2 | std::uint64_t{holds_part()} << 1 | std::uint64_t{closed_});
 }
 
 void event_stream::on_connect(beast::error_code ec) {

@@ -76,6 +76,8 @@ class event_stream : public std::enable_shared_from_this<event_stream> {
   //! On the I/O thread, after each read and when closing: what has_unread_from_any_thread
   //! compares with the kernel's count.
   void publish();
+  //! What was read but is not an arrival yet: body bytes buffered, or half an SSE block.
+  bool holds_part() const;
   //! The body goes into chunk_; chunk_bytes() is how much the last read put there.
   void reset_chunk();
   std::size_t chunk_bytes() const;
