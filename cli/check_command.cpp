@@ -21,10 +21,12 @@
 #include "step_summary.hpp"
 #include "suggest.hpp"
 #include "target_flags.hpp"
+#include "toolwire/browser/driver_process.hpp"
 #include "toolwire/conformance/baseline.hpp"
 #include "toolwire/conformance/catalog.hpp"
 #include "toolwire/conformance/outside_data.hpp"
 #include "toolwire/conformance/runner.hpp"
+#include "toolwire/protocol/safe_json.hpp"
 #include "toolwire/protocol/spec_rules.hpp"
 #include "toolwire/reports/html.hpp"
 #include "toolwire/reports/reports.hpp"
@@ -151,6 +153,13 @@ void print_failure(const case_result& r, bool colour) {
   std::cout << "] " << r.purpose << "\n";
   for (const auto& e : r.evidence)
     std::cout << "  - " << e.text() << "\n";
+  for (const auto& record : r.trace) {
+    if (!record.is_object() || record.value("kind", "") != "tab_evidence") continue;
+    const auto& data = protocol::member_at(record, "data");
+    std::cout << "  tab '" << protocol::string_at(record, "actor") << "' at the end of the run: "
+              << (data.contains("screenshot_png") ? "its screenshot, " : "")
+              << "its console and page log are in the JSON and HTML reports\n";
+  }
   std::cout << "  reproduce: " << r.reproduce << "\n";
 }
 
@@ -262,6 +271,13 @@ Read: docs/conformance.md, docs/target-profile.md, docs/ci.md)");
                    "matrix, and a sequence diagram and wire log per failed case");
   app_->add_flag("--html-all", html_all_, "the HTML report draws every case, not only failed ones");
   app_->add_flag("--list", list_, "list the cases (id, SPEC IDs, grade, purpose) and exit");
+  app_->add_flag("--browser", browser_,
+                 "run the browser cases (browser.*) in headless Chromium: after the other "
+                 "cases, one at a time, against the bundled server on the wall clock or a "
+                 "real-clock --target; a case that does not pass keeps each tab's screenshot "
+                 "and console in the JSON and HTML reports. Without it they are not "
+                 "applicable. Needs Chromium, node and playwright-core (scripts/bootstrap "
+                 "--browser; docs/browser.md)");
   auto* quiet = app_->add_flag("--quiet", quiet_, "no progress: the same as --progress none");
   app_->add_option("--progress", progress_,
                    "how finished cases are shown on stderr: 'tty' rewrites one line "
@@ -354,6 +370,14 @@ int check_command::run() const {
   settings.jobs = jobs_ > 0 ? jobs_ : default_jobs(target);
   std::string stopped;
   settings.stopped_because = &stopped;
+  // The driver, started only when a selected case opens tabs: Chromium takes seconds.
+  std::unique_ptr<browser::driver_process> tabs;
+  if (browser_ && std::any_of(cases.begin(), cases.end(), conformance::opens_tabs)) {
+    auto started = browser::driver_process::start_with_chromium({TOOLWIRE_BROWSER_DIR});
+    if (!started) return usage_error("--browser: " + started.error().message);
+    tabs = std::move(*started);
+    settings.browser = tabs.get();
+  }
 
   reports::run_summary summary{target_name, seed_, 0, {}, min_applicable_, repeat_};
   summary.catalog_dir = catalog_dir;
@@ -435,11 +459,21 @@ int check_command::run() const {
   };
 
   if (!chosen->timing.empty() && !quiet_) std::cerr << "toolwire check: " << chosen->timing << "\n";
-  if (const auto estimate = conformance::estimate_wall_time(cases, target, settings.jobs);
+  if (const auto estimate =
+          conformance::estimate_wall_time(cases, target, settings.jobs, tabs != nullptr);
       estimate && !quiet_) {
-    std::cerr << "toolwire check: " << cases.size() << " cases on a real clock, " << settings.jobs
-              << " at once: " << about(estimate->seconds) << " (the longest, "
-              << estimate->longest_case << ", takes " << about(estimate->longest_seconds);
+    const auto browser_cases =
+        tabs == nullptr ? 0 : std::count_if(cases.begin(), cases.end(), conformance::opens_tabs);
+    std::cerr << "toolwire check: " << cases.size() << " cases";
+    if (chosen->timing.empty()) {
+      std::cerr << ", " << browser_cases << " of them in Chromium one at a time";
+    } else {
+      std::cerr << " on a real clock, " << settings.jobs << " at once";
+      if (browser_cases > 0)
+        std::cerr << " (then " << browser_cases << " in Chromium, one at a time)";
+    }
+    std::cerr << ": " << about(estimate->seconds) << " (the longest, " << estimate->longest_case
+              << ", takes " << about(estimate->longest_seconds);
     if (estimate->over_a_minute > 1) {
       std::cerr << "; " << estimate->over_a_minute << " cases take more than a minute each";
     }

@@ -35,6 +35,7 @@ class check_command {
   std::string html_;
   bool html_all_ = false;
   bool list_ = false;
+  bool browser_ = false;
   bool quiet_ = false;
   std::string progress_ = "auto";  // auto | tty | lines | none
   int min_applicable_ = 0;

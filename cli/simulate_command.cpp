@@ -95,14 +95,9 @@ protocol::outcome<scenarios::scenario> plan_for(const located_scenario& located,
                                                 conformance::scenario_runner& on) {
   const bool profiled = on.choice().profile() != nullptr;
   if (!profiled && !on.real_clock()) return located.plan;
-  auto timing = on.timing();
-  if (!profiled) {
-    timing.ack_timeout_ms = located.plan.ack_timeout_ms;
-    timing.result_timeout_ms = located.plan.result_timeout_ms;
-    timing.interrupt_timeout_ms = located.plan.interrupt_timeout_ms;
-  }
   auto timed = conformance::timed_for(
-      {located.plan.name, located.file, located.plan, conformance::grade::required}, timing);
+      {located.plan.name, located.file, located.plan, conformance::grade::required},
+      conformance::timing_for(located.plan, on.choice()));
   if (!timed) return timed.error();
   return timed->plan;
 }
@@ -183,13 +178,8 @@ std::string give_tabs(const scenarios::scenario& plan, std::shared_ptr<actors::t
                       conformance::scenario_runner& on) {
   if (!scenarios::needs(plan, scenarios::browser_tabs)) return "";
   if (!tabs) {
-    auto started = browser::driver_process::start({TOOLWIRE_BROWSER_DIR});
+    auto started = browser::driver_process::start_with_chromium({TOOLWIRE_BROWSER_DIR});
     if (!started) return started.error().message;
-    // Chromium starts before the first run: its launch (seconds) would make that run's
-    // first `open` take longer than every later one's, and runs compared with each other
-    // (--check-determinism, replay) would differ by it.
-    auto launched = (*started)->command({{"cmd", "launch"}});
-    if (!launched) return launched.error().message;
     tabs = std::move(*started);
   }
   on.use_browser(tabs.get());

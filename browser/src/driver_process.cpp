@@ -214,4 +214,13 @@ protocol::outcome<json> driver_process::command(const json& command) {
   }
 }
 
+protocol::outcome<std::unique_ptr<driver_process>> driver_process::start_with_chromium(
+    const driver_settings& settings) {
+  auto started = start(settings);
+  if (!started) return started.error();
+  auto launched = (*started)->command({{"cmd", "launch"}});
+  if (!launched) return launched.error();
+  return std::move(*started);
+}
+
 }  // namespace toolwire::browser

@@ -10,6 +10,9 @@
 #   <case>: NONE               no fault breaks it (a rule no fault covers yet)
 #   <case>: CLEAN-FAILS ...    the case already fails on the clean reference: fix the case
 #   <case>: ERROR ...          the case does not load (exit 2), or the binary did not run
+#   <case>: BROWSER ...        a browser case (kind: browser): not run here, since it needs
+#                              Chromium and the wall clock, a few seconds per run; CTest
+#                              browser_scenarios runs it under each fault of its breaks_with
 #
 # <case> is the file's `name:` (else its path). TOOLWIRE=path overrides the binary
 # (default: build/cli/toolwire of this checkout); it is copied once at the start, so a
@@ -61,6 +64,10 @@ prove() {
   local file=$1 name out rc broken="" fault
   name=$(sed -n 's/^name:[[:space:]]*\([^[:space:]#]*\).*/\1/p' "$file" | head -n 1)
   name=${name:-$file}
+  if grep -q '^ *kind: *browser' "$file"; then
+    echo "$name: BROWSER (proven by tests/browser/browser_scenarios.sh)"
+    return
+  fi
   out=$("$bin" simulate "$file" --seed 1 2>&1)
   rc=$?
   if [ $rc -ne 0 ] && [ $rc -ne 1 ]; then

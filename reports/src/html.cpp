@@ -114,6 +114,7 @@ svg.seq .mark circle{fill:#57606a}svg.seq .mark text{fill:#57606a}
 svg.seq .k-step_error circle,svg.seq .k-transport_error circle,svg.seq .k-stream_gap circle{fill:var(--warn)}
 svg.seq .failed line{stroke:var(--fail);stroke-width:2}svg.seq .failed circle{fill:var(--fail)}svg.seq .failed text{fill:var(--fail);font-weight:600}
 svg.seq .tick text{fill:#57606a;text-anchor:end}svg.seq .tick line{stroke:#eaeef2}
+details.tab img{display:block;max-width:100%;border:1px solid var(--line);margin:4px 0}
 )css";
 
 constexpr std::string_view script = R"js(
@@ -465,7 +466,10 @@ void write_wire_log(std::string& out, const json& trace) {
     out.append(escaped(text_at(record, "at"))).append("</td><td>");
     out.append(escaped(text_at(record, "actor"))).append("</td><td>");
     out.append(escaped(kind)).append("</td><td>").append(escaped(summary_of(record)));
-    const json& data = record.contains("data") ? record["data"] : json();
+    json data = record.contains("data") ? record["data"] : json();
+    if (data.is_object() && data.contains("screenshot_png")) {
+      data["screenshot_png"] = "(the image under \"Tabs at the end of the run\")";
+    }
     if (!data.is_null() && !(data.is_object() && data.empty())) {
       // Why collapsed: bodies are most of a trace's bytes and most of them are routine.
       out.append("<details><summary>data</summary><pre>")
@@ -475,6 +479,64 @@ void write_wire_log(std::string& out, const json& trace) {
     out.append("</td></tr>");
   }
   out.append("</table></details>");
+}
+
+// ---------------------------------------------------------------------------------------
+// A browser case's tabs.
+
+//! Whether `text` is base64 (RFC 4648: its alphabet, then at most two '='), and so can stand
+//! in a data: URL without escaping. Why checked: a report read back (`toolwire report
+//! html`) may come from anywhere, and this text goes into an attribute.
+bool is_base64(const std::string& text) {
+  const auto padding = text.find('=');
+  const auto body = text.substr(0, padding);
+  const bool alphabet = std::all_of(body.begin(), body.end(), [](char c) {
+    return (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '+' ||
+           c == '/';
+  });
+  const bool padded =
+      padding == std::string::npos ||
+      (text.size() - padding <= 2 && text.find_first_not_of('=', padding) == std::string::npos);
+  return !text.empty() && alphabet && padded && text.size() % 4 == 0;
+}
+
+//! Lines the driver kept (strings, or anything else as JSON) in one <pre>.
+void write_lines(std::string& out, const std::string& title, const json& lines) {
+  if (lines.empty()) return;
+  out.append("<p>").append(escaped(title)).append(" (").append(std::to_string(lines.size()));
+  out.append(lines.size() == 1 ? " line)" : " lines)").append("</p><pre>");
+  for (const auto& line : lines)
+    out.append(escaped(line.is_string() ? line.get<std::string>() : conformance::safe_dump(line)))
+        .append("\n");
+  out.append("</pre>");
+}
+
+//! Each tab of a browser case as it was at the end of the run: its screenshot (embedded by
+//! the runner when the case did not pass), its console and the page's own log.
+void write_tabs(std::string& out, const json& trace) {
+  for (const auto& record : trace) {
+    if (text_at(record, "kind") != "tab_evidence") continue;
+    const json& data = record.contains("data") ? record["data"] : json();
+    const std::string tab = text_at(record, "actor");
+    out.append("<details class=\"tab\" open><summary>Tab '")
+        .append(escaped(tab))
+        .append("' at the end of the run</summary>");
+    const std::string png = text_at(data, "screenshot_png");
+    if (is_base64(png)) {
+      out.append("<img alt=\"the tab '")
+          .append(escaped(tab))
+          .append("' at the end of the run\" src=\"data:image/png;base64,")
+          .append(png)
+          .append("\">");
+    } else if (const auto why = text_at(data, "screenshot_error"); !why.empty()) {
+      out.append("<p>No screenshot: ").append(escaped(why)).append("</p>");
+    } else {
+      out.append("<p>No screenshot: one is kept for a case that did not pass.</p>");
+    }
+    write_lines(out, "Console", array_at(data, "console"));
+    write_lines(out, "Page log", array_at(data, "page_log"));
+    out.append("</details>");
+  }
 }
 
 // ---------------------------------------------------------------------------------------
@@ -761,6 +823,7 @@ void write_case(std::string& out, const json& c, const html_options& options) {
         .append("><summary>Sequence diagram</summary>");
     write_diagram(out, id, trace, evidence);
     out.append("</details>");
+    write_tabs(out, trace);
     write_wire_log(out, trace);
   }
   out.append("</article>");

@@ -1,9 +1,12 @@
 #!/usr/bin/env bash
-# Issue 22.3-4: the browser scenario library (scenarios/library/browser/) in real headless
-# Chromium against the bundled server, as a user runs it:
+# Issue 22.3-4, 6: the browser cases (conformance/catalog/browser/, which the scenario
+# library links as scenarios/library/browser/) in real headless Chromium against the
+# bundled server, as a user runs them:
+#   toolwire check --browser --filter 'browser.*'
 #   toolwire simulate scenarios/library/browser/*.yaml --bundled
-# Every scenario passes; each fails (exit 1, a verdict, not an error) under every fault its
-# breaks_with names; in-process they are not applicable (exit 2, 0 with
+# Every case passes; each fails (exit 1, a verdict, not an error) under every fault its
+# breaks_with names; a failing case keeps its tab's screenshot and console, in the HTML
+# report for check; in-process they are not applicable (exit 2, 0 with
 # --skip-inapplicable); and a driver that cannot start is an error of the run (exit 2), never
 # a failed expectation.
 # Usage: browser_scenarios.sh TOOLWIRE OUTDIR [--sanitized]
@@ -31,15 +34,25 @@ files=("$library"/*.yaml)
 [ "${#files[@]}" -ge 6 ] || fail "expected at least 6 browser scenarios in $library, found ${#files[@]}"
 if ((sanitized)); then files=("$library/model_highlights_a_row.yaml"); fi
 
-# 1. The whole library passes, in one command.
-"$toolwire" simulate "${files[@]}" --bundled >clean.txt 2>&1
-rc=$?
-[ "$rc" -eq 0 ] || fail "the browser library did not pass (exit $rc): $(grep -v '^seed .*held$' clean.txt | head -20)"
-if ((${#files[@]} > 1)); then
-  grep -q "^${#files[@]} scenarios: ${#files[@]} passed, 0 failed" clean.txt ||
-    fail "no summary of ${#files[@]} passed scenarios: $(tail -2 clean.txt)"
+# 1. Every case passes, in one command: `check --browser` (simulate runs each file under
+# its faults below, and the whole library in the sanitized stage).
+if ((sanitized)); then
+  "$toolwire" simulate "${files[@]}" --bundled >clean.txt 2>&1
+  rc=$?
+  [ "$rc" -eq 0 ] || fail "the browser library did not pass (exit $rc): $(grep -v '^seed .*held$' clean.txt | head -20)"
+else
+  "$toolwire" check --browser --filter 'browser.*' --progress none --json clean.json >clean.txt 2>&1
+  rc=$?
+  [ "$rc" -eq 0 ] || fail "the browser cases did not pass (exit $rc): $(head -30 clean.txt)"
+  grep -q "^pass  *${#files[@]}$" clean.txt ||
+    fail "check did not pass all ${#files[@]} browser cases: $(tail -12 clean.txt)"
+  # Without --browser they are not applicable, and the run says how to run them.
+  "$toolwire" check --filter 'browser.*' --progress none --json none.json >none.txt 2>&1
+  rc=$?
+  [ "$rc" -eq 2 ] && grep -q "to run them: pass --browser" none.txt ||
+    fail "without --browser: exit $rc, expected 2 with the remedy --browser: $(tail -8 none.txt)"
 fi
-echo "ok: ${#files[@]} browser scenarios passed"
+echo "ok: ${#files[@]} browser cases passed"
 
 # 2. Each scenario fails under each fault it names. Two runs at a time: each has its own
 # bundled server and Chromium, and a test of the wall_clock lock has both cores.
@@ -77,6 +90,24 @@ grep -q "evidence of tab 'tab' at the end of the run: screenshot evidence.tab-ta
 grep '"kind":"tab_evidence"' evidence.jsonl | grep -q 'answered with an error' ||
   fail "the trace has no tab_evidence with the page's log of the failed call"
 echo "ok: a failing run keeps the tab's screenshot and log"
+
+# 3b. A failing case of `check --browser` shows its tab's screenshot (a PNG, embedded) and
+# the page's log in the HTML report, beside the sequence diagram.
+if ((!sanitized)); then
+  "$toolwire" check --browser --filter browser.model-highlights-a-row --fault arguments_as_text \
+    --progress none --html failing.html --json failing.json >failing.txt 2>&1
+  rc=$?
+  [ "$rc" -eq 1 ] || fail "check under arguments_as_text: exit $rc, expected 1: $(head -20 failing.txt)"
+  grep -q "tab 'tab' at the end of the run: its screenshot" failing.txt ||
+    fail "the console does not point at the tab's screenshot: $(cat failing.txt)"
+  png=$(grep -o 'src="data:image/png;base64,[A-Za-z0-9+/=]*"' failing.html | head -1 |
+    sed 's/^src="data:image\/png;base64,//; s/"$//')
+  [ "$(printf %s "$png" | base64 -d 2>/dev/null | head -c 8 | od -An -tx1 | tr -d ' \n')" = 89504e470d0a1a0a ] ||
+    fail "the HTML report has no PNG screenshot of the tab"
+  grep -q "answered with an error" failing.html ||
+    fail "the HTML report has no page log of the failed call"
+  echo "ok: a failing check keeps the tab's screenshot and log in its HTML report"
+fi
 
 # 4. Two runs in one process (one bundled server, one Chromium) show the same: the tabs'
 # client ids differ (cli_1, cli_3), and are compared as what they stand for.

@@ -105,7 +105,7 @@ fi
 # A filter that matches nothing says how filters read and what would match.
 expect 2 "a bare group as filter" -- "$toolwire" check --filter reg
 expect_text "for the whole group write --filter 'reg.\*'" "$work/err" "bare group hint"
-expect_text "Groups: auth, call, clock" "$work/err" "groups listed"
+expect_text "Groups: auth, browser, call, clock" "$work/err" "groups listed"
 expect 2 "a rule id as filter" -- "$toolwire" check --filter REG-1
 expect_text "'REG-1' is a SPEC rule id, not a case id" "$work/err" "rule id hint"
 expect 2 "a list as filter" -- "$toolwire" check --filter 'auth.*,ses.*'
@@ -486,7 +486,7 @@ expect_text "^    A tab closes while its call is open;" "$work/out" "--list give
 listed=$(grep -c '^library:' "$work/out")
 library=$(dirname "$0")/../../scenarios/library
 # Its folders too: browser/ is listed as library:browser/NAME.
-files=$(find "$library" -maxdepth 2 -name '*.yaml' | wc -l)
+files=$(find -L "$library" -maxdepth 2 -name '*.yaml' | wc -l)
 if [[ $listed -ne $files ]]; then
   echo "FAIL: --list shows $listed scenarios, the library has $files" >&2
   failures=$((failures + 1))

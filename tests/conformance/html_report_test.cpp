@@ -4,6 +4,8 @@
 #include <catch2/catch.hpp>
 
 #include <algorithm>
+#include <filesystem>
+#include <fstream>
 #include <regex>
 #include <string>
 
@@ -322,4 +324,84 @@ TEST_CASE("Issue 23.4: evidence is typed, and no report reads its words back",
       std::string::npos);
   CHECK(html.find(R"(<td class="obs mono">status 500</td>)") != std::string::npos);
   CHECK(html.find("x.yaml:7 [CALL-8]<br>at 4000 ms") != std::string::npos);
+}
+
+namespace {
+
+//! A failed browser case as the runner leaves it: its tab's screenshot in a scratch file
+//! (`bytes`) that the tab_evidence record names, with the tab's console and page log.
+case_result browser_case(const std::string& png_path, const std::string& bytes, verdict v) {
+  {
+    std::ofstream out(png_path, std::ios::binary);
+    out << bytes;
+  }
+  case_result r;
+  r.id = "browser.model-highlights-a-row";
+  r.spec_ids = {"CALL-1"};
+  r.verdict = v;
+  if (v != verdict::pass) {
+    r.evidence = {conformance::evidence_that(conformance::evidence_kind::step_error, "no row")};
+  }
+  r.trace = json::array(
+      {{{"at", 0}, {"actor", "director"}, {"kind", "request"}, {"data", {{"method", "POST"}}}},
+       {{"at", 3400},
+        {"actor", "tab"},
+        {"kind", "tab_evidence"},
+        {"data",
+         {{"tab", "tab"},
+          {"screenshot", png_path},
+          {"console", {"error: row <b>9</b> is out of range"}},
+          {"page_log", {"stream open", "call call_1: answered with an error"}}}}}});
+  return r;
+}
+
+}  // namespace
+
+TEST_CASE("Issue 22.6: a failed browser case shows each tab's screenshot, console and log",
+          "[reports][html][browser]") {
+  const auto dir = std::filesystem::temp_directory_path() / "toolwire-html-tabs-test";
+  std::filesystem::create_directories(dir);
+  const std::string png = (dir / "tab.png").string();
+  const std::string bytes = "\x89PNG\r\n\x1a\ntoolwire!";
+  const std::string encoded = "iVBORw0KGgp0b29sd2lyZSE=";  // base64 of `bytes`, by Python
+
+  auto failed = browser_case(png, bytes, verdict::fail);
+  conformance::embed_screenshots(failed);
+  CHECK_FALSE(std::filesystem::exists(png));  // the scratch file goes
+  const auto& data = failed.trace[1]["data"];
+  CHECK(data.value("screenshot_png", "") == encoded);
+  CHECK_FALSE(data.contains("screenshot"));  // its path named a file that is gone
+
+  const auto html = reports::html_report(reports::json_report({failed}, summary_for_catalog()));
+  CHECK(html.find("<img alt=\"the tab 'tab' at the end of the run\" src=\"data:image/png;base64," +
+                  encoded + "\">") != std::string::npos);
+  CHECK(occurrences(html, encoded) == 1);  // not again in the wire log
+  CHECK(html.find("Console (1 line)</p><pre>error: row &lt;b&gt;9&lt;/b&gt; is out of range") !=
+        std::string::npos);
+  CHECK(html.find("Page log (2 lines)") != std::string::npos);
+  // Beside the sequence diagram: after it, before the wire log.
+  const auto diagram = html.find("<summary>Sequence diagram</summary>");
+  const auto tab = html.find("Tab 'tab' at the end of the run");
+  CHECK(diagram < tab);
+  CHECK(tab < html.find("<summary>Wire log"));
+
+  SECTION("a passing case keeps no screenshot, and its file goes too") {
+    auto passed = browser_case(png, bytes, verdict::pass);
+    conformance::embed_screenshots(passed);
+    CHECK_FALSE(std::filesystem::exists(png));
+    CHECK_FALSE(passed.trace[1]["data"].contains("screenshot_png"));
+    CHECK_FALSE(passed.trace[1]["data"].contains("screenshot"));
+  }
+  SECTION("a report read back with a screenshot that is not base64 shows no image") {
+    auto forged = reports::json_report({failed}, summary_for_catalog());
+    for (auto& c : forged["cases"]) {
+      for (auto& record : c["trace"])
+        if (record["kind"] == "tab_evidence")
+          record["data"]["screenshot_png"] = "AAAA\"><script>alert(1)</script>";
+    }
+    const auto page = reports::html_report(forged);
+    CHECK(page.find("data:image/png") == std::string::npos);
+    CHECK(occurrences(page, "<script>") == 1);  // the page's own
+  }
+  std::filesystem::remove_all(dir);
 }

@@ -23,10 +23,14 @@ using tcp = net::ip::tcp;
 
 namespace {
 
+//! The catalog's cases but the browser ones, which need tabs in Chromium: those run in
+//! tests/browser/browser_scenarios.sh.
 std::vector<conformance::catalog_case> cases(const std::string& glob = "") {
   auto loaded = conformance::load_catalog(conformance::default_catalog_dir());
   if (!loaded) FAIL(loaded.error().message);
-  return conformance::filter_cases(*loaded, glob);
+  auto chosen = conformance::filter_cases(*loaded, glob);
+  std::erase_if(chosen, [](const auto& c) { return conformance::opens_tabs(c); });
+  return chosen;
 }
 
 std::vector<conformance::case_result> run(const std::vector<conformance::catalog_case>& chosen,

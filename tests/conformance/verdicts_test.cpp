@@ -382,3 +382,74 @@ TEST_CASE("Issue 12: summary.md counts what report.json counts", "[verdicts][rep
           std::string::npos);
   }
 }
+
+namespace {
+
+//! A browser driver whose tabs never open: every command is refused as a page would refuse
+//! it (invalid_request), and each command is kept.
+struct refusing_tabs final : toolwire::actors::tab_driver {
+  std::vector<std::string> commands;
+  toolwire::protocol::outcome<toolwire::protocol::json> command(
+      const toolwire::protocol::json& c) override {
+    commands.push_back(c.value("cmd", ""));
+    return toolwire::protocol::invalid_request("the tab did not register");
+  }
+};
+
+}  // namespace
+
+TEST_CASE("Issue 22.3: browser cases run only with --browser, after the others, and say so",
+          "[verdicts][browser]") {
+  auto cases = cases_matching("browser.two-tabs-of-one-app");
+  REQUIRE(cases.size() == 1);
+  REQUIRE(conformance::opens_tabs(cases.front()));
+  // The browser case first in the list: it still runs last.
+  for (auto& c : cases_matching("reg.tool-name-6*"))
+    cases.push_back(std::move(c));
+  REQUIRE(cases.size() == 3);
+  conformance::target_choice bundled;  // the bundled server on its virtual clock
+
+  SECTION("without a driver: not applicable, with --browser as the remedy") {
+    auto results = conformance::run_cases(cases, bundled, {});
+    REQUIRE(results);
+    const auto& r = results->front();
+    CHECK(r.verdict == verdict::not_applicable);
+    CHECK(r.not_applicable_because == conformance::no_browser_reason);
+    CHECK(r.applicable_if.starts_with("pass --browser"));
+    CHECK(r.reproduce.ends_with(" --browser"));
+    CHECK((*results)[1].reproduce.find("--browser") == std::string::npos);
+    CHECK_FALSE(conformance::estimate_wall_time(cases, bundled, 16, false));
+  }
+  SECTION("in-process the target's own reason comes first: --browser would not help") {
+    conformance::target_choice in_process;
+    in_process.kind.emplace<conformance::in_process_core>();
+    auto results = conformance::run_cases(cases, in_process, {});
+    REQUIRE(results);
+    CHECK(results->front().not_applicable_because.find("in-process") != std::string::npos);
+  }
+  SECTION("with a driver: run after the other cases, its tab's refusal a failed step") {
+    refusing_tabs tabs;
+    conformance::run_settings settings;
+    settings.jobs = 2;
+    settings.browser = &tabs;
+    std::vector<std::string> finished;
+    settings.progress = [&](const case_result& r, std::size_t, std::size_t) {
+      finished.push_back(r.id);
+    };
+    auto results = conformance::run_cases(cases, bundled, settings);
+    REQUIRE(results);
+    REQUIRE(finished.size() == 3);
+    CHECK(finished.back() == "browser.two-tabs-of-one-app");
+    const auto& r = results->front();  // results keep the order of `cases`
+    CHECK(r.id == "browser.two-tabs-of-one-app");
+    CHECK(r.verdict == verdict::fail);
+    REQUIRE_FALSE(r.evidence.empty());
+    CHECK(r.evidence.front().text().find("the tab did not register") != std::string::npos);
+    CHECK(std::find(tabs.commands.begin(), tabs.commands.end(), "open") != tabs.commands.end());
+    // The estimate counts it, one at a time, though the bundled server's clock is virtual.
+    const auto estimate = conformance::estimate_wall_time(cases, bundled, 16, true);
+    REQUIRE(estimate);
+    CHECK(estimate->longest_case == "browser.two-tabs-of-one-app");
+    CHECK(estimate->seconds == Approx(estimate->longest_seconds));
+  }
+}

@@ -29,6 +29,12 @@ done
 installed_cases=$(find "$prefix/share/toolwire/catalog" -name '*.yaml' | wc -l)
 source_cases=$(find "$source/conformance/catalog" -name '*.yaml' | wc -l)
 ((installed_cases == source_cases)) || fail "installed $installed_cases cases, the source has $source_cases"
+# The library's browser/ is a symlink to the catalog's browser cases in the source tree;
+# installed, it must be a directory of real files, not a link that dangles.
+browser_scenarios=$(find "$prefix/share/toolwire/scenarios/browser" -type f -name '*.yaml' 2>/dev/null | wc -l)
+browser_cases=$(find "$source/conformance/catalog/browser" -name '*.yaml' | wc -l)
+((browser_scenarios == browser_cases)) && [[ ! -L "$prefix/share/toolwire/scenarios/browser" ]] ||
+  fail "installed $browser_scenarios browser scenarios as files, the catalog has $browser_cases" "$work/install.log"
 
 # From a directory with no catalog in sight.
 mkdir -p "$work/elsewhere"
@@ -56,7 +62,8 @@ grep -q '"catalog": "'"$work"'/copy"' copy.json || fail "--catalog did not win o
 
 # The scenario library by name: the installed binary reads the installed one.
 installed_scenarios=$(find "$prefix/share/toolwire/scenarios" -name '*.yaml' | wc -l)
-source_scenarios=$(find "$source/scenarios/library" -name '*.yaml' | wc -l)
+# -L: the source library's browser/ is a symlink to the catalog's browser cases.
+source_scenarios=$(find -L "$source/scenarios/library" -name '*.yaml' | wc -l)
 ((installed_scenarios == source_scenarios)) ||
   fail "installed $installed_scenarios library scenarios, the source has $source_scenarios"
 "$prefix/bin/toolwire" simulate --list >"$work/out" 2>&1 || fail "installed simulate --list failed" "$work/out"

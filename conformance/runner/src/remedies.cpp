@@ -21,6 +21,10 @@ std::string remedy_for(const std::string& reason, const target_profile* profile)
     return flags ? "implement Part B and pass --parts B (or A,B) with --assistant-id"
                  : "implement Part B and add \"B\" to the profile's parts (with assistant_id)";
   }
+  if (has(no_browser_reason)) {
+    return "pass --browser (it needs Chromium, node and playwright-core: scripts/bootstrap "
+           "--browser; docs/browser.md)";
+  }
   if (has("browser client's tab") || has("real browser tabs")) {
     if (has("in-process")) {
       return "run it over HTTP: add --bundled (the bundled server then keeps the wall clock) or "

@@ -7,6 +7,7 @@
 #include <mutex>
 #include <thread>
 
+#include "tab_screenshots.hpp"
 #include "toolwire/actors/judge.hpp"
 #include "toolwire/actors/simulator.hpp"
 #include "toolwire/conformance/http_client.hpp"
@@ -61,7 +62,7 @@ protocol::json records_of(const actors::trace& run) {
 std::string reproduce_command(const catalog_case& c, const target_choice& target,
                               std::uint64_t seed) {
   return "toolwire check --filter '" + c.id + "' --seed " + std::to_string(seed) +
-         target.as_flags();
+         target.as_flags() + (opens_tabs(c) ? " --browser" : "");
 }
 
 case_result base_result(const catalog_case& c, const target_choice& target, std::uint64_t seed) {
@@ -118,12 +119,20 @@ case_result untimed(case_result result, const protocol::api_error& error) {
   return result;
 }
 
+//! Where a browser case's tabs come from (run_settings::browser) and where their
+//! screenshots are written before embed_screenshots takes them.
+struct tab_source {
+  actors::tab_driver* driver = nullptr;
+  std::string scratch_dir;
+};
+
 //! One case on `on`: timed for the target, not applicable when it cannot run there,
 //! else run and judged. Over HTTP its model requests carry the tag "[tw:<id>] ".
 case_result run_case(const catalog_case& original, scenario_runner& on, const target_choice& target,
-                     std::uint64_t seed, std::optional<protocol::api_error>& setup_error) {
+                     std::uint64_t seed, std::optional<protocol::api_error>& setup_error,
+                     const tab_source& tabs = {}) {
   auto result = base_result(original, target, seed);
-  const auto timing = on.timing();
+  const auto timing = timing_for(original.plan, on.choice());
   auto timed = timed_for(original, timing);
   if (!timed) {
     // Why apart: times that fit the default window but not a slow target's wider one
@@ -150,11 +159,18 @@ case_result run_case(const catalog_case& original, scenario_runner& on, const ta
     setup_error = reason.error();
     return result;
   }
+  // Why after the target's reasons: a target that cannot host a tab (a virtual clock)
+  // stays not applicable with --browser too, and should say so.
+  if (reason->empty() && opens_tabs(c) && tabs.driver == nullptr) *reason = no_browser_reason;
   if (!reason->empty()) {
     result.verdict = verdict::not_applicable;
     result.not_applicable_because = *reason;
     result.applicable_if = remedy_for(*reason, target.profile());
     return result;
+  }
+  if (opens_tabs(c)) {
+    on.use_browser(tabs.driver);
+    on.keep_tab_evidence(tabs.scratch_dir + "/" + c.id);
   }
   auto run = on.run(c.plan, seed, c.file, "[tw:" + c.id + "] ");
   if (!run) {
@@ -164,6 +180,7 @@ case_result run_case(const catalog_case& original, scenario_runner& on, const ta
     return result;
   }
   judge(result, c, run->trace);
+  if (opens_tabs(c)) embed_screenshots(result);
   return result;
 }
 
@@ -256,6 +273,16 @@ std::string not_applicable_reason(const scenarios::scenario& plan, const target_
   return "";
 }
 
+scenarios::timing timing_for(const scenarios::scenario& plan, const target_choice& target) {
+  auto timing = target.timing();
+  if (target.bundled() == nullptr) return timing;
+  if (plan.stated_ack_timeout_ms) timing.ack_timeout_ms = *plan.stated_ack_timeout_ms;
+  if (plan.stated_result_timeout_ms) timing.result_timeout_ms = *plan.stated_result_timeout_ms;
+  if (plan.stated_interrupt_timeout_ms)
+    timing.interrupt_timeout_ms = *plan.stated_interrupt_timeout_ms;
+  return timing;
+}
+
 scenarios::timing timing_of(const target_profile& profile) {
   scenarios::timing timing;
   timing.ack_timeout_ms = profile.ack_timeout_ms;
@@ -288,26 +315,56 @@ protocol::outcome<catalog_case> timed_for(const catalog_case& c, const scenarios
   return timed;
 }
 
+bool opens_tabs(const catalog_case& c) {
+  return scenarios::needs(c.plan, scenarios::browser_tabs);
+}
+
 std::optional<wall_time_estimate> estimate_wall_time(const std::vector<catalog_case>& cases,
-                                                     const target_choice& target, int jobs) {
+                                                     const target_choice& target, int jobs,
+                                                     bool browser) {
   const auto timing = target.timing();
-  if (!timing.real_clock) return std::nullopt;
+  const bool browser_cases = browser && std::any_of(cases.begin(), cases.end(),
+                                                    [](const auto& c) { return opens_tabs(c); });
+  if (!timing.real_clock && !browser_cases) return std::nullopt;
+  // The browser cases' timing: the bundled server keeps the wall clock for them.
+  auto browser_timing = timing;
+  if (target.bundled() != nullptr && !timing.real_clock) {
+    browser_timing.real_clock = true;
+    browser_timing.tolerance_ms = target.bundled()->timing_tolerance_ms;
+  }
   wall_time_estimate estimate;
-  // When each job is free again; a case goes to the one free first (ties: the lowest).
-  std::vector<double> free_at(static_cast<std::size_t>(std::max(1, jobs)), 0.0);
-  for (const auto& c : cases) {
-    auto timed = timed_for(c, timing);
-    const double seconds =
-        timed ? static_cast<double>(scenarios::end_of_steps(timed->plan)) / 1000.0 : 0.0;
-    auto first_free = std::min_element(free_at.begin(), free_at.end());
-    *first_free += seconds;
+  const auto note = [&](const catalog_case& c, double seconds) {
     if (seconds > estimate.longest_seconds) {
       estimate.longest_seconds = seconds;
       estimate.longest_case = c.id;
     }
     if (seconds > 60) ++estimate.over_a_minute;
+  };
+  // When each job is free again; a case goes to the one free first (ties: the lowest).
+  std::vector<double> free_at(static_cast<std::size_t>(std::max(1, jobs)), 0.0);
+  double browser_seconds = 0;
+  for (const auto& c : cases) {
+    if (opens_tabs(c)) {
+      if (!browser) continue;  // not applicable: it takes no time
+      auto timed = timed_for(c, browser_timing);
+      // A second per tab for Chromium to open it and the page to register.
+      const double seconds =
+          (timed ? static_cast<double>(scenarios::end_of_steps(timed->plan)) / 1000.0 : 0.0) +
+          static_cast<double>(std::count_if(c.plan.clients.begin(), c.plan.clients.end(),
+                                            [](const auto& client) { return client.browser; }));
+      browser_seconds += seconds;
+      note(c, seconds);
+      continue;
+    }
+    if (!timing.real_clock) continue;  // a virtual clock costs no wall time
+    auto timed = timed_for(c, timing);
+    const double seconds =
+        timed ? static_cast<double>(scenarios::end_of_steps(timed->plan)) / 1000.0 : 0.0;
+    auto first_free = std::min_element(free_at.begin(), free_at.end());
+    *first_free += seconds;
+    note(c, seconds);
   }
-  estimate.seconds = *std::max_element(free_at.begin(), free_at.end());
+  estimate.seconds = *std::max_element(free_at.begin(), free_at.end()) + browser_seconds;
   return estimate;
 }
 
@@ -318,7 +375,12 @@ protocol::outcome<std::vector<case_result>> run_cases(const std::vector<catalog_
   std::vector<bool> ran(cases.size(), false);
   std::mutex progress_mutex;
   std::size_t done = 0;
-  std::atomic<std::size_t> next{0};
+  // Two lanes: every other case first, side by side, then the browser cases one at a time.
+  std::vector<std::size_t> lane, browser_lane;
+  for (std::size_t i = 0; i < cases.size(); ++i)
+    (opens_tabs(cases[i]) ? browser_lane : lane).push_back(i);
+  std::atomic<std::size_t> next{0};  // the next case of `lane` to start
+  std::atomic<bool> no_more{false};  // set when no further case may start
   int errors_in_a_row = 0;
   std::string stopped;
   auto finish = [&](std::size_t i, case_result result, clock_type::time_point started) {
@@ -334,7 +396,7 @@ protocol::outcome<std::vector<case_result>> run_cases(const std::vector<catalog_
       stopped = "the target stopped answering at case " + results[i].id + " (" +
                 results[i].unreachable_because + "); " + std::to_string(errors_in_a_row) +
                 " cases in a row could not reach it, so the run stopped";
-      next = cases.size();  // no further case starts; those running finish
+      no_more = true;  // no further case starts; those running finish
     }
   };
 
@@ -348,28 +410,52 @@ protocol::outcome<std::vector<case_result>> run_cases(const std::vector<catalog_
   const int workers = own_targets ? std::max(1, settings.jobs) : 1;
   std::mutex error_mutex;
   std::optional<protocol::api_error> setup_error;
+  //! Runs case `i` on `on`; false when nothing more can run.
+  auto run_one = [&](std::size_t i, scenario_runner& on, const target_choice& on_target,
+                     const tab_source& tabs) {
+    const auto started = clock_type::now();
+    std::optional<protocol::api_error> error;
+    auto result = guarded(cases[i], on_target, settings.seed, [&] {
+      return run_case(cases[i], on, on_target, settings.seed, error, tabs);
+    });
+    if (error) {
+      std::lock_guard lock(error_mutex);
+      setup_error = error;
+      no_more = true;  // nothing more can run
+      return false;
+    }
+    finish(i, std::move(result), started);
+    return true;
+  };
   auto worker = [&] {
     scenario_runner on(target);
-    for (std::size_t i = next++; i < cases.size(); i = next++) {
-      const auto started = clock_type::now();
-      std::optional<protocol::api_error> error;
-      auto result = guarded(cases[i], target, settings.seed,
-                            [&] { return run_case(cases[i], on, target, settings.seed, error); });
-      if (error) {
-        std::lock_guard lock(error_mutex);
-        setup_error = error;
-        next = cases.size();  // nothing more can run
-        return;
-      }
-      finish(i, std::move(result), started);
+    for (std::size_t k = next++; k < lane.size() && !no_more; k = next++) {
+      if (!run_one(lane[k], on, target, {})) return;
     }
   };
   std::vector<std::thread> threads;
-  for (int j = 1; j < workers; ++j)
+  for (int j = 1; j < workers && lane.size() > 1; ++j)
     threads.emplace_back(worker);
   worker();
   for (auto& t : threads)
     t.join();
+  if (!browser_lane.empty() && !no_more) {
+    // A tab pings on the wall clock, so the bundled server keeps it for these cases.
+    auto browser_target = target;
+    if (auto* server = std::get_if<bundled_server>(&browser_target.kind)) server->real_clock = true;
+    tab_source tabs{settings.browser, ""};
+    std::optional<scratch_directory> scratch;
+    if (tabs.driver != nullptr) {
+      auto made = scratch_directory::make("toolwire-tabs");
+      if (!made) return made.error();
+      scratch.emplace(std::move(*made));
+      tabs.scratch_dir = scratch->path();
+    }
+    scenario_runner on(browser_target);
+    for (std::size_t i : browser_lane) {
+      if (no_more || !run_one(i, on, browser_target, tabs)) break;
+    }
+  }
   if (setup_error) return *setup_error;
   if (!stopped.empty()) {
     std::vector<case_result> kept;

@@ -39,6 +39,12 @@ class driver_process final : public actors::tab_driver {
   driver_process(const driver_process&) = delete;
   driver_process& operator=(const driver_process&) = delete;
 
+  //! start(), then Chromium in it (the driver's `launch`): its launch takes seconds, which
+  //! would make the first tab's `open` longer than every later one's, and runs compared
+  //! with each other (--check-determinism, replay) would differ by it.
+  static protocol::outcome<std::unique_ptr<driver_process>> start_with_chromium(
+      const driver_settings& settings);
+
   protocol::outcome<protocol::json> command(const protocol::json& command) override;
 
  private:

@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "toolwire/actors/tab_driver.hpp"
 #include "toolwire/conformance/catalog.hpp"
 #include "toolwire/conformance/evidence.hpp"
 #include "toolwire/conformance/target_choice.hpp"
@@ -63,6 +64,12 @@ struct run_settings {
   //! stopped answering at case reg.ttl-expiry (...); the reports hold the 31 cases that
   //! ran". The results then hold only the cases that ran, in catalog order.
   std::string* stopped_because = nullptr;
+  //! Where cases with browser clients (kind: browser) open their tabs; owned by the caller.
+  //! Null: those cases are not applicable ("this run opens no browser tabs"). They run
+  //! after the others, one at a time (a tab's timing is judged on the wall clock, which
+  //! other cases' load would shift), and against the bundled server on the wall clock
+  //! when the target is the bundled server (docs/browser.md, "Time").
+  actors::tab_driver* browser = nullptr;
 };
 
 //! Runs `cases`; results come back in the order of `cases` (without those a stop left
@@ -83,10 +90,27 @@ struct wall_time_estimate {
 
 //! The estimate for a real-clock run of `cases` with `jobs` at once (the bundled server on
 //! a real clock, or a real-clock profile): each case lasts until just after its last
-//! step, timed for the target, and cases go in order to the first free job. nullopt on
-//! a virtual clock or in-process, where waiting costs no wall time.
+//! step, timed for the target, and cases go in order to the first free job. With
+//! `browser` (run_settings::browser set), the browser cases follow one at a time, each
+//! with a second for opening its tabs. nullopt when no case waits on the wall clock (a
+//! virtual clock or in-process, without browser cases to run).
 std::optional<wall_time_estimate> estimate_wall_time(const std::vector<catalog_case>& cases,
-                                                     const target_choice& target, int jobs);
+                                                     const target_choice& target, int jobs,
+                                                     bool browser = false);
+
+//! Whether `c` has browser clients (kind: browser): it needs run_settings::browser.
+bool opens_tabs(const catalog_case& c);
+
+//! The reason a browser case is not applicable when the run opens no tabs; remedy_for
+//! answers it with --browser.
+inline constexpr const char* no_browser_reason =
+    "the case drives real browser tabs, and this run opens no browser";
+
+//! After a browser case ran and was judged: each tab's screenshot, which the run wrote to
+//! a scratch file named in its `tab_evidence` record, goes into that record as
+//! `screenshot_png` (base64) when the case did not pass, so that the JSON and HTML reports
+//! stay one file each; the file is removed either way, and so is its path.
+void embed_screenshots(case_result& result);
 
 //! What would make a case applicable, for a not-applicable reason: e.g. "serve the test
 //! clock (SPEC 7) and set \"clock\": \"virtual\" in the profile", or with a target given
@@ -116,6 +140,11 @@ std::string not_applicable_reason(const scenarios::scenario& plan, const target_
 //! The timing a profile's cases are resolved for: its timeouts; `tol` 1 ms on a virtual
 //! clock, timing_tolerance_ms on a real one.
 scenarios::timing timing_of(const target_profile& profile);
+
+//! The timing `plan` is read with on `target`: target.timing(), except that the bundled
+//! server, which is started for each plan's timeouts, takes those a scenario's settings:
+//! state (a browser scenario's, whose tabs' TTLs are real seconds set against them).
+scenarios::timing timing_for(const scenarios::scenario& plan, const target_choice& target);
 
 //! `c` with its times resolved for `target` (read again from its file; a case without a
 //! file keeps its times and takes the target's timeouts). Fails with the loader's
