@@ -464,13 +464,14 @@ int check_command::run() const {
       estimate && !quiet_) {
     const auto browser_cases =
         tabs == nullptr ? 0 : std::count_if(cases.begin(), cases.end(), conformance::opens_tabs);
+    const auto others = static_cast<std::ptrdiff_t>(cases.size()) - browser_cases;
     std::cerr << "toolwire check: " << cases.size() << " cases";
-    if (chosen->timing.empty()) {
-      std::cerr << ", " << browser_cases << " of them in Chromium one at a time";
-    } else {
+    if (!chosen->timing.empty() && others > 0) {
       std::cerr << " on a real clock, " << settings.jobs << " at once";
-      if (browser_cases > 0)
-        std::cerr << " (then " << browser_cases << " in Chromium, one at a time)";
+    }
+    if (browser_cases > 0) {
+      std::cerr << (others > 0 ? "; then " : ", ") << browser_cases
+                << " in Chromium, one at a time";
     }
     std::cerr << ": " << about(estimate->seconds) << " (the longest, " << estimate->longest_case
               << ", takes " << about(estimate->longest_seconds);

@@ -2,7 +2,9 @@
 // page registers, pings, acks and answers by itself, over its own connections to the
 // target; this actor only carries the scenario's tab steps to the driver (tab_driver.hpp)
 // and tells the director the tab's client id, so expectations can name it ({cid:tab}).
+#include <algorithm>
 #include <chrono>
+#include <string_view>
 
 #include "script_actions.hpp"
 #include "toolwire/actors/participants.hpp"
@@ -28,15 +30,41 @@ struct browser_client_state {
 
 using tab_self = client_actor::stateful_pointer<browser_client_state>;
 
-//! Where the tab opens: the target's own origin, under the prefix the driver serves the
-//! page from (same-origin: the target needs no CORS). The token rides in the fragment,
-//! which the browser never sends to a server (docs/browser.md, "The tab").
+//! The origin a tab's page comes from when the target claims CORS (its profile's
+//! cors_origin) for one the driver can serve: http on 127.0.0.1 or localhost with a port.
+//! "" otherwise: the tab then opens same-origin. Why only loopback: the driver must listen
+//! there, and a page from a public origin would also meet Chromium's rules for public
+//! pages reaching the local network, which are not the target's to answer.
+std::string cross_origin_of(const std::string& cors_origin) {
+  for (const char* host : {"http://127.0.0.1:", "http://localhost:"}) {
+    const std::string_view prefix(host);
+    if (!cors_origin.starts_with(prefix)) continue;
+    const auto port = std::string_view(cors_origin).substr(prefix.size());
+    const bool digits =
+        !port.empty() && port.size() <= 5 &&
+        std::all_of(port.begin(), port.end(), [](char c) { return c >= '0' && c <= '9'; });
+    return digits ? cors_origin : "";
+  }
+  return "";
+}
+
+//! Where the tab opens. Same-origin by default: the target's own origin, under the prefix
+//! the driver serves the page from, so the target needs no CORS. Across origins when the
+//! target claims CORS for a loopback origin (cross_origin_of): the page on that origin,
+//! served by the driver, with `base=` naming the target, so that the target's own CORS
+//! answers are what let the page work (CORS-1..3). The token rides in the fragment, which
+//! the browser never sends to a server (docs/browser.md, "The tab").
 std::string tab_url(const browser_client_state& st) {
-  return st.context->settings.base_url +
-         "/__toolwire_tab/index.html#session=" + protocol::percent_encode(st.access.session_id) +
-         "&token=" + protocol::percent_encode(st.access.token) +
-         "&name=" + protocol::percent_encode(st.spec.requested_name) +
-         "&ttl=" + std::to_string(st.spec.lifetime.seconds);
+  const auto& settings = st.context->settings;
+  const auto page_origin = cross_origin_of(settings.cors_origin);
+  std::string url =
+      (page_origin.empty() ? settings.base_url : page_origin) +
+      "/__toolwire_tab/index.html#session=" + protocol::percent_encode(st.access.session_id) +
+      "&token=" + protocol::percent_encode(st.access.token) +
+      "&name=" + protocol::percent_encode(st.spec.requested_name) +
+      "&ttl=" + std::to_string(st.spec.lifetime.seconds);
+  if (!page_origin.empty()) url += "&base=" + protocol::percent_encode(settings.base_url);
+  return url;
 }
 
 //! The driver command of `step` (the driver's own words: close, offline, ...).
@@ -46,6 +74,8 @@ json command_of(const browser_client_state& st, const scenarios::scripted_step& 
     case action_id::open_tab:
       command["cmd"] = "open";
       command["url"] = tab_url(st);
+      if (!cross_origin_of(st.context->settings.cors_origin).empty())
+        command["cross_origin"] = true;
       break;
     case action_id::navigate:
       command["cmd"] = "navigate";
@@ -70,7 +100,7 @@ json command_of(const browser_client_state& st, const scenarios::scripted_step& 
 //! What the trace keeps of a command: never its URL, which holds the session's token.
 json recorded(const json& command, std::size_t index) {
   json kept = {{"cmd", command["cmd"]}, {"tab", command["tab"]}, {"step", index}};
-  for (const char* key : {"screen", "selector"}) {
+  for (const char* key : {"screen", "selector", "cross_origin"}) {
     if (command.contains(key)) kept[key] = command[key];
   }
   return kept;

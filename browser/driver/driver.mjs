@@ -4,7 +4,8 @@
 //   {"cmd":"navigate","tab":"a","screen":"form"}   {"cmd":"freeze","tab":"a"}  {"cmd":"resume","tab":"a"}
 //   {"cmd":"offline","tab":"a"}  {"cmd":"online","tab":"a"}  {"cmd":"reload","tab":"a"}
 //   {"cmd":"leave","tab":"a"}    {"cmd":"close","tab":"a"}    {"cmd":"state","tab":"a"}   {"cmd":"query","tab":"a","selector":"tr.highlighted"}
-//   {"cmd":"screenshot","tab":"a","path":"/tmp/a.png"}       {"cmd":"page_server"}   {"cmd":"quit"}
+//   {"cmd":"screenshot","tab":"a","path":"/tmp/a.png"}       {"cmd":"page_server"[,"port":P]}   {"cmd":"quit"}
+//   {"cmd":"open","tab":"a","cross_origin":true,"url":"http://127.0.0.1:P/__toolwire_tab/index.html#...&base=http://TARGET"}
 //   {"cmd":"ask","tab":"a","text":"please highlight row 2"}  (the demo page's "Ask the model")
 // Replies are {"ok":true,...} or {"ok":false,"error":"..."}; an "id" in a command is echoed.
 // Same-origin mode: the page's URL is on the target's own origin, and every request under
@@ -15,11 +16,14 @@
 // connections as losing the network does: Chromium's offline switch only fails new
 // requests, and an event stream already open stayed open (docs/browser.md).
 // Cross-origin mode (docs/cors.md): "page_server" starts a static server of browser/tab/ on
-// 127.0.0.1 and answers its origin; a tab opened on that port (as 127.0.0.1 or localhost,
-// two origins) loads its page from there, with `base=` in the URL naming the target. Such a
-// tab is never intercepted. Why: with interception on, Playwright answers CORS preflights
-// itself, so the server's own preflight answers would never be tested; and a page from a
-// real loopback server stays in the local address space, as the target is.
+// 127.0.0.1 (on `port`, or any) and answers its origin; a tab opened on that port (as
+// 127.0.0.1 or localhost, two origins) loads its page from there, with `base=` in the URL
+// naming the target. Such a tab is never intercepted. Why: with interception on, Playwright
+// answers CORS preflights itself, so the server's own preflight answers would never be
+// tested; and a page from a real loopback server stays in the local address space, as the
+// target is. An `open` with "cross_origin" starts the page server on the URL's port itself
+// and gives the tab a relay to the target named by `base=`, as in same-origin mode (the
+// page's requests then go to the relay's origin, still across origins).
 // Environment: CHROMIUM (default /usr/bin/chromium), TOOLWIRE_DRIVER_TIMEOUT_MS (default
 // 15000, the deadline of every wait).
 import { readFile } from 'node:fs/promises';
@@ -156,10 +160,33 @@ async function serveTabFile(route) {
   await route.fulfill(await tabFile(new URL(route.request().url()).pathname));
 }
 
-// The static server of cross-origin mode, started once by "page_server".
-let pageServer = null; // {server, port}
+// The static servers of cross-origin mode, by port ("page_server", or an `open` with
+// "cross_origin"); `firstPageServer` is the one a "page_server" without a port answers.
+const pageServers = new Map(); // port -> http.Server
+let firstPageServer = null;
 function fromPageServer(url) {
-  return pageServer !== null && ['127.0.0.1', 'localhost'].includes(url.hostname) && Number(url.port) === pageServer.port;
+  return ['127.0.0.1', 'localhost'].includes(url.hostname) && pageServers.has(Number(url.port));
+}
+async function startPageServer(port) {
+  if (pageServers.has(port)) return port;
+  const server = createServer(async (req, res) => {
+    const pathname = new URL(req.url, 'http://page').pathname;
+    // The browser asks for a favicon by itself; a 404 would be an error in the tab's console.
+    if (pathname === '/favicon.ico') return res.writeHead(204).end();
+    const answer = await tabFile(pathname);
+    res.writeHead(answer.status, answer.headers || { 'content-type': 'text/plain' });
+    res.end(answer.body);
+  });
+  await deadline(new Promise((resolve, reject) => {
+    server.once('error', (e) => reject(e.code === 'EADDRINUSE'
+      ? new Error(`cannot serve the tab page on 127.0.0.1:${port}: the port is in use (the target's CORS origin names it)`)
+      : e));
+    server.listen(port, '127.0.0.1', resolve);
+  }), 'starting the page server');
+  const bound = server.address().port;
+  pageServers.set(bound, server);
+  log(`page server on http://127.0.0.1:${bound}`);
+  return bound;
 }
 
 // The tab's relay to the target (same-origin mode): every connection the tab's page makes
@@ -222,8 +249,18 @@ const commands = {
     const tab = { context, page, cdp: null, console: [], frozen: false, relay: null };
     tabs.set(name, tab);
     try {
-      // A page the target serves itself (toolwire serve --demo's /demo/) is loaded as it is.
-      if (url.pathname.startsWith(TAB_PREFIX) && !fromPageServer(url)) {
+      if (cmd.cross_origin) {
+        // The page from our own server on its origin; its requests to the target (base=)
+        // through a relay, so that "offline" breaks them as in same-origin mode.
+        await startPageServer(Number(url.port));
+        const hash = new URLSearchParams(url.hash.slice(1));
+        if (!hash.get('base')) throw new Error('"open" with "cross_origin" needs base= in the URL\'s fragment');
+        const target = new URL(hash.get('base'));
+        tab.relay = await startRelay({ host: target.hostname, port: Number(target.port) || 80 });
+        hash.set('base', `http://127.0.0.1:${tab.relay.port}`);
+        url.hash = hash.toString();
+      } else if (url.pathname.startsWith(TAB_PREFIX) && !fromPageServer(url)) {
+        // A page the target serves itself (toolwire serve --demo's /demo/) is loaded as it is.
         tab.relay = await startRelay({ host: url.hostname, port: Number(url.port) || 80 });
         url.host = `127.0.0.1:${tab.relay.port}`;
         await context.route(`${url.origin}${TAB_PREFIX}**`, serveTabFile);
@@ -363,21 +400,15 @@ const commands = {
     });
     return { answer: s.answer };
   },
-  async page_server() {
-    if (!pageServer) {
-      const server = createServer(async (req, res) => {
-        const answer = await tabFile(new URL(req.url, 'http://page').pathname);
-        res.writeHead(answer.status, answer.headers || { 'content-type': 'text/plain' });
-        res.end(answer.body);
-      });
-      await deadline(new Promise((resolve, reject) => {
-        server.once('error', reject);
-        server.listen(0, '127.0.0.1', resolve);
-      }), 'starting the page server');
-      pageServer = { server, port: server.address().port };
-      log(`page server on http://127.0.0.1:${pageServer.port}`);
+  async page_server(cmd) {
+    let port;
+    if (cmd.port !== undefined) {
+      port = await startPageServer(Number(cmd.port));
+    } else {
+      if (firstPageServer === null) firstPageServer = await startPageServer(0);
+      port = firstPageServer;
     }
-    return { origin: `http://127.0.0.1:${pageServer.port}`, port: pageServer.port };
+    return { origin: `http://127.0.0.1:${port}`, port };
   },
   async quit() {
     return {};
@@ -394,7 +425,8 @@ async function shutdown() {
   tabs.clear();
   if (browser) await deadline(browser.close(), 'closing chromium', 10000).catch((e) => log(e.message));
   browser = null;
-  if (pageServer) pageServer.server.close();
+  for (const server of pageServers.values()) server.close();
+  pageServers.clear();
 }
 
 function reply(obj) {

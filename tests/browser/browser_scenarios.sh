@@ -135,3 +135,42 @@ rc=$?
 [ "$rc" -eq 2 ] && grep -q "cannot run here: no browser driver at $out/no-such-dir" nodriver.txt ||
   fail "without a driver: exit $rc, expected 2 naming the missing driver: $(cat nodriver.txt)"
 echo "ok: a missing driver is an error, not a verdict"
+
+# 7. Across origins: a target whose profile claims CORS for a loopback origin gets its tabs
+# from that origin (the driver serves the page there, base= names the target), so the
+# target's own CORS answers are what let the page work. It passes against `toolwire serve
+# --cors-origin`, and fails when the server's preflight does not allow Authorization.
+if ((!sanitized)); then
+  free_port() { node -e 'const s = require("net").createServer().listen(0, "127.0.0.1", () => {
+    process.stdout.write(String(s.address().port)); s.close(); });'; }
+  across() {  # across NAME [serve args...]: a served target, its profile, one simulate run
+    local name=$1 stand_in page
+    shift
+    stand_in=$(free_port) && page=$(free_port) || fail "no free port"
+    "$toolwire" serve --port 0 --clock real --api-key KEY --api-key LIMITED: \
+      --model-url "http://127.0.0.1:$stand_in/v1" --assistant-id 1 --ack-timeout-ms 3000 \
+      --result-timeout-ms 10000 --cors-origin "http://127.0.0.1:$page" "$@" \
+      >"$name-serve.out" 2>"$name-serve.err" &
+    local serve_pid=$!
+    pids+=("$serve_pid")
+    until_ok 10 "toolwire serve ($name) did not start" has_url "$name-serve.out"
+    cat >"$name.json" <<JSON
+{"name": "$name", "base_url": "$(listening "$name-serve.out")", "api_key": "KEY",
+ "limited_api_key": "LIMITED", "parts": ["A", "B"], "model_stand_in": "127.0.0.1:$stand_in",
+ "assistant_id": 1, "clock": "real", "ack_timeout_ms": 3000, "result_timeout_ms": 10000,
+ "interrupt_timeout_ms": 600000, "cors_origin": "http://127.0.0.1:$page"}
+JSON
+    "$toolwire" simulate "$library/model_highlights_a_row.yaml" --target "$name.json" \
+      --trace "$name.jsonl" >"$name.txt" 2>&1
+    echo $? >"$name.rc"
+    kill "$serve_pid" 2>/dev/null
+  }
+  across cross-origin
+  [ "$(cat cross-origin.rc)" = 0 ] || fail "across origins: exit $(cat cross-origin.rc): $(head -8 cross-origin.txt)"
+  grep '"cmd":"open"' cross-origin.jsonl | grep -q '"cross_origin":true' ||
+    fail "the tab did not open across origins: $(grep '"cmd":"open"' cross-origin.jsonl)"
+  across cross-origin-broken --fault cors_authorization_header_not_allowed
+  [ "$(cat cross-origin-broken.rc)" = 1 ] && grep -q "the tab did not register" cross-origin-broken.txt ||
+    fail "across origins without Authorization in the preflight: exit $(cat cross-origin-broken.rc), expected 1 with an unregistered tab: $(head -8 cross-origin-broken.txt)"
+  echo "ok: across origins the tab works through the target's CORS, and fails without it"
+fi
