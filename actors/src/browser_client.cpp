@@ -76,6 +76,8 @@ json command_of(const browser_client_state& st, const scenarios::scripted_step& 
       command["url"] = tab_url(st);
       if (!cross_origin_of(st.context->settings.cors_origin).empty())
         command["cross_origin"] = true;
+      if (!st.spec.window.empty()) command["window"] = st.spec.window;
+      if (step.args.value("until", "registered") == "loaded") command["until"] = "loaded";
       break;
     case action_id::navigate:
       command["cmd"] = "navigate";
@@ -100,7 +102,7 @@ json command_of(const browser_client_state& st, const scenarios::scripted_step& 
 //! What the trace keeps of a command: never its URL, which holds the session's token.
 json recorded(const json& command, std::size_t index) {
   json kept = {{"cmd", command["cmd"]}, {"tab", command["tab"]}, {"step", index}};
-  for (const char* key : {"screen", "selector", "cross_origin"}) {
+  for (const char* key : {"screen", "selector", "cross_origin", "window", "until"}) {
     if (command.contains(key)) kept[key] = command[key];
   }
   return kept;
@@ -133,7 +135,9 @@ bool perform(tab_self self, std::uint64_t index) {
     return false;
   }
   const std::string cmd = command["cmd"];
-  if (cmd == "open" || cmd == "reload") {
+  if (cmd == "open") st.open = true;
+  // A tab opened `until: loaded` may not have registered: it names no client yet.
+  if ((cmd == "open" || cmd == "reload") && !protocol::string_at(*reply, "client_id").empty()) {
     st.open = true;
     const std::string client_id = protocol::string_at(*reply, "client_id");
     // The page's own registration is not in the trace: what it declared is, for the

@@ -6,6 +6,7 @@
 //   {"cmd":"leave","tab":"a"}    {"cmd":"close","tab":"a"}    {"cmd":"state","tab":"a"}   {"cmd":"query","tab":"a","selector":"tr.highlighted"}
 //   {"cmd":"screenshot","tab":"a","path":"/tmp/a.png"}       {"cmd":"page_server"[,"port":P]}   {"cmd":"quit"}
 //   {"cmd":"open","tab":"a","cross_origin":true,"url":"http://127.0.0.1:P/__toolwire_tab/index.html#...&base=http://TARGET"}
+//   {"cmd":"open","tab":"b","window":"w","until":"loaded","url":...}  (a tab of window w, done once loaded)
 //   {"cmd":"ask","tab":"a","text":"please highlight row 2"}  (the demo page's "Ask the model")
 // Replies are {"ok":true,...} or {"ok":false,"error":"..."}; an "id" in a command is echoed.
 // Same-origin mode: the page's URL is on the target's own origin, and every request under
@@ -65,7 +66,11 @@ async function pollPage(tab, what, fn, arg) {
 }
 
 let browser = null;
-const tabs = new Map(); // name -> {context, page, cdp, console: [], frozen, relay}
+const tabs = new Map(); // name -> {context, page, cdp, console: [], frozen, relay, window}
+// Tabs opened with one "window" share its browser context, and so its connections
+// (Chromium opens at most 6 to an origin over HTTP/1.1), its offline switch and one relay
+// (one origin); the window closes with its last tab.
+const windows = new Map(); // name -> {context, relay, tabs: Set of tab names}
 
 async function getBrowser() {
   if (!browser) {
@@ -220,10 +225,30 @@ async function startRelay(target) {
     for (const socket of relay.sockets) socket.destroy();
   };
   relay.close = () => {
+    if (relay.closed) return; // the window's tabs share it
+    relay.closed = true;
     relay.cut();
     relay.server.close();
   };
   return relay;
+}
+
+// Closes a tab as a user does (no beforeunload, nothing sent by the page): its page, and
+// with the last tab of its window (or a tab of its own) the context and the relay too.
+async function closeTab(name, tab) {
+  tabs.delete(name);
+  const win = tab.window === null ? null : windows.get(tab.window);
+  if (win) win.tabs.delete(name);
+  if (win && win.tabs.size > 0) {
+    await deadline(tab.page.close(), 'closing the tab');
+    return;
+  }
+  if (win) windows.delete(tab.window);
+  try {
+    await deadline(tab.context.close(), 'closing the tab');
+  } finally {
+    if (tab.relay) tab.relay.close();
+  }
 }
 
 const commands = {
@@ -245,11 +270,36 @@ const commands = {
     if (tabs.has(name)) throw new Error(`tab "${name}" is already open`);
     const url = new URL(need(cmd, 'url'));
     const b = await getBrowser();
-    const { context, page } = await takeSpare(b);
-    const tab = { context, page, cdp: null, console: [], frozen: false, relay: null };
+    const windowName = typeof cmd.window === 'string' && cmd.window !== '' ? cmd.window : null;
+    let win = windowName === null ? null : windows.get(windowName);
+    const joins = !!win; // a later tab of an open window: its context, relay and route
+    let context, page;
+    if (joins) {
+      context = win.context;
+      page = await deadline(context.newPage(), 'new page');
+    } else {
+      ({ context, page } = await takeSpare(b));
+      if (windowName !== null) {
+        win = { context, relay: null, tabs: new Set() };
+        windows.set(windowName, win);
+      }
+    }
+    if (win) win.tabs.add(name);
+    const tab = { context, page, cdp: null, console: [], frozen: false, relay: joins ? win.relay : null, window: windowName };
     tabs.set(name, tab);
     try {
-      if (cmd.cross_origin) {
+      if (joins) {
+        if (tab.relay) {
+          // The window's relay, and its page origin (the route is the context's already).
+          if (cmd.cross_origin) {
+            const hash = new URLSearchParams(url.hash.slice(1));
+            hash.set('base', `http://127.0.0.1:${tab.relay.port}`);
+            url.hash = hash.toString();
+          } else {
+            url.host = `127.0.0.1:${tab.relay.port}`;
+          }
+        }
+      } else if (cmd.cross_origin) {
         // The page from our own server on its origin; its requests to the target (base=)
         // through a relay, so that "offline" breaks them as in same-origin mode.
         await startPageServer(Number(url.port));
@@ -265,11 +315,14 @@ const commands = {
         url.host = `127.0.0.1:${tab.relay.port}`;
         await context.route(`${url.origin}${TAB_PREFIX}**`, serveTabFile);
       }
+      if (win && !joins) win.relay = tab.relay;
       page.setDefaultTimeout(DEADLINE_MS);
       page.on('console', (m) => tab.console.push(`${m.type()}: ${m.text()}`));
       page.on('pageerror', (e) => tab.console.push(`pageerror: ${e.message}`));
       tab.cdp = await deadline(context.newCDPSession(page), 'CDP session');
       await deadline(page.goto(url.href, { waitUntil: 'load' }), `loading ${url.href}`);
+      // A tab that may not get to register (its window's connections all held): done here.
+      if (cmd.until === 'loaded') return { loaded: true };
       const s = await pollPage(tab, 'the tab registering', () => {
         const t = window.toolwire;
         if (!t) return { done: false, why: 'no window.toolwire' };
@@ -279,9 +332,7 @@ const commands = {
       if (s.error) throw new Error(`the tab did not register: ${s.error}`);
       return { client_id: s.client_id, name: s.name, tools: s.tools };
     } catch (e) {
-      tabs.delete(name);
-      await context.close().catch(() => {});
-      if (tab.relay) tab.relay.close();
+      await closeTab(name, tab).catch(() => {});
       throw e;
     }
   },
@@ -326,6 +377,7 @@ const commands = {
   // Offline: new requests fail (Chromium's switch) and, through the tab's relay, the
   // connections already open break, its event stream among them; EventSource then retries
   // by itself every few seconds, and once online its retry sends Last-Event-ID (SES-3).
+  // A tab of a window takes the whole window offline: its context and relay are shared.
   async offline(cmd) {
     const tab = tabOf(cmd);
     await deadline(tab.context.setOffline(true), 'going offline');
@@ -359,11 +411,7 @@ const commands = {
     return {};
   },
   async close(cmd) {
-    const tab = tabOf(cmd);
-    tabs.delete(cmd.tab);
-    // Like a user closing the tab: no beforeunload, nothing sent by the page.
-    await deadline(tab.context.close(), 'closing the tab');
-    if (tab.relay) tab.relay.close();
+    await closeTab(cmd.tab, tabOf(cmd));
     return {};
   },
   async state(cmd) {
@@ -423,6 +471,7 @@ async function shutdown() {
     if (tab.relay) tab.relay.close();
   }
   tabs.clear();
+  windows.clear();
   if (browser) await deadline(browser.close(), 'closing chromium', 10000).catch((e) => log(e.message));
   browser = null;
   for (const server of pageServers.values()) server.close();

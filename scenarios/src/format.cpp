@@ -46,6 +46,10 @@ const std::vector<key>& client_keys() {
        "of the suite"},
       {"name", text, false, "the name it registers with (REG-4; default: the actor name)"},
       {"lifetime", shape::lifetime, false, "never (default) or {ttl: seconds}"},
+      {"window", text, false,
+       "kind: browser only: tabs with one window share one browser context, so its "
+       "connections (at most 6 per origin), offline switch and relay; default: each tab "
+       "its own"},
       {"tools", tool_list, false, "the tools it declares"},
       {"behaviour", preset_list, false, "behaviour presets; with one, the client joins by itself"},
       {"join", duration, false, "registers by itself at this time (default: waits for a step)"},

@@ -150,13 +150,18 @@ void apply_knobs(client_spec& spec, const mapping& m) {
 //! are the scenario's; the steps open, navigate, freeze and close it.
 client_spec read_browser_client(const value& v, const mapping& m) {
   for (const auto& entry : m.entries()) {
-    if (entry.name != "kind" && entry.name != "name" && entry.name != "lifetime") {
+    if (entry.name != "kind" && entry.name != "name" && entry.name != "lifetime" &&
+        entry.name != "window") {
       fail(entry.key_line, "'" + entry.name + "' does not apply to browser client '" + v.name +
-                               "': its page decides that; a browser client has kind, name "
-                               "and lifetime: {ttl: seconds}");
+                               "': its page decides that; a browser client has kind, name, "
+                               "lifetime: {ttl: seconds} and window");
     }
   }
   client_spec spec = base_client(v.name, m);
+  if (const auto* window = m.find("window")) {
+    spec.window = as_string(*window);
+    if (spec.window.empty()) fail(window->line, "'window' names the tabs' shared window");
+  }
   const auto* lifetime = m.find("lifetime");
   if (!lifetime || spec.lifetime.type != protocol::lifetime::kind::ttl) {
     fail(lifetime ? lifetime->line : v.key_line,
@@ -175,6 +180,10 @@ client_spec read_client(const value& v) {
   if (v.name == "director") fail(v.key_line, "'director' is taken: name the client otherwise");
   const mapping m(v);
   m.allow_only(format::names(format::client_keys()), "key", "of client '" + v.name + "'");
+  if (const auto* window = m.find("window"); window && !m.find("kind")) {
+    fail(window->line, "'window' is a browser client's (kind: browser): client '" + v.name +
+                           "' is an actor of the suite");
+  }
   if (const auto* kind = m.find("kind")) {
     const std::string written = as_string(*kind);
     if (written != "browser") {

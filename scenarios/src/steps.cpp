@@ -310,6 +310,11 @@ class step_reader {
     check_performer(action, m, step.actor, named->key_line);
     step.action = named->name;
     step.args = read_fields(mapping(*named), action.fields, step.action, false);
+    if (const auto until = step.args.value("until", "registered");
+        until != "registered" && until != "loaded") {
+      fail(mapping(*named).find("until")->line,
+           "open: until is registered or loaded, not '" + until + "'");
+    }
   }
 
   //! "unknown action", unless the word is closer to one of the step's own keys.

@@ -121,7 +121,9 @@ const std::vector<action>& actions() {
       {action_id::open_tab,
        "open",
        performer::browser,
-       {},
+       {{"until", string, false,
+         "registered (the default): done when the page has registered; loaded: done when "
+         "the page has loaded, for a tab that may not get to register"}},
        "opens the browser client's tab on the target's origin; done when the page has "
        "registered (its stream open, POST .../clients answered 201)"},
       {action_id::navigate,

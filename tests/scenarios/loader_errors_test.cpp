@@ -77,7 +77,15 @@ TEST_CASE("format errors name the file, the line and the problem", "[scenarios][
        "client is an actor of the suite"},
       {preamble + "  shop: {kind: browser, lifetime: {ttl: 2}, tools: [x]}\n",
        "web-tab.yaml:7: 'tools' does not apply to browser client 'shop': its page decides "
-       "that; a browser client has kind, name and lifetime: {ttl: seconds}"},
+       "that; a browser client has kind, name, lifetime: {ttl: seconds} and window"},
+      {preamble + "  web: {window: shop}\n",
+       "web-tab.yaml:7: 'window' is a browser client's (kind: browser): client 'web' is an "
+       "actor of the suite"},
+      {preamble + "  shop: {kind: browser, lifetime: {ttl: 2}, window: ''}\n",
+       "web-tab.yaml:7: 'window' names the tabs' shared window"},
+      {preamble + "  shop: {kind: browser, lifetime: {ttl: 2}}\nsteps:\n"
+                  "  - actor: shop\n    open: {until: ready}\n",
+       "web-tab.yaml:10: open: until is registered or loaded, not 'ready'"},
       {preamble + "  shop: {kind: browser}\n",
        "web-tab.yaml:7: browser client 'shop' needs 'lifetime: {ttl: seconds}': a tab pings"},
       {preamble +

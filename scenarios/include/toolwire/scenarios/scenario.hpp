@@ -49,6 +49,10 @@ struct client_spec {
   //! and answers by itself; steps open, navigate, freeze, reload and close it. None of
   //! the knobs above apply (docs/browser.md).
   bool browser = false;
+  //! Browser clients with one `window` share one browser context: its connections (at
+  //! most 6 per origin over HTTP/1.1, which Chromium holds to), its offline switch and its
+  //! relay to the target. "": a context of its own.
+  std::string window;
 };
 
 // -- behaviour presets (each returns the spec with its knobs set) -------------------------
