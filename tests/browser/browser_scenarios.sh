@@ -31,7 +31,7 @@ fail() {
 }
 
 files=("$library"/*.yaml)
-[ "${#files[@]}" -ge 7 ] || fail "expected at least 7 browser scenarios in $library, found ${#files[@]}"
+[ "${#files[@]}" -ge 8 ] || fail "expected at least 8 browser scenarios in $library, found ${#files[@]}"
 if ((sanitized)); then files=("$library/model_highlights_a_row.yaml"); fi
 
 # 1. Every case passes, in one command: `check --browser` (simulate runs each file under
