@@ -319,6 +319,17 @@ bool opens_tabs(const catalog_case& c) {
   return scenarios::needs(c.plan, scenarios::browser_tabs);
 }
 
+namespace {
+
+//! The target the browser cases run on: the bundled server keeps the wall clock for them,
+//! since a tab pings on it (docs/browser.md, "Time"); any other target as it is.
+target_choice tabs_target(target_choice target) {
+  if (auto* server = std::get_if<bundled_server>(&target.kind)) server->real_clock = true;
+  return target;
+}
+
+}  // namespace
+
 std::optional<wall_time_estimate> estimate_wall_time(const std::vector<catalog_case>& cases,
                                                      const target_choice& target, int jobs,
                                                      bool browser) {
@@ -326,12 +337,7 @@ std::optional<wall_time_estimate> estimate_wall_time(const std::vector<catalog_c
   const bool browser_cases = browser && std::any_of(cases.begin(), cases.end(),
                                                     [](const auto& c) { return opens_tabs(c); });
   if (!timing.real_clock && !browser_cases) return std::nullopt;
-  // The browser cases' timing: the bundled server keeps the wall clock for them.
-  auto browser_timing = timing;
-  if (target.bundled() != nullptr && !timing.real_clock) {
-    browser_timing.real_clock = true;
-    browser_timing.tolerance_ms = target.bundled()->timing_tolerance_ms;
-  }
+  const auto browser_target = tabs_target(target);
   wall_time_estimate estimate;
   const auto note = [&](const catalog_case& c, double seconds) {
     if (seconds > estimate.longest_seconds) {
@@ -346,7 +352,7 @@ std::optional<wall_time_estimate> estimate_wall_time(const std::vector<catalog_c
   for (const auto& c : cases) {
     if (opens_tabs(c)) {
       if (!browser) continue;  // not applicable: it takes no time
-      auto timed = timed_for(c, browser_timing);
+      auto timed = timed_for(c, timing_for(c.plan, browser_target));
       // A second per tab for Chromium to open it and the page to register.
       const double seconds =
           (timed ? static_cast<double>(scenarios::end_of_steps(timed->plan)) / 1000.0 : 0.0) +
@@ -357,7 +363,7 @@ std::optional<wall_time_estimate> estimate_wall_time(const std::vector<catalog_c
       continue;
     }
     if (!timing.real_clock) continue;  // a virtual clock costs no wall time
-    auto timed = timed_for(c, timing);
+    auto timed = timed_for(c, timing_for(c.plan, target));
     const double seconds =
         timed ? static_cast<double>(scenarios::end_of_steps(timed->plan)) / 1000.0 : 0.0;
     auto first_free = std::min_element(free_at.begin(), free_at.end());
@@ -434,15 +440,13 @@ protocol::outcome<std::vector<case_result>> run_cases(const std::vector<catalog_
     }
   };
   std::vector<std::thread> threads;
-  for (int j = 1; j < workers && lane.size() > 1; ++j)
+  for (int j = 1; j < workers && static_cast<std::size_t>(j) < lane.size(); ++j)
     threads.emplace_back(worker);
   worker();
   for (auto& t : threads)
     t.join();
   if (!browser_lane.empty() && !no_more) {
-    // A tab pings on the wall clock, so the bundled server keeps it for these cases.
-    auto browser_target = target;
-    if (auto* server = std::get_if<bundled_server>(&browser_target.kind)) server->real_clock = true;
+    const auto browser_target = tabs_target(target);
     tab_source tabs{settings.browser, ""};
     std::optional<scratch_directory> scratch;
     if (tabs.driver != nullptr) {
