@@ -233,6 +233,19 @@ async function startRelay(target) {
   return relay;
 }
 
+// Points `url` at `relay` instead of the target: base= in its fragment across origins, else
+// its own host (the page then runs on the relay's origin).
+function throughRelay(url, relay, crossOrigin) {
+  const at = `127.0.0.1:${relay.port}`;
+  if (!crossOrigin) {
+    url.host = at;
+    return;
+  }
+  const hash = new URLSearchParams(url.hash.slice(1));
+  hash.set('base', `http://${at}`);
+  url.hash = hash.toString();
+}
+
 // Closes a tab as a user does (no beforeunload, nothing sent by the page): its page, and
 // with the last tab of its window (or a tab of its own) the context and the relay too.
 async function closeTab(name, tab) {
@@ -288,33 +301,23 @@ const commands = {
     const tab = { context, page, cdp: null, console: [], frozen: false, relay: joins ? win.relay : null, window: windowName };
     tabs.set(name, tab);
     try {
-      if (joins) {
-        if (tab.relay) {
-          // The window's relay, and its page origin (the route is the context's already).
-          if (cmd.cross_origin) {
-            const hash = new URLSearchParams(url.hash.slice(1));
-            hash.set('base', `http://127.0.0.1:${tab.relay.port}`);
-            url.hash = hash.toString();
-          } else {
-            url.host = `127.0.0.1:${tab.relay.port}`;
-          }
-        }
-      } else if (cmd.cross_origin) {
-        // The page from our own server on its origin; its requests to the target (base=)
-        // through a relay, so that "offline" breaks them as in same-origin mode.
+      // Where the page's requests to the target go: its own relay (shared by its window),
+      // so that "offline" can break them. Across origins the target is base= and the page
+      // comes from our page server; else the page is on the target's origin, which the
+      // relay's origin stands for, and served by the route. A page the target serves itself
+      // (toolwire serve --demo's /demo/) is loaded as it is.
+      const sameOrigin = !cmd.cross_origin && url.pathname.startsWith(TAB_PREFIX) && !fromPageServer(url);
+      if (!joins && cmd.cross_origin) {
         await startPageServer(Number(url.port));
-        const hash = new URLSearchParams(url.hash.slice(1));
-        if (!hash.get('base')) throw new Error('"open" with "cross_origin" needs base= in the URL\'s fragment');
-        const target = new URL(hash.get('base'));
+        const base = new URLSearchParams(url.hash.slice(1)).get('base');
+        if (!base) throw new Error('"open" with "cross_origin" needs base= in the URL\'s fragment');
+        const target = new URL(base);
         tab.relay = await startRelay({ host: target.hostname, port: Number(target.port) || 80 });
-        hash.set('base', `http://127.0.0.1:${tab.relay.port}`);
-        url.hash = hash.toString();
-      } else if (url.pathname.startsWith(TAB_PREFIX) && !fromPageServer(url)) {
-        // A page the target serves itself (toolwire serve --demo's /demo/) is loaded as it is.
+      } else if (!joins && sameOrigin) {
         tab.relay = await startRelay({ host: url.hostname, port: Number(url.port) || 80 });
-        url.host = `127.0.0.1:${tab.relay.port}`;
-        await context.route(`${url.origin}${TAB_PREFIX}**`, serveTabFile);
       }
+      if (tab.relay) throughRelay(url, tab.relay, !!cmd.cross_origin);
+      if (!joins && sameOrigin) await context.route(`${url.origin}${TAB_PREFIX}**`, serveTabFile);
       if (win && !joins) win.relay = tab.relay;
       page.setDefaultTimeout(DEADLINE_MS);
       page.on('console', (m) => tab.console.push(`${m.type()}: ${m.text()}`));

@@ -21,6 +21,7 @@
 #include "toolwire/conformance/outside_data.hpp"
 #include "toolwire/protocol/events.hpp"
 #include "toolwire/protocol/routes.hpp"
+#include "toolwire/protocol/safe_json.hpp"
 #include "toolwire/protocol/spec_rules.hpp"
 #include "toolwire/reports/reports.hpp"
 
@@ -466,14 +467,20 @@ void write_wire_log(std::string& out, const json& trace) {
     out.append(escaped(text_at(record, "at"))).append("</td><td>");
     out.append(escaped(text_at(record, "actor"))).append("</td><td>");
     out.append(escaped(kind)).append("</td><td>").append(escaped(summary_of(record)));
-    json data = record.contains("data") ? record["data"] : json();
-    if (data.is_object() && data.contains("screenshot_png")) {
-      data["screenshot_png"] = "(the image under \"Tabs at the end of the run\")";
-    }
+    const json& data = protocol::member_at(record, "data");
     if (!data.is_null() && !(data.is_object() && data.empty())) {
       // Why collapsed: bodies are most of a trace's bytes and most of them are routine.
+      // A tab's screenshot is drawn once, under its tab (write_tabs), not again here.
+      std::string shown;
+      if (data.is_object() && data.contains("screenshot_png")) {
+        json without_image = data;
+        without_image["screenshot_png"] = "(the image above, under the tab)";
+        shown = conformance::safe_dump(without_image, 2);
+      } else {
+        shown = conformance::safe_dump(data, 2);
+      }
       out.append("<details><summary>data</summary><pre>")
-          .append(escaped(conformance::safe_dump(data, 2)))
+          .append(escaped(shown))
           .append("</pre></details>");
     }
     out.append("</td></tr>");
@@ -516,7 +523,7 @@ void write_lines(std::string& out, const std::string& title, const json& lines) 
 void write_tabs(std::string& out, const json& trace) {
   for (const auto& record : trace) {
     if (text_at(record, "kind") != "tab_evidence") continue;
-    const json& data = record.contains("data") ? record["data"] : json();
+    const json& data = protocol::member_at(record, "data");
     const std::string tab = text_at(record, "actor");
     out.append("<details class=\"tab\" open><summary>Tab '")
         .append(escaped(tab))
