@@ -141,7 +141,18 @@ std::string coloured(std::string_view word, verdict v, bool colour) {
   return out.append(word).append("\033[0m");
 }
 
-void print_failure(const case_result& r, bool colour) {
+//! Where a failed browser case's tab evidence is kept: the JSON and HTML reports this run
+//! writes ("" when it writes neither, e.g. with --junit alone).
+std::string tab_evidence_reports(const std::string& json_path, const std::string& html_path) {
+  std::string out;
+  for (const std::string* path : {&json_path, &html_path}) {
+    if (path->empty()) continue;
+    out += (out.empty() ? "" : " and ") + *path;
+  }
+  return out;
+}
+
+void print_failure(const case_result& r, bool colour, const std::string& evidence_reports) {
   const char* word = r.verdict == verdict::warn    ? "WARN"
                      : r.verdict == verdict::error ? "ERROR"
                                                    : "FAIL";
@@ -158,7 +169,10 @@ void print_failure(const case_result& r, bool colour) {
     const auto& data = protocol::member_at(record, "data");
     std::cout << "  tab '" << protocol::string_at(record, "actor") << "' at the end of the run: "
               << (data.contains("screenshot_png") ? "its screenshot, " : "")
-              << "its console and page log are in the JSON and HTML reports\n";
+              << "its console and page log "
+              << (evidence_reports.empty() ? "are kept in a JSON or HTML report (--json, --html)"
+                                           : "are in " + evidence_reports)
+              << "\n";
   }
   std::cout << "  reproduce: " << r.reproduce << "\n";
 }
@@ -525,7 +539,7 @@ int check_command::run() const {
   for (const auto& r : *results) {
     if ((r.verdict == verdict::fail && !r.expected_failure) || r.verdict == verdict::warn ||
         r.verdict == verdict::error) {
-      print_failure(r, colour_on(STDOUT_FILENO));
+      print_failure(r, colour_on(STDOUT_FILENO), tab_evidence_reports(json, html));
     }
   }
   for (const auto& id : summary.stale_baseline) {

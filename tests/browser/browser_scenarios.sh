@@ -102,7 +102,7 @@ if ((!sanitized)); then
     --progress none --html failing.html --json failing.json >failing.txt 2>&1
   rc=$?
   [ "$rc" -eq 1 ] || fail "check under arguments_as_text: exit $rc, expected 1: $(head -20 failing.txt)"
-  grep -q "tab 'tab' at the end of the run: its screenshot" failing.txt ||
+  grep -q "tab 'tab' at the end of the run: its screenshot, its console and page log are in failing.json and failing.html" failing.txt ||
     fail "the console does not point at the tab's screenshot: $(cat failing.txt)"
   png=$(grep -o 'src="data:image/png;base64,[A-Za-z0-9+/=]*"' failing.html | head -1 |
     sed 's/^src="data:image\/png;base64,//; s/"$//')
