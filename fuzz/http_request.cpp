@@ -6,12 +6,17 @@
 // exists, and every model step is answered with a call to that tool, then with text, so
 // inputs can reach acks, results, events and tasks with the API key `fuzz-key`.
 // An exception escaping the router is a finding: the server turns it into a 500, but
-// every input deserves a 4xx at worst. Events and model step bodies are serialised with
-// invalid UTF-8 replaced (the writers' choice, not this harness's), so what is checked
-// there is only that serialising them cannot overflow the stack; the answer itself is
-// serialised exactly as the server does it (to_http_response).
+// every input deserves a 4xx at worst. So is a 500 from the router, or an internal error
+// the core reports while draining: the core undoes a command that throws and answers 500,
+// which keeps the server up but is a bug all the same (printed, then abort()).
+// Events and model step bodies are serialised with invalid UTF-8 replaced (the writers'
+// choice, not this harness's), so what is checked there is only that serialising them
+// cannot overflow the stack; the answer itself is serialised exactly as the server does
+// it (to_http_response).
 #include <cstddef>
 #include <cstdint>
+#include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <string>
 #include <string_view>
@@ -57,8 +62,14 @@ struct server {
 
   protocol::api_response handle(const protocol::api_request& request) {
     auto response = router.handle(request);
+    if (response.status == 500) found("a 500 answer: " + serialise(response.body));
     drain();
     return response;
+  }
+
+  [[noreturn]] static void found(const std::string& what) {
+    std::fprintf(stderr, "fuzz_http_request: %s\n", what.c_str());
+    std::abort();
   }
 
   //! What the server does with the core's outputs: streams the events (as JSON text) and
@@ -66,6 +77,8 @@ struct server {
   void drain() {
     for (int round = 0; round < 8; ++round) {
       auto outputs = core.drain();
+      for (const auto& error : outputs.internal_errors)
+        found("an internal error: " + error);
       for (const auto& event : outputs.events)
         (void)serialise(event.data);
       if (outputs.model_steps.empty()) return;
