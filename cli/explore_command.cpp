@@ -161,9 +161,12 @@ std::string file_header(const explore::explore_failure& failure, const std::stri
   return text;
 }
 
+//! A rate as people read it: "168", or "0.28" for a slow real-clock search (whole numbers
+//! showed it as 0 programs/s).
 std::string per_second(int programs, double seconds) {
+  const double rate = programs / std::max(seconds, 1e-9);
   char buffer[32];
-  std::snprintf(buffer, sizeof buffer, "%.0f", programs / std::max(seconds, 1e-9));
+  std::snprintf(buffer, sizeof buffer, rate >= 10 ? "%.0f" : rate >= 1 ? "%.1f" : "%.2f", rate);
   return buffer;
 }
 
