@@ -1,5 +1,14 @@
-// Socket-free pieces of the front end: query decoding, bearer parsing, URLs, model scripts.
+// Socket-free pieces of the front end: query decoding, bearer parsing, URLs, model scripts,
+// and Beast's parsers fed the way a socket may feed them.
 #include <catch2/catch.hpp>
+
+#include <string>
+#include <string_view>
+
+#include <boost/asio/buffer.hpp>
+#include <boost/beast/http/error.hpp>
+#include <boost/beast/http/parser.hpp>
+#include <boost/beast/http/string_body.hpp>
 
 #include "toolwire/reference_server/model_script.hpp"
 #include "toolwire/reference_server/web/api_translation.hpp"
@@ -38,6 +47,42 @@ TEST_CASE("Request translation", "[http][unit]") {
     CHECK(api.last_event_id == "abc");
     CHECK(api.credential == "tok");
   }
+}
+
+namespace {
+
+//! Feeds `head`, then a last chunk in three pieces ("0\r\n", "\r", "\n"), to a fresh
+//! `Parser`, one put() per piece as reads that return each piece alone would; true when
+//! the message is done without an error and with an empty body.
+template <typename Parser>
+bool ends_after_last_chunk_in_pieces(std::string_view head) {
+  Parser parser;
+  parser.eager(true);
+  std::string pending;
+  for (const std::string_view piece :
+       {head, std::string_view("0\r\n"), std::string_view("\r"), std::string_view("\n")}) {
+    pending += piece;
+    boost::beast::error_code ec;
+    const auto used = parser.put(boost::asio::buffer(pending), ec);
+    if (ec && ec != boost::beast::http::error::need_more) return false;
+    pending.erase(0, used);
+  }
+  return parser.is_done() && parser.get().body().empty();
+}
+
+}  // namespace
+
+// Beast 1.81 asserted `n >= 5` when it resumed such a last chunk (boostorg/beast#2861):
+// with asserts on (Debug, the sanitizer build) this aborted the process, so a client could
+// abort `toolwire serve` and a target the suite. cmake/boost_assert_handler.cpp skips it.
+// The bodies are empty: a chunk with data before the last one leaves its CRLF in front of
+// it, and then the resumed piece holds 5 bytes after all.
+TEST_CASE("A last chunk that arrives in pieces ends the message", "[http][unit]") {
+  namespace http = boost::beast::http;
+  CHECK(ends_after_last_chunk_in_pieces<http::request_parser<http::string_body>>(
+      "POST /v1/sessions HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\n\r\n"));
+  CHECK(ends_after_last_chunk_in_pieces<http::response_parser<http::string_body>>(
+      "HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n"));
 }
 
 TEST_CASE("Model URLs", "[http][unit]") {
