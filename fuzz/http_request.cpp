@@ -1,6 +1,7 @@
 // Fuzz harness: raw bytes of one keep-alive connection into the reference server's request
-// path, without a socket: Beast's request parser (the server's limits), to_api_request,
-// router::handle, the core's outputs, and the answer serialised as the server sends it.
+// path, without a socket: Beast's request parser (the server's limits), header_error once
+// the header is in, to_api_request, router::handle, the core's outputs, and the answer
+// serialised as the server sends it.
 //
 // Before the input, a session (`ses_1`) with one client (`cli_1`, tool `web__read`)
 // exists, and every model step is answered with a call to that tool, then with text, so
@@ -112,6 +113,7 @@ bool serve_one(server& s, beast::flat_buffer& buffer) {
   parser.body_limit(reference_server::max_body_bytes);
   parser.eager(true);
   beast::error_code ec;
+  bool header_checked = false;
   while (!parser.is_done()) {
     const std::size_t used = parser.put(buffer.data(), ec);
     buffer.consume(used);
@@ -122,6 +124,15 @@ bool serve_one(server& s, beast::flat_buffer& buffer) {
                                                       : protocol::error_code::invalid_request;
       (void)web::error_response(code, "malformed HTTP request: " + ec.message(), 11);
       return false;
+    }
+    // As http_session::on_read_header: the header is judged before the body is read, and a
+    // refused one (framing, UTF-8, Host) is answered and ends the connection.
+    if (parser.is_header_done() && !header_checked) {
+      header_checked = true;
+      if (auto error = web::header_error(parser.get().base())) {
+        (void)web::error_response(error->code, error->message, 11);
+        return false;
+      }
     }
     // No progress: every byte is in, so the client left mid-request; nobody to answer.
     if (used == 0 && !parser.is_done()) return false;
