@@ -25,6 +25,12 @@ namespace toolwire::cli {
 
 namespace {
 
+//! Searches that run as processes (--jobs), each with its own bundled server or core.
+constexpr int most_jobs = 64;
+//! Programs one search runs at once against a real-clock --target (--jobs there): each is
+//! a run of a few threads, mostly waiting out real time.
+constexpr int most_programs_at_once = 512;
+
 //! Why a program explore left out on a real clock says nothing; `what` is its subject
 //! ("the program", "each").
 std::string still_racing_why(const std::string& what) {
@@ -229,9 +235,11 @@ Read: docs/explore.md, docs/simulator.md, docs/scenario-language.md, docs/ci.md)
   app_->add_option("--jobs", jobs_,
                    "searches at once, each a process with its own target and seed (--seed, "
                    "--seed + 1, ...), sharing --programs; the first divergence stops them "
-                   "all. A --target runs one: its model stand-in (and a virtual clock) is shared")
+                   "all. A --target runs one search, since its model stand-in is shared: on a "
+                   "real clock it runs --jobs programs at once (each in sessions of its own; "
+                   "they mostly wait out real time; up to 512), on a virtual clock one at a time")
       ->default_val(1)
-      ->check(CLI::Range(1, 64));
+      ->check(CLI::Range(1, most_programs_at_once));
   app_->add_option("--shard", shard_,
                    "search shard I of N (I/N, 1-based, e.g. 2/4) of one campaign, on a machine "
                    "of its own with no coordination: --programs is the whole campaign's (shard "
@@ -338,16 +346,25 @@ int explore_command::run() const {
                                : progress_ != "auto"   ? progress_
                                : isatty(STDERR_FILENO) ? "tty"
                                                        : "lines";
-  // Why one search against a --target: its clock (a virtual one) and its model stand-in
-  // (the one host:port it calls) are shared, and jobs are processes of their own.
+  // Why one search against a --target: its model stand-in (the one host:port it calls) is
+  // shared, and jobs are processes of their own. On a real clock that one search runs
+  // --jobs programs at once instead (each run's model requests carry a tag of their own,
+  // which the stand-in routes by); a virtual clock is one, moved by one program at a time.
   const auto* profile = choice.profile();
   const int jobs = profile ? 1 : jobs_;
   plan.jobs = jobs;
-  if (jobs_ > 1 && profile) {
+  if (profile && !profile->virtual_clock) {
+    options.programs_at_once = jobs_;
+    plan.programs_at_once = jobs_;
+  } else if (jobs_ > most_jobs) {
+    return usage("--jobs " + std::to_string(jobs_) + ": at most " + std::to_string(most_jobs) +
+                 " searches run as processes; more (up to " +
+                 std::to_string(most_programs_at_once) +
+                 ") only as programs at once against a --target on a real clock");
+  } else if (jobs_ > 1 && profile) {
     std::cerr << "toolwire explore: --jobs " << jobs_
-              << " runs one search against --target: the target calls one model stand-in ("
-              << profile->model_stand_in.to_string() << ")"
-              << (profile->virtual_clock ? " and has one clock" : "") << "\n";
+              << " runs one program at a time against --target on a virtual clock: the "
+                 "programs would move its one clock\n";
   }
   std::cout << "explore: " << chosen->name << ", "
             << (plan.sharded
@@ -355,7 +372,11 @@ int explore_command::run() const {
                           " of the campaign's " + std::to_string(programs_)
                     : "seed " + std::to_string(seed_) + ", up to " + std::to_string(programs_))
             << " programs" << (options.time_budget ? " within " + time_budget_ : "")
-            << (jobs > 1 ? ", " + std::to_string(jobs) + " jobs" : "") << "\n"
+            << (jobs > 1 ? ", " + std::to_string(jobs) + " jobs" : "")
+            << (plan.programs_at_once > 1
+                    ? ", " + std::to_string(plan.programs_at_once) + " programs at once"
+                    : "")
+            << "\n"
             << std::flush;
   if (jobs > 1) return run_jobs(options, progress, plan);
   options.progress = [&](const explore::explore_progress& p) {
@@ -626,7 +647,7 @@ namespace {
 
 //! What the job processes of one search share (an anonymous shared mapping).
 struct shared_search {
-  static constexpr int max_jobs = 64;
+  static constexpr int max_jobs = most_jobs;
   std::atomic<int> claimed_by{-1};  // the job that found the divergence
   std::atomic<int> programs[max_jobs];
   std::atomic<std::uint64_t> requests[max_jobs];

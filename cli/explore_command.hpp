@@ -23,8 +23,9 @@ class explore_command {
     explore::campaign_shard shard = {};
     bool sharded = false;  // --shard was given
     int programs = 0;
-    int jobs = 1;
-    std::string target;  // the target's name, for the summary
+    int jobs = 1;              // searches, each a process
+    int programs_at_once = 1;  // programs one search runs at once (a real-clock --target)
+    std::string target;        // the target's name, for the summary
   };
 
  public:

@@ -10,11 +10,14 @@
 #include <algorithm>
 #include <atomic>
 #include <cctype>
+#include <condition_variable>
+#include <deque>
 #include <iterator>
 #include <map>
 #include <mutex>
 #include <optional>
 #include <set>
+#include <thread>
 #include <utility>
 
 #include "generate.hpp"
@@ -458,6 +461,34 @@ bool answers_clear_of_deadlines(scenario& program, const std::vector<oracle_inst
   return false;
 }
 
+//! A task caller polling within `margin` of a deadline armed before the poll (its task's
+//! interrupt deadline, TASK-7) polls less often instead, so that the poll falls clear after
+//! it. Why: on a real clock the target's timer may fire up to the tolerance late, so
+//! whether that poll finds the task `interrupted` or already `failed` is a coin toss, and
+//! a poll that finds it still `interrupted` shows a state the reference never showed
+//! (explore, seed 80, program 967: a caller polling every 1,000 ms from its start, its task
+//! interrupted after two held answers of 300 ms with a 400 ms deadline: poll and deadline
+//! both at 1,000 ms after the start, in every run). Polls follow one another (each
+//! poll_every after the caller's last request), so slowing them all by the distance moves
+//! the racing one at least that far.
+bool polls_clear_of_deadlines(scenario& program, const std::vector<oracle_instants>& runs,
+                              time_ms margin) {
+  for (auto& caller : program.task_callers) {
+    for (const auto& run : runs) {
+      const auto polls = run.caller_polls.find(caller.actor);
+      if (polls == run.caller_polls.end()) continue;
+      for (const time_ms polled : polls->second) {
+        if (const auto due = armed_racing(run.deadlines, polled, margin)) {
+          caller.poll_every += *due + margin - polled;
+          program.duration += *due + margin - polled;
+          return true;
+        }
+      }
+    }
+  }
+  return false;
+}
+
 //! A client due to ack or answer a call on its own within `margin` of a deadline armed
 //! before (the call's ack deadline, CALL-3) does so later instead, clear of it. Why: on a
 //! real clock the target's timer may fire up to the tolerance late and the client's
@@ -543,8 +574,8 @@ bool steps_clear_of_races(scenario& program, const std::vector<oracle_instants>&
 
 //! The races a real-clock program moves clear of, in the order they are looked for.
 constexpr program_race program_races[] = {
-    join_clear_of_resolutions, answers_clear_of_deadlines, own_answers_clear_of_deadlines,
-    without_unplayable_step,   steps_clear_of_races,
+    join_clear_of_resolutions,      answers_clear_of_deadlines, polls_clear_of_deadlines,
+    own_answers_clear_of_deadlines, without_unplayable_step,    steps_clear_of_races,
 };
 
 //! The program moved clear of every race above, on a real clock (see "Races on a real
@@ -874,105 +905,267 @@ scenario drawn_program(const program_shape& shape) {
   return *rc::gen::resize(100, rc::gen::exec([&] { return detail::gen_program(shape); }));
 }
 
+//! A program drawn for the search, with the reference's run of it when --focus made one.
+struct drawn {
+  scenario program;
+  std::optional<actors::run_result> screened;
+};
+
+//! Draws the next program (inside a RapidCheck property: its generation state is global,
+//! so only the thread running the property draws). --focus: the first of a few drawn whose
+//! run on the reference reaches a focused rule's move (the reference is cheap to run; the
+//! target is what costs).
+drawn draw(search& s) {
+  drawn d{drawn_program(s.options.shape), std::nullopt};
+  for (int n = 1; !s.focused.empty() && n < s.options.focus_draws; ++n) {
+    d.screened = run_in_process(d.program, s.options.seed, {});
+    if (reaches_any(d.screened->life_cycle_reached, s.focused)) break;
+    d.screened.reset();
+    d.program = drawn_program(s.options.shape);
+  }
+  return d;
+}
+
+//! Whether the search should draw another program (shrink steps are not drawn here).
+bool draws_more(search& s) {
+  const auto& options = s.options;
+  return !s.stop && !s.over_budget() && !s.covered_enough() &&
+         !(options.stopped_elsewhere && options.stopped_elsewhere()) &&
+         s.claimed.fetch_add(1) < options.programs;
+}
+
+//! Judges a program the search drew (not a shrink step) and counts it. Returns its
+//! judgement when it diverges; nothing when it did not, or said nothing, or the target
+//! could not be used (the search then stops with that error).
+std::optional<judgement> judge_drawn(search& s, runner& on, drawn d) {
+  const auto& options = s.options;
+  auto j = judge_on(d.program, options.seed, on, options.shape, std::move(d.screened));
+  if (j.still_racing) {
+    // Not run: on a real clock nothing it would show can be told from a race.
+    s.counted_still_racing();
+    return std::nullopt;
+  }
+  if (!j.unanswered.empty()) {
+    // A target that did not answer a request (refused, reset, timed out, or slower than
+    // the whole run) shows nothing about SPEC in that run: the program runs again, and a
+    // target that still does not answer stops the search as an error, not a divergence
+    // (check does the same for its cases; issue 21).
+    auto again = judge_on(d.program, options.seed, on, options.shape);
+    if (!again.unanswered.empty()) {
+      int judged = 0;
+      {
+        std::lock_guard lock(s.mutex);
+        judged = s.progress.programs;
+      }
+      s.failed_to_use(protocol::api_error{
+          protocol::error_code::invalid_request,
+          "it stopped answering at program " + std::to_string(judged + 1) + " (after " +
+              std::to_string(judged) + " programs judged): " + again.unanswered +
+              "; the run before: " + j.unanswered});
+      return std::nullopt;
+    }
+    s.counted_unanswered(j);
+    j = std::move(again);
+  }
+  if (j.error) {
+    s.failed_to_use(*j.error);
+    return std::nullopt;
+  }
+  if (j.failed() && on.over_http()) {
+    // Over HTTP a divergence may be the timing of the wire rather than the target's
+    // behaviour (on a real clock, a race with a deadline; on any, an arrival later than
+    // the harness's settle time): it counts only when it shows again at once. One that
+    // does not is named in the summary, not hidden.
+    auto again = judge_on(d.program, options.seed, on, options.shape);
+    if (!again.failed()) {
+      s.counted_retry(j);
+      j = std::move(again);
+    }
+  }
+  s.ran(j);
+  if (!j.failed()) return std::nullopt;
+  return j;
+}
+
+//! Makes `j` the search's failure: the first divergence, or a smaller program that still
+//! diverges while shrinking (shrinking keeps the last one that fails: it ends on the
+//! smallest).
+void keep_failing(explore_failure& failure, judgement&& j) {
+  failure.program = std::move(j.program);
+  failure.problems = std::move(j.problems);
+  failure.divergence = std::move(j.divergence);
+  failure.spec_ids = std::move(j.spec_ids);
+  failure.target_trace = std::move(j.target_trace);
+  failure.oracle_trace = std::move(j.oracle_trace);
+}
+
+//! The search's first divergence, once it is this search's to report: stops the search,
+//! and returns nothing when another program of this search or another process of `toolwire explore
+//! --jobs` claimed one first (this search then stops without).
+std::optional<explore_failure> claim_first(search& s, judgement&& j) {
+  std::lock_guard lock(s.mutex);
+  if (s.progress.divergences > 0) return std::nullopt;  // a program run beside it was first
+  s.stop = true;
+  if (s.options.claim_divergence && !s.options.claim_divergence()) return std::nullopt;
+  ++s.progress.divergences;
+  explore_failure failure;
+  failure.seed = s.options.seed;
+  failure.programs_before = s.progress.programs - 1;
+  keep_failing(failure, std::move(j));
+  return failure;
+}
+
+//! Runs RapidCheck over the search's programs: `property` is called once per program
+//! (and per shrink step); `programs` bounds the calls before a failure.
+template <typename Property>
+void check_property(const explore_options& options, int programs, bool shrink, Property property) {
+  rc::detail::TestParams params;
+  params.seed = options.seed;
+  params.maxSuccess = programs;
+  params.disableShrinking = !shrink;
+  quiet_listener listener;
+  rc::detail::checkTestable(property, rc::detail::TestMetadata{}, params, listener);
+}
+
+//! A shrink step: the program RapidCheck drew from a smaller choice, judged once; it
+//! fails the property when it still diverges (one that races or goes unanswered does not,
+//! so shrinking keeps the program before it).
+void shrink_step(search& s, runner& on, explore_failure& failure) {
+  auto d = draw(s);
+  auto j = judge_on(d.program, s.options.seed, on, s.options.shape, std::move(d.screened));
+  if (j.still_racing || j.error || !j.failed()) return;
+  ++failure.shrink_runs;
+  keep_failing(failure, std::move(j));
+  RC_FAIL("the program misbehaves");
+}
+
+//! Programs drawn on the property's thread and judged on workers of their own
+//! (explore_options::programs_at_once). Bounded, so that drawing stays a little ahead of
+//! judging and a divergence stops the search soon after it is found.
+class program_queue {
+ public:
+  explicit program_queue(std::size_t capacity) : capacity_(capacity) {}
+  //! Waits for room; false once closed.
+  bool push(std::uint64_t case_index, drawn d) {
+    std::unique_lock lock(mutex_);
+    changed_.wait(lock, [&] { return closed_ || items_.size() < capacity_; });
+    if (closed_) return false;
+    items_.push_back({case_index, std::move(d)});
+    changed_.notify_all();
+    return true;
+  }
+  //! The next program and its RapidCheck case index; nothing once closed and empty.
+  std::optional<std::pair<std::uint64_t, drawn>> pop() {
+    std::unique_lock lock(mutex_);
+    changed_.wait(lock, [&] { return closed_ || !items_.empty(); });
+    if (items_.empty()) return std::nullopt;
+    auto item = std::move(items_.front());
+    items_.pop_front();
+    changed_.notify_all();
+    return item;
+  }
+  void close() {
+    std::lock_guard lock(mutex_);
+    closed_ = true;
+    changed_.notify_all();
+  }
+
+ private:
+  std::size_t capacity_;
+  std::mutex mutex_;
+  std::condition_variable changed_;
+  std::deque<std::pair<std::uint64_t, drawn>> items_;
+  bool closed_ = false;
+};
+
+//! The first divergence of a search whose programs ran at once, and which of RapidCheck's
+//! cases drew it, so that shrinking can start from that case.
+struct found_at_once {
+  std::uint64_t case_index = 0;
+  explore_failure failure;
+};
+
+//! Runs the search's programs `at_once` at a time, each worker on a runner of its own.
+//! Returns the first divergence found, if any (after the other workers finished theirs).
+std::optional<found_at_once> search_at_once(search& s, std::vector<runner>& runners) {
+  program_queue queue(runners.size());
+  std::mutex found_mutex;
+  std::optional<found_at_once> found;
+  std::vector<std::thread> workers;
+  for (auto& on : runners) {
+    workers.emplace_back([&s, &on, &queue, &found_mutex, &found] {
+      while (auto item = queue.pop()) {
+        if (s.stop) continue;  // drawn before the search stopped: not run
+        auto j = judge_drawn(s, on, std::move(item->second));
+        if (!j) continue;
+        auto failure = claim_first(s, std::move(*j));
+        if (!failure) continue;
+        std::lock_guard lock(found_mutex);
+        found = found_at_once{item->first, std::move(*failure)};
+      }
+    });
+  }
+  std::uint64_t case_index = 0;
+  check_property(s.options, s.options.programs, false, [&] {
+    const auto this_case = case_index++;
+    if (!draws_more(s)) return;
+    queue.push(this_case, draw(s));
+  });
+  queue.close();
+  for (auto& worker : workers)
+    worker.join();
+  return found;
+}
+
 //! The search: one RapidCheck property over generated programs, on one target.
 void search_on(search& s) {
   const auto& options = s.options;
-  std::unique_ptr<program_runner> target;
-  if (options.target) {
-    auto made = options.target();
-    if (!made) return s.failed_to_use(made.error());
-    target = std::move(*made);
+  // Several runners only where programs may run at once: a real-clock target.
+  const std::size_t at_once =
+      options.target && options.shape.real_clock && options.programs_at_once > 1
+          ? static_cast<std::size_t>(options.programs_at_once)
+          : 1;
+  std::vector<runner> runners;
+  for (std::size_t i = 0; i < at_once; ++i) {
+    std::unique_ptr<program_runner> target;
+    if (options.target) {
+      auto made = options.target();
+      if (!made) return s.failed_to_use(made.error());
+      target = std::move(*made);
+    }
+    runners.emplace_back(std::move(target), options.faults);
   }
-  runner on(std::move(target), options.faults);
+  runner& on = runners.front();
   std::optional<explore_failure> mine;
-  auto property = [&] {
-    // Once the search has a failure, every call is a shrink step and runs; before, a
-    // program runs only while the search goes on.
-    if (!mine) {
-      if (s.stop || s.over_budget() || s.covered_enough() ||
-          (options.stopped_elsewhere && options.stopped_elsewhere()) ||
-          s.claimed.fetch_add(1) >= options.programs) {
-        return;
-      }
+  if (at_once > 1) {
+    auto found = search_at_once(s, runners);
+    if (!found) return;
+    mine = std::move(found->failure);
+    if (!options.shrink) found.reset();
+    // Shrinking replays RapidCheck's cases up to the one that diverged (each case draws
+    // from a random state of its own, whatever the cases before it did) and shrinks from
+    // there, one run at a time. A divergence that does not show in that run keeps the
+    // program as found.
+    std::uint64_t case_index = 0;
+    if (found) {
+      check_property(options, static_cast<int>(found->case_index + 1), true, [&] {
+        if (case_index++ < found->case_index) return;
+        shrink_step(s, on, *mine);
+      });
     }
-    auto program = drawn_program(options.shape);
-    // --focus: a program whose run on the reference reaches a focused rule's move, if one
-    // of a few drawn does (the reference is cheap to run; the target is what costs).
-    std::optional<actors::run_result> screened;  // the reference's run of `program`
-    for (int draw = 1; !s.focused.empty() && draw < options.focus_draws; ++draw) {
-      screened = run_in_process(program, options.seed, {});
-      if (reaches_any(screened->life_cycle_reached, s.focused)) break;
-      screened.reset();
-      program = drawn_program(options.shape);
-    }
-    auto j = judge_on(program, options.seed, on, options.shape, std::move(screened));
-    if (j.still_racing) {
-      // Not run: on a real clock nothing it would show can be told from a race. A shrink
-      // step that races does not fail, so shrinking keeps the program before it.
-      if (!mine) s.counted_still_racing();
-      return;
-    }
-    if (!j.unanswered.empty() && !mine) {
-      // A target that did not answer a request (refused, reset, timed out, or slower than
-      // the whole run) shows nothing about SPEC in that run: the program runs again, and a
-      // target that still does not answer stops the search as an error, not a divergence
-      // (check does the same for its cases; issue 21).
-      auto again = judge_on(program, options.seed, on, options.shape);
-      if (!again.unanswered.empty()) {
-        s.failed_to_use(protocol::api_error{
-            protocol::error_code::invalid_request,
-            "it stopped answering at program " + std::to_string(s.progress.programs + 1) +
-                " (after " + std::to_string(s.progress.programs) +
-                " programs judged): " + again.unanswered + "; the run before: " + j.unanswered});
-        return;
-      }
-      s.counted_unanswered(j);
-      j = std::move(again);
-    }
-    if (j.error) {
-      s.failed_to_use(*j.error);
-      return;
-    }
-    if (j.failed() && !mine && on.over_http()) {
-      // Over HTTP a divergence may be the timing of the wire rather than the target's
-      // behaviour (on a real clock, a race with a deadline; on any, an arrival later than
-      // the harness's settle time): it counts only when it shows again at once. One that
-      // does not is named in the summary, not hidden.
-      auto again = judge_on(program, options.seed, on, options.shape);
-      if (!again.failed()) {
-        s.counted_retry(j);
-        j = std::move(again);
-      }
-    }
-    if (!mine) s.ran(j);
-    if (!j.failed()) return;
-    if (!mine) {
-      std::lock_guard lock(s.mutex);
-      s.stop = true;
-      // Another process of `toolwire explore --jobs` found one first: this search stops.
-      if (options.claim_divergence && !options.claim_divergence()) return;
-      ++s.progress.divergences;
-      mine = explore_failure{};
-      mine->seed = options.seed;
-      mine->programs_before = s.progress.programs - 1;
-    } else {
-      ++mine->shrink_runs;
-    }
-    // Shrinking keeps the last program that still fails: it ends on the smallest.
-    mine->program = j.program;
-    mine->problems = j.problems;
-    mine->divergence = j.divergence;
-    mine->spec_ids = j.spec_ids;
-    mine->target_trace = std::move(j.target_trace);
-    mine->oracle_trace = std::move(j.oracle_trace);
-    RC_FAIL("the program misbehaves");
-  };
-  rc::detail::TestParams params;
-  params.seed = options.seed;
-  params.maxSuccess = options.programs;
-  params.disableShrinking = !options.shrink;
-  quiet_listener listener;
-  rc::detail::checkTestable(property, rc::detail::TestMetadata{}, params, listener);
+    if (mine->shrink_runs > 0) --mine->shrink_runs;  // the replay of the program found
+  } else {
+    check_property(options, options.programs, options.shrink, [&] {
+      // Once the search has a failure, every call is a shrink step and runs; before, a
+      // program runs only while the search goes on.
+      if (mine) return shrink_step(s, on, *mine);
+      if (!draws_more(s)) return;
+      auto j = judge_drawn(s, on, draw(s));
+      if (!j) return;
+      mine = claim_first(s, std::move(*j));
+      if (mine) RC_FAIL("the program misbehaves");
+    });
+  }
   if (!mine) return;
   // In-process the target is deterministic: one re-run says all.
   triage_and_verify(*mine, on, options.shape, options.target ? options.triage_runs : 1);
@@ -980,7 +1173,6 @@ void search_on(search& s) {
   sort_unique(mine->spec_ids);
   s.result.failure = std::move(mine);
 }
-
 }  // namespace
 
 std::vector<std::string> focusable_rules() {

@@ -54,6 +54,8 @@ oracle_instants oracle_instants_of(const actors::run_result& oracle) {
       }
       if (route && route->route->id == protocol::route_id::post_tool_results)
         in.caller_answers[r.actor].push_back(r.at);
+      if (route && route->route->id == protocol::route_id::get_task)
+        in.caller_polls[r.actor].push_back(r.at);
     }
     if (r.kind == "model_step") {
       in.resolutions.push_back(r.at);

@@ -28,8 +28,10 @@ struct oracle_instants {
   //! When calls were dispatched to each client, by its actor: its own ack and result are
   //! due its delays later, sent or not (a client drops its answer to a call that failed).
   std::map<std::string, std::vector<time_ms>> dispatches_to;
-  //! When a task caller posted its tool results on its own, by caller actor.
+  //! When a task caller posted its tool results on its own, and when it polled its task,
+  //! by caller actor.
   std::map<std::string, std::vector<time_ms>> caller_answers;
+  std::map<std::string, std::vector<time_ms>> caller_polls;
   //! The session's turns: when each started and when it completed or failed (-1: not yet).
   std::vector<actors::armed_deadline> turns;
   std::map<std::string, time_ms> registrations;  // client actor -> when it got its id

@@ -66,6 +66,13 @@ struct explore_options {
   //! is one thread: RapidCheck keeps its generation state in globals, so parallel searches
   //! are processes (`toolwire explore --jobs`).
   std::function<protocol::outcome<std::unique_ptr<program_runner>>()> target;
+  //! How many programs of this search run at once, each on a program_runner of its own
+  //! (made by `target`). Only for a target on a real clock: there a program mostly waits
+  //! out real time, and programs of their own sessions do not disturb each other. A
+  //! virtual clock is one per target, moved by one program's clock stops, so there (and
+  //! in-process) programs run one at a time whatever this says. Generation stays on the
+  //! calling thread; the first divergence is shrunk and triaged one run at a time.
+  int programs_at_once = 1;
   program_shape shape;
   bool shrink = true;
   //! Stop generating programs after this long (what has run is reported).
