@@ -2,8 +2,12 @@
 // scenario written out reproduces the failure; the clean reference never fails.
 #include <catch2/catch.hpp>
 
+#include <atomic>
+#include <chrono>
+#include <condition_variable>
 #include <functional>
 #include <memory>
+#include <mutex>
 #include <optional>
 
 #include "toolwire/actors/expectations.hpp"
@@ -367,6 +371,129 @@ TEST_CASE("a request still unanswered when the run ended is a target that did no
   CHECK(actors::first_unanswered(answered).empty());
 }
 
+namespace {
+
+//! What the runners of one search share: how many were made, and the most runs in flight
+//! at once. With `wait_for_overlap` the first run waits (at most 10 s) until a second one
+//! has started, so that a search running programs at once shows it however loaded the
+//! machine is; a search that runs them one at a time never gets a second.
+struct overlap_counter {
+  bool wait_for_overlap = true;
+  std::atomic<int> runners{0};
+  std::mutex mutex;
+  std::condition_variable started;
+  int in_flight = 0, most = 0;
+  bool waited = false;
+};
+
+//! An in-process core with `faults`, counting its runs in `counter`.
+class overlapping_runner final : public explore::program_runner {
+ public:
+  overlapping_runner(std::shared_ptr<overlap_counter> counter, reference_server::fault_set faults)
+      : counter_(std::move(counter)), faults_(std::move(faults)) {
+    ++counter_->runners;
+  }
+  toolwire::protocol::outcome<actors::run_result> run(const scenarios::scenario& program,
+                                                      std::uint64_t seed,
+                                                      std::vector<actors::time_ms>) override {
+    {
+      std::unique_lock lock(counter_->mutex);
+      counter_->most = std::max(counter_->most, ++counter_->in_flight);
+      counter_->started.notify_all();
+      if (counter_->wait_for_overlap && !counter_->waited) {
+        counter_->waited = true;
+        counter_->started.wait_for(lock, std::chrono::seconds(10),
+                                   [&] { return counter_->in_flight > 1; });
+      }
+    }
+    auto plan = program;
+    plan.faults = faults_;
+    actors::run_options options;
+    options.seed = seed;
+    auto result = actors::simulate(plan, options);
+    std::lock_guard lock(counter_->mutex);
+    --counter_->in_flight;
+    return result;
+  }
+
+ private:
+  std::shared_ptr<overlap_counter> counter_;
+  reference_server::fault_set faults_;
+};
+
+//! A search on a target with `faults` whose clock is real (as explore judges it), asking
+//! for four programs at once.
+explore::explore_options four_at_once(std::shared_ptr<overlap_counter> counter,
+                                      reference_server::fault_set faults) {
+  explore::explore_options options;
+  options.target = [counter, faults] {
+    return toolwire::protocol::outcome<std::unique_ptr<explore::program_runner>>(
+        std::make_unique<overlapping_runner>(counter, faults));
+  };
+  options.programs_at_once = 4;
+  options.shape.real_clock = true;
+  options.shape.tolerance_ms = 100;
+  options.triage_runs = 2;
+  return options;
+}
+
+}  // namespace
+
+TEST_CASE("On a real clock a search runs programs at once, each on a runner of its own",
+          "[explore]") {
+  auto counter = std::make_shared<overlap_counter>();
+  auto options = four_at_once(counter, {});
+  options.programs = 60;
+  const auto result = explore::explore(options);
+  CHECK_FALSE(result.failure);
+  CHECK_FALSE(result.error);
+  CHECK(result.programs_run + result.left_out_racing == 60);
+  CHECK(result.programs_run > 0);
+  CHECK(counter->runners == 4);
+  CHECK(counter->most > 1);
+  CHECK(counter->most <= 4);
+}
+
+TEST_CASE("On a virtual clock a search runs one program at a time whatever it is asked",
+          "[explore]") {
+  auto counter = std::make_shared<overlap_counter>();
+  counter->wait_for_overlap = false;
+  auto options = four_at_once(counter, {});
+  options.shape.real_clock = false;
+  options.programs = 30;
+  const auto result = explore::explore(options);
+  CHECK_FALSE(result.failure);
+  CHECK(result.programs_run == 30);
+  CHECK(counter->runners == 1);
+  CHECK(counter->most == 1);
+}
+
+TEST_CASE("Programs run at once: the first divergence is shrunk from the case that found it",
+          "[explore][proof]") {
+  auto counter = std::make_shared<overlap_counter>();
+  const reference_server::fault_set faults = {
+      *reference_server::parse_fault("double_result_accepted")};
+  auto options = four_at_once(counter, faults);
+  options.programs = 2'000;
+  options.seed = 7;
+  const auto result = explore::explore(options);
+  REQUIRE(result.failure);
+  const auto& failure = *result.failure;
+  INFO("found after " << result.programs_run << " programs, " << failure.shrink_runs
+                      << " shrink runs");
+  CHECK(counter->most > 1);
+  // Shrinking replayed RapidCheck's cases up to the one that diverged and shrank it there:
+  // without that replay it would start from another program, which may not diverge at all.
+  CHECK(failure.shrink_runs > 0);
+  CHECK(failure.program.steps.size() <= 12);
+  CHECK(failure.triage_runs == 2);
+  CHECK(failure.label() == "deterministic");
+  CHECK(failure.fails_on_target);
+  CHECK(failure.passes_on_oracle);
+  CHECK(fails(failure.program, failure.seed, faults));
+  CHECK_FALSE(fails(failure.program, failure.seed, {}));
+}
+
 TEST_CASE("Programs for SPEC's default timeouts cost what they test, not what the timeouts are",
           "[explore]") {
   // ack 10 s, result 300 s, interrupt 600 s: a program waits out minutes, and a client
@@ -707,6 +834,37 @@ model:
   // Interrupted at 0 ms, so due at 1000 ms; seen at the 250 ms poll, answered at 950 ms:
   // the answer moves to twice the tolerance after the deadline (1200 ms).
   CHECK(played.task_callers[0].answer_delay == 700 + 250);
+}
+
+TEST_CASE("On a real clock a task caller polls clear of its task's interrupt deadline",
+          "[explore]") {
+  // Regression (explore on a real-clock target with 100/300/400 ms timeouts, seed 80,
+  // program 967): a caller polling every 1,000 ms from its start, its task interrupted
+  // after held answers of 600 ms in all, with a 400 ms deadline: the poll and the deadline
+  // fell at one instant, and the target's poll found the task still `interrupted` where the
+  // reference's found it `failed`, in every run of it.
+  auto program = scenarios::load_text(R"(name: poll_races_interrupt_deadline
+purpose: a task caller polls at the instant its task's interrupt deadline passes
+spec: [TASK-7]
+settings: {interrupt_timeout: 400ms}
+duration: 3s
+task_callers:
+  caller1: {input: explore-task 1, tools: [locate], poll_every: 1000ms, answer_delay: 100ms}
+model:
+  rules:
+    - match: explore-task 1
+      steps:
+        - tool_calls: [{name: locate, arguments: {}}]
+          hold: 600ms
+        - content: task done
+)",
+                                      "poll_races_interrupt_deadline.yaml");
+  REQUIRE(program);
+  const auto played = judged_on_real_clock(*program);
+  REQUIRE(played.task_callers.size() == 1);
+  // Interrupted at 600 ms, so due at 1000 ms, where the first poll falls: the polls slow
+  // down by twice the tolerance, and the first falls that far after the deadline.
+  CHECK(played.task_callers[0].poll_every == 1000 + 200);
 }
 
 TEST_CASE("On a real clock a message moves clear of the end of the turn before it", "[explore]") {
