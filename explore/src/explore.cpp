@@ -461,28 +461,44 @@ bool answers_clear_of_deadlines(scenario& program, const std::vector<oracle_inst
   return false;
 }
 
-//! A task caller polling within `margin` of a deadline armed before the poll (its task's
-//! interrupt deadline, TASK-7) polls less often instead, so that the poll falls clear after
-//! it. Why: on a real clock the target's timer may fire up to the tolerance late, so
-//! whether that poll finds the task `interrupted` or already `failed` is a coin toss, and
-//! a poll that finds it still `interrupted` shows a state the reference never showed
-//! (explore, seed 80, program 967: a caller polling every 1,000 ms from its start, its task
-//! interrupted after two held answers of 300 ms with a 400 ms deadline: poll and deadline
-//! both at 1,000 ms after the start, in every run). Polls follow one another (each
-//! poll_every after the caller's last request), so slowing them all by the distance moves
-//! the racing one at least that far.
-bool polls_clear_of_deadlines(scenario& program, const std::vector<oracle_instants>& runs,
-                              time_ms margin) {
+//! A task caller polling where a slow target would show it something else than the
+//! reference did polls less often instead, so that the poll falls clear after the instant
+//! it races:
+//! - within `margin` of a deadline armed before the poll (its task's interrupt deadline,
+//!   TASK-7): the target's timer may fire up to the tolerance late, so whether the poll
+//!   finds the task `interrupted` or `failed` is a coin toss (explore, 100/300/400 ms
+//!   timeouts, seed 80, program 967: a poll at the instant the deadline passed found
+//!   `interrupted` where the reference's found `failed`, in every run);
+//! - within `margin` after a model answer to its task was applied, when a caller that saw
+//!   the task `interrupted` a poll later could no longer answer before its interrupt
+//!   deadline: a slow target applies the answer after the poll, which then finds the task
+//!   still `processing`, and the next poll finds it `failed` (seed 81, program 371, where
+//!   the reference's caller found `interrupted` and answered). A poll late that changes
+//!   nothing else is allowed for when judging (allow_poll_lag), so no move is made then.
+//! Polls follow one another (each poll_every after the caller's last request), so slowing
+//! them all by the distance moves the racing one at least that far.
+bool polls_clear_of_task_changes(scenario& program, const std::vector<oracle_instants>& runs,
+                                 time_ms margin) {
+  static const std::vector<time_ms> none;
   for (auto& caller : program.task_callers) {
+    // Seen a poll late, the task's round is answered this long after the poll that missed it.
+    const time_ms answered_a_poll_late = caller.poll_every + caller.answer_delay + margin;
     for (const auto& run : runs) {
       const auto polls = run.caller_polls.find(caller.actor);
       if (polls == run.caller_polls.end()) continue;
+      const auto answers = run.task_answers_applied.find(caller.actor);
+      const auto& applied = answers == run.task_answers_applied.end() ? none : answers->second;
       for (const time_ms polled : polls->second) {
-        if (const auto due = armed_racing(run.deadlines, polled, margin)) {
-          caller.poll_every += *due + margin - polled;
-          program.duration += *due + margin - polled;
-          return true;
+        auto changed = armed_racing(run.deadlines, polled, margin);
+        for (auto a = applied.begin(); !changed && a != applied.end(); ++a) {
+          if (appears_after(polled, *a, margin) &&
+              polled + answered_a_poll_late >= *a + program.interrupt_timeout_ms)
+            changed = *a;
         }
+        if (!changed) continue;
+        caller.poll_every += *changed + margin - polled;
+        program.duration += *changed + margin - polled;
+        return true;
       }
     }
   }
@@ -574,7 +590,7 @@ bool steps_clear_of_races(scenario& program, const std::vector<oracle_instants>&
 
 //! The races a real-clock program moves clear of, in the order they are looked for.
 constexpr program_race program_races[] = {
-    join_clear_of_resolutions,      answers_clear_of_deadlines, polls_clear_of_deadlines,
+    join_clear_of_resolutions,      answers_clear_of_deadlines, polls_clear_of_task_changes,
     own_answers_clear_of_deadlines, without_unplayable_step,    steps_clear_of_races,
 };
 

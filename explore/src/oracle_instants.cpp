@@ -13,7 +13,12 @@ oracle_instants oracle_instants_of(const actors::run_result& oracle) {
   oracle_instants in;
   in.deadlines = oracle.deadlines;
   std::string session;
-  std::set<std::uint64_t> turn_steps;           // model steps of the session's turns
+  std::set<std::uint64_t> turn_steps;                 // model steps of the session's turns
+  std::map<std::string, std::string> caller_of;       // task uuid -> the caller that created it
+  std::map<std::uint64_t, std::string> task_of_step;  // model step of a task -> its uuid
+  // Task uuid -> when its model answers were applied. Why by uuid: a task asks the model as
+  // it is created, before the response that names it to its caller.
+  std::map<std::string, std::vector<time_ms>> applied_to_task;
   std::map<std::string, std::string> actor_of;  // client id -> the actor that registered it
   for (const auto& r : oracle.trace.records()) {
     if (r.kind == "response" && r.data.value("status", 0) == 201) {
@@ -22,6 +27,8 @@ oracle_instants oracle_instants_of(const actors::run_result& oracle) {
       const auto is = [&](protocol::route_id id) { return route && route->route->id == id; };
       if (session.empty() && is(protocol::route_id::create_session)) {
         session = protocol::string_at(protocol::member_at(r.data, "body"), "id");
+      } else if (is(protocol::route_id::create_task)) {
+        caller_of[protocol::string_at(protocol::member_at(r.data, "body"), "uuid")] = r.actor;
       } else if (is(protocol::route_id::register_client)) {
         in.registrations.try_emplace(r.actor, r.at);
         actor_of[protocol::string_at(protocol::member_at(r.data, "body"), "client_id")] = r.actor;
@@ -59,8 +66,15 @@ oracle_instants oracle_instants_of(const actors::run_result& oracle) {
     }
     if (r.kind == "model_step") {
       in.resolutions.push_back(r.at);
-      if (protocol::string_at(r.data, "owner") == "turn")
-        turn_steps.insert(r.data.value("step_id", std::uint64_t{0}));
+      const auto step = r.data.value("step_id", std::uint64_t{0});
+      if (protocol::string_at(r.data, "owner") == "turn") turn_steps.insert(step);
+      if (protocol::string_at(r.data, "owner") == "task")
+        task_of_step[step] = protocol::string_at(r.data, "owner_id");
+    }
+    if (r.kind == "model_reply") {
+      if (const auto task = task_of_step.find(r.data.value("step_id", std::uint64_t{0}));
+          task != task_of_step.end())
+        applied_to_task[task->second].push_back(r.at + r.data.value("hold_ms", time_ms{0}));
     }
     if (r.kind == "step_error") in.unplayable_steps.insert(r.data.value("step", std::size_t{0}));
     // A turn's answers only: a task's tools are its own, which no client step changes.
@@ -70,6 +84,10 @@ oracle_instants oracle_instants_of(const actors::run_result& oracle) {
       const json& calls = protocol::member_at(protocol::member_at(r.data, "reply"), "tool_calls");
       if (calls.is_array() && !calls.empty()) in.calling_answers_applied.push_back(applied);
     }
+  }
+  for (auto& [task, applied] : applied_to_task) {
+    if (const auto caller = caller_of.find(task); caller != caller_of.end())
+      in.task_answers_applied[caller->second] = std::move(applied);
   }
   return in;
 }

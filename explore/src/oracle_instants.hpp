@@ -32,6 +32,9 @@ struct oracle_instants {
   //! by caller actor.
   std::map<std::string, std::vector<time_ms>> caller_answers;
   std::map<std::string, std::vector<time_ms>> caller_polls;
+  //! When a model answer to a task's step was applied (plus its hold: the task leaves
+  //! `processing` then), by the actor of the caller that created the task.
+  std::map<std::string, std::vector<time_ms>> task_answers_applied;
   //! The session's turns: when each started and when it completed or failed (-1: not yet).
   std::vector<actors::armed_deadline> turns;
   std::map<std::string, time_ms> registrations;  // client actor -> when it got its id

@@ -867,6 +867,44 @@ model:
   CHECK(played.task_callers[0].poll_every == 1000 + 200);
 }
 
+TEST_CASE(
+    "On a real clock a task caller polls clear of its task's answer when a poll late would "
+    "miss the deadline",
+    "[explore]") {
+  // Regression (explore on a real-clock target with 100/300/400 ms timeouts, seed 81,
+  // program 371): the task's answer was applied just before a poll, and a slow target
+  // applied it just after; its caller found the task `processing`, then `failed` at the
+  // next poll, where the reference's caller found it `interrupted` and answered in time.
+  const auto with_interrupt_timeout = [](const std::string& timeout) {
+    auto program = scenarios::load_text(R"(name: poll_races_task_answer
+purpose: a task caller polls just after its task's answer is applied
+spec: [TASK-7]
+settings: {interrupt_timeout: )" + timeout + R"(}
+duration: 4s
+task_callers:
+  caller1: {input: explore-task 1, tools: [locate], poll_every: 750ms, answer_delay: 100ms}
+model:
+  rules:
+    - match: explore-task 1
+      steps:
+        - tool_calls: [{name: locate, arguments: {}}]
+          hold: 700ms
+        - content: task done
+)",
+                                        "poll_races_task_answer.yaml");
+    REQUIRE(program);
+    const auto played = judged_on_real_clock(*program);
+    REQUIRE(played.task_callers.size() == 1);
+    return played.task_callers[0].poll_every;
+  };
+  // Applied at 700 ms, polled at 750 ms; a poll late it would answer at 1,600 ms, past the
+  // 1,100 ms deadline: the polls slow down until the first falls twice the tolerance after
+  // the answer (900 ms).
+  CHECK(with_interrupt_timeout("400ms") == 900);
+  // With a deadline a poll late still beats, the poll stays: a poll late is allowed for.
+  CHECK(with_interrupt_timeout("5s") == 750);
+}
+
 TEST_CASE("On a real clock a message moves clear of the end of the turn before it", "[explore]") {
   // Regression (explore on a real-clock target, seed 9000, program 129): the first turn
   // ended 104 ms before the second message in the oracle; on a loaded target each of its
