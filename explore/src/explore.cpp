@@ -16,6 +16,7 @@
 #include <map>
 #include <mutex>
 #include <optional>
+#include <semaphore>
 #include <set>
 #include <thread>
 #include <utility>
@@ -56,11 +57,46 @@ actors::run_result run_in_process(scenario program, std::uint64_t seed,
   return result ? std::move(*result) : actors::run_result{};
 }
 
+//! Slots for the reference's runs when programs run at once: at most one per core at a
+//! time. Why: a program judged waits out real time on its target while the next ones
+//! prepare; dozens of workers running the reference at once (each program runs it a few
+//! times before and after its run) kept the running programs' threads off the cores for
+//! hundreds of milliseconds, and what the target sent was read that late (explore, 128
+//! programs at once on a 2-core machine: 16 divergences of events read 200-500 ms late,
+//! each gone when its program ran again; none with the slots).
+class reference_slots {
+ public:
+  explicit reference_slots(std::ptrdiff_t slots) : free_(slots) {}
+  //! Holds a slot until released or destroyed.
+  class held {
+   public:
+    explicit held(reference_slots* slots) : slots_(slots) {
+      if (slots_) slots_->free_.acquire();
+    }
+    held(const held&) = delete;
+    held& operator=(const held&) = delete;
+    ~held() { release(); }
+    void release() {
+      if (slots_) slots_->free_.release();
+      slots_ = nullptr;
+    }
+
+   private:
+    reference_slots* slots_;
+  };
+
+ private:
+  std::counting_semaphore<1024> free_;
+};
+
 //! Where a search's programs run: its target, or the in-process core with faults.
 class runner {
  public:
-  runner(std::unique_ptr<program_runner> target, reference_server::fault_set faults)
-      : target_(std::move(target)), faults_(std::move(faults)) {}
+  runner(std::unique_ptr<program_runner> target, reference_server::fault_set faults,
+         reference_slots* slots = nullptr)
+      : target_(std::move(target)), faults_(std::move(faults)), slots_(slots) {}
+  //! A slot for running the reference (none needed when programs run one at a time).
+  reference_slots* slots() const { return slots_; }
 
   protocol::outcome<actors::run_result> run(const scenario& program, std::uint64_t seed,
                                             std::vector<time_ms> clock_stops) {
@@ -74,6 +110,7 @@ class runner {
  private:
   std::unique_ptr<program_runner> target_;
   reference_server::fault_set faults_;
+  reference_slots* slots_;
 };
 
 struct judgement {
@@ -626,6 +663,9 @@ judgement judge_on(const scenario& generated, std::uint64_t seed, runner& on,
                    std::optional<actors::run_result> screened = std::nullopt) {
   judgement j;
   j.program = generated;
+  // The reference's runs before the target's run and after it hold a slot; the target's run,
+  // which mostly waits, does not.
+  reference_slots::held computing(on.slots());
   std::optional<actors::run_result> harness_order;
   if (on.over_http()) {
     auto cleared = clear_of_races(generated, seed, shape);
@@ -660,9 +700,11 @@ judgement judge_on(const scenario& generated, std::uint64_t seed, runner& on,
     }
   }
   // The oracle's own run is the target's run too.
+  computing.release();
   auto target = on.is_oracle() && screened
                     ? protocol::outcome<actors::run_result>(std::move(*screened))
                     : on.run(program, seed, std::move(clock_stops));
+  reference_slots::held comparing(on.slots());
   if (!target) {
     j.error = target.error();
     return j;
@@ -1141,6 +1183,7 @@ void search_on(search& s) {
       options.target && options.shape.real_clock && options.programs_at_once > 1
           ? static_cast<std::size_t>(options.programs_at_once)
           : 1;
+  reference_slots slots(std::max<std::ptrdiff_t>(1, std::thread::hardware_concurrency()));
   std::vector<runner> runners;
   for (std::size_t i = 0; i < at_once; ++i) {
     std::unique_ptr<program_runner> target;
@@ -1149,7 +1192,7 @@ void search_on(search& s) {
       if (!made) return s.failed_to_use(made.error());
       target = std::move(*made);
     }
-    runners.emplace_back(std::move(target), options.faults);
+    runners.emplace_back(std::move(target), options.faults, at_once > 1 ? &slots : nullptr);
   }
   runner& on = runners.front();
   std::optional<explore_failure> mine;
