@@ -272,6 +272,15 @@ lasting_program lasting_until_settled(scenario program, std::uint64_t seed,
     last = std::max(last, last_task_change(runs.back().trace));
     if (shape.real_clock) poll_lag = std::max(poll_lag, task_poll_lag(runs.back().trace, program));
   }
+  // A client joining on its own after the program's duration joins in the reference, which
+  // runs on until every deadline has passed, but its run's end may come between the client's
+  // request and the response that names it: then the reference knows it only by the name it
+  // was given, and the target, whose run lasts until after the join, by its actor (explore,
+  // 100/300/400 ms timeouts, seed 82, program 517: a join at 1,981 ms, the reference's end at
+  // 1,981 ms, "the target showed nothing" for "client named web_2 #1").
+  for (const auto& client : program.clients) {
+    if (client.auto_join) last = std::max(last, client.join_at);
+  }
   const time_ms duration = program.duration;
   program.duration = std::max(program.duration, last + 1);
   const bool step_added =

@@ -905,6 +905,45 @@ model:
   CHECK(with_interrupt_timeout("5s") == 750);
 }
 
+TEST_CASE("On a real clock a program lasts past a client joining after its duration", "[explore]") {
+  // Regression (explore on a real-clock target with 100/300/400 ms timeouts, seed 82,
+  // program 517): c1 joins at 1,981 ms, after the program's 1,611 ms. The reference's run
+  // ended at that very instant, between c1's request and the response naming it, so the
+  // reference knew its registration only as "client named web_2 #1", the target as c1's:
+  // "the target showed nothing", in every run.
+  auto program = scenarios::load_text(R"(name: join_after_the_end
+purpose: a client joins on its own after the program's duration
+spec: [REG-5]
+settings: {ack_timeout: 100ms, result_timeout: 300ms, interrupt_timeout: 400ms}
+duration: 1611ms
+clients:
+  c1: {name: web, lifetime: never, tools: [read, pick], join: 1981ms}
+  c2: {name: web, lifetime: {ttl: 17}, tools: [read, save, pick], join: 1183ms, ping_every: 8500ms}
+  c3: {name: db, lifetime: never, tools: [read, save]}
+model:
+  rules:
+    - match: ""
+      steps:
+        - tool_calls:
+            - {name: web_2__pick, arguments: {}}
+            - {name: db_2__read, arguments: {}}
+          hold: 300ms
+        - content: done
+steps:
+  - {at: 949ms, actor: c3, register: {}}
+  - {at: 1049ms, post_message: {content: explore}}
+)",
+                                      "join_after_the_end.yaml");
+  REQUIRE(program);
+  const auto played = judged_on_real_clock(*program);
+  REQUIRE(played.clients.size() == 3);
+  const auto join = played.clients[0].join_at;
+  // The reference's run and the target's both go on after the join: the duration, and a
+  // last step the tolerance after it.
+  CHECK(played.duration > join);
+  CHECK(scenarios::end_of_steps(played) > join + 100);
+}
+
 TEST_CASE("On a real clock a message moves clear of the end of the turn before it", "[explore]") {
   // Regression (explore on a real-clock target, seed 9000, program 129): the first turn
   // ended 104 ms before the second message in the oracle; on a loaded target each of its
