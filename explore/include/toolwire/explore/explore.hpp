@@ -99,7 +99,10 @@ struct explore_options {
 
 //! A program that failed, after shrinking.
 struct explore_failure {
-  scenarios::scenario program;        // the shrunk program, with expectations from the oracle run
+  scenarios::scenario program;  // the shrunk program, with expectations from the oracle run
+  //! The shrunk program as drawn, before it was moved clear of races and made to last (on
+  //! a real clock): what triage re-runs, so that each re-run is judged as the first run was.
+  scenarios::scenario drawn;
   std::uint64_t seed = 0;             // the simulator seed that reproduces it
   std::vector<std::string> problems;  // invariant violations and the first divergence
   std::optional<actors::divergence> divergence;
