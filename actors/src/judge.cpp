@@ -33,8 +33,18 @@ std::string first_unanswered(const trace& run) {
       return where() + "no answer before the run ended (" + protocol::string_at(r.data, "error") +
              ")";
     }
-    if (r.kind != "response" || r.data.value("status", -1) != 0) continue;
+    if (r.kind != "response") continue;
     const protocol::json& body = protocol::member_at(r.data, "body");
+    // SPEC answers no request with 503: a target saying it is unavailable (at a capacity
+    // limit, overloaded, restarting) has not answered the request, and what a run saw after
+    // that says nothing about SPEC either (explore against a `toolwire serve` that had kept
+    // its 10,000 sessions: "POST /v1/sessions showed 503", reported as a divergence).
+    if (r.data.value("status", -1) == 503) {
+      const std::string message =
+          protocol::string_at(protocol::member_at(body, "error"), "message");
+      return where() + "answered 503, unavailable" + (message.empty() ? "" : ": " + message);
+    }
+    if (r.data.value("status", -1) != 0) continue;
     if (!protocol::says_unreachable(body)) continue;
     return where() + protocol::string_at(protocol::member_at(body, "error"), "message");
   }

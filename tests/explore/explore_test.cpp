@@ -369,6 +369,16 @@ TEST_CASE("a request still unanswered when the run ended is a target that did no
   answered.add(5, "client1", "response",
                {{"method", "POST"}, {"path", "/v1/sessions"}, {"status", 201}});
   CHECK(actors::first_unanswered(answered).empty());
+  // SPEC answers nothing with 503: a target at a capacity limit did not answer either.
+  actors::trace declined;
+  declined.add(
+      0, "director", "response",
+      {{"method", "POST"},
+       {"path", "/v1/sessions"},
+       {"status", 503},
+       {"body", {{"error", {{"type", "unavailable"}, {"message", "at most 10 sessions"}}}}}});
+  CHECK(actors::first_unanswered(declined) ==
+        "POST /v1/sessions at 0 ms: answered 503, unavailable: at most 10 sessions");
 }
 
 namespace {
