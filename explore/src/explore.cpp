@@ -259,6 +259,22 @@ time_ms task_poll_lag(const actors::trace& run, const scenario& program) {
   return lag;
 }
 
+//! `program` lasting past every client that joins on its own. Why: such a client joining
+//! after the duration joins in the reference, which runs on until every deadline has
+//! passed, but the reference's run may end between the client's request and the response
+//! that names it; then the reference knows it only by the name it was given, the target
+//! (whose run lasts until after the join) by its actor (explore, 100/300/400 ms timeouts,
+//! seed 82, program 517: a join at 1,981 ms, the reference's end at 1,981 ms, "the target
+//! showed nothing" for "client named web_2 #1"). And before the program moves clear of
+//! races: a join the reference's runs never reached races nothing there (seed 85, program
+//! 1010: a join 16 ms after a held answer was applied, found once the program lasted).
+scenario lasting_past_joins(scenario program) {
+  for (const auto& client : program.clients) {
+    if (client.auto_join) program.duration = std::max(program.duration, client.join_at + 1);
+  }
+  return program;
+}
+
 lasting_program lasting_until_settled(scenario program, std::uint64_t seed,
                                       const program_shape& shape) {
   time_ms last = 0;
@@ -272,15 +288,6 @@ lasting_program lasting_until_settled(scenario program, std::uint64_t seed,
     }
     last = std::max(last, last_task_change(runs.back().trace));
     if (shape.real_clock) poll_lag = std::max(poll_lag, task_poll_lag(runs.back().trace, program));
-  }
-  // A client joining on its own after the program's duration joins in the reference, which
-  // runs on until every deadline has passed, but its run's end may come between the client's
-  // request and the response that names it: then the reference knows it only by the name it
-  // was given, and the target, whose run lasts until after the join, by its actor (explore,
-  // 100/300/400 ms timeouts, seed 82, program 517: a join at 1,981 ms, the reference's end at
-  // 1,981 ms, "the target showed nothing" for "client named web_2 #1").
-  for (const auto& client : program.clients) {
-    if (client.auto_join) last = std::max(last, client.join_at);
   }
   const time_ms duration = program.duration;
   program.duration = std::max(program.duration, last + 1);
@@ -679,7 +686,7 @@ judgement judge_on(const scenario& generated, std::uint64_t seed, runner& on,
   reference_slots::held computing(on.slots());
   std::optional<actors::run_result> harness_order;
   if (on.over_http()) {
-    auto cleared = clear_of_races(generated, seed, shape);
+    auto cleared = clear_of_races(lasting_past_joins(generated), seed, shape);
     if (!cleared) {
       j.still_racing = true;
       return j;

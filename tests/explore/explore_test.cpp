@@ -954,6 +954,38 @@ steps:
   CHECK(scenarios::end_of_steps(played) > join + 100);
 }
 
+TEST_CASE("On a real clock a client joining after the duration still joins clear of an answer",
+          "[explore]") {
+  // Regression (explore on a real-clock target, seed 85, program 1010): c1 joined 16 ms
+  // after a held answer naming its tool was applied, after the program's duration. The
+  // reference's runs that moved the program clear of races ended before the join, so no
+  // race was found; the program was made to last past it only then, and the target, which
+  // applied the answer later, dispatched the calls the reference had failed, in every run.
+  auto program = scenarios::load_text(R"(name: join_after_the_end_races_answer
+purpose: a client joins after the duration, just after a held answer naming its tool
+spec: [TOOLS-5]
+settings: {ack_timeout: 100ms, result_timeout: 300ms, interrupt_timeout: 400ms}
+duration: 1200ms
+clients:
+  c1: {name: web, lifetime: {ttl: 25}, tools: [pick], join: 1516ms, ping_every: 12500ms}
+model:
+  rules:
+    - match: ""
+      steps:
+        - tool_calls: [{name: web__pick, arguments: {}}]
+          hold: 1500ms
+        - content: done
+steps:
+  - {at: 0s, post_message: {content: explore}}
+)",
+                                      "join_after_the_end_races_answer.yaml");
+  REQUIRE(program);
+  const auto played = judged_on_real_clock(*program);
+  REQUIRE(played.clients.size() == 1);
+  // Applied at 1500 ms: the join moves to twice the tolerance after it.
+  CHECK(played.clients[0].join_at == 1500 + 200);
+}
+
 TEST_CASE("On a real clock a message moves clear of the end of the turn before it", "[explore]") {
   // Regression (explore on a real-clock target, seed 9000, program 129): the first turn
   // ended 104 ms before the second message in the oracle; on a loaded target each of its
