@@ -30,6 +30,11 @@ constexpr int most_jobs = 64;
 //! Programs one search runs at once against a real-clock --target (--jobs there): each is
 //! a run of a few threads, mostly waiting out real time.
 constexpr int most_programs_at_once = 512;
+//! Programs at once against a real-clock --target without --jobs: enough that a search is
+//! not all waiting (at 100/300/400 ms timeouts, 32 at once ran 7-9 programs/s on 2 cores,
+//! one at a time 0.28), few enough for a server's connection limits (each program holds a
+//! connection or two per client and its requests').
+constexpr int default_programs_at_once = 32;
 
 //! Why a program explore left out on a real clock says nothing; `what` is its subject
 //! ("the program", "each").
@@ -237,7 +242,8 @@ Read: docs/explore.md, docs/simulator.md, docs/scenario-language.md, docs/ci.md)
                    "--seed + 1, ...), sharing --programs; the first divergence stops them "
                    "all. A --target runs one search, since its model stand-in is shared: on a "
                    "real clock it runs --jobs programs at once (each in sessions of its own; "
-                   "they mostly wait out real time; up to 512), on a virtual clock one at a time")
+                   "they mostly wait out real time; up to 512, 32 without --jobs), on a virtual "
+                   "clock one at a time")
       ->default_val(1)
       ->check(CLI::Range(1, most_programs_at_once));
   app_->add_option("--shard", shard_,
@@ -354,8 +360,9 @@ int explore_command::run() const {
   const int jobs = profile ? 1 : jobs_;
   plan.jobs = jobs;
   if (profile && !profile->virtual_clock) {
-    options.programs_at_once = jobs_;
-    plan.programs_at_once = jobs_;
+    const int at_once = app_->count("--jobs") > 0 ? jobs_ : default_programs_at_once;
+    options.programs_at_once = at_once;
+    plan.programs_at_once = at_once;
   } else if (jobs_ > most_jobs) {
     return usage("--jobs " + std::to_string(jobs_) + ": at most " + std::to_string(most_jobs) +
                  " searches run as processes; more (up to " +
@@ -530,6 +537,7 @@ void explore_command::describe_plan(const search_plan& plan, protocol::json& sum
   for (int job = 0; job < plan.jobs; ++job)
     seeds.push_back(explore::campaign_seed(seed_, plan.shard, job));
   summary["seeds"] = seeds;
+  summary["programs_at_once"] = plan.programs_at_once;
   // Why the campaign's flags: `toolwire report merge` refuses shards of different campaigns.
   if (plan.sharded) {
     summary["shard"] = {{"index", plan.shard.index},
@@ -561,6 +569,10 @@ int explore_command::report(const explore::explore_result& result, std::uint64_t
                                    {"first_program", result.first_unanswered_program}};
   if (result.error) {
     std::cerr << "toolwire explore: the target cannot be used: " << result.error->message << "\n";
+    if (plan.programs_at_once > 1) {
+      std::cerr << "toolwire explore: " << plan.programs_at_once
+                << " programs ran at once against it; a lower --jobs asks less of it\n";
+    }
     summary["outcome"] = "error";
     summary["error"] = result.error->message;
     write_json(summary);

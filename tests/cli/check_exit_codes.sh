@@ -141,6 +141,12 @@ expect_text '"outcome": "divergence"' "$work/found.json" "explore --json diverge
 expect_text '"jobs": 2,' "$work/found.json" "explore --json jobs"
 expect_text "\"written\": \"$work/explore/explore-seed[0-9]*.yaml\"" "$work/found.json" "explore --json written"
 expect_text '"TOOLS-[0-9]*"' "$work/found.json" "explore --json rules"
+# --jobs above 64 is for programs at once against a real-clock --target only: as processes,
+# it is bad usage, named.
+expect 2 "explore --jobs 65 as processes" -- "$toolwire" explore --bundled --jobs 65 --programs 1
+expect_text "toolwire explore: --jobs 65: at most 64 searches run as processes; more (up to 512) only as programs at once against a --target on a real clock" \
+  "$work/err" "explore --jobs 65 says why"
+expect_text '"programs_at_once": 1,' "$work/found.json" "explore --json programs at once"
 # --focus: a rule no life-cycle move cites is bad usage, named; a focused search says how
 # many programs reached the rule, in the console and the JSON, with one job and with two.
 expect 2 "explore --focus on a rule no move cites" -- "$toolwire" explore --focus AUTH-1 --programs 1
