@@ -1176,7 +1176,9 @@ std::optional<found_at_once> search_at_once(search& s, std::vector<runner>& runn
   for (auto& on : runners) {
     workers.emplace_back([&s, &on, &queue, &found_mutex, &found] {
       while (auto item = queue.pop()) {
-        if (s.stop) continue;  // drawn before the search stopped: not run
+        // Drawn before the search stopped or ran out of time: not run (the time budget
+        // stops generating, and a queued program is not judged yet).
+        if (s.stop || s.over_budget()) continue;
         auto j = judge_drawn(s, on, std::move(item->second));
         if (!j) continue;
         auto failure = claim_first(s, std::move(*j));
