@@ -543,6 +543,41 @@ scenarios::scenario judged_on_real_clock(const scenarios::scenario& program) {
   return *last;
 }
 
+//! The task caller of a program of one task, as explore plays it on a real clock (above):
+//! the task's model calls `locate` once, its answer held `hold`, then answers with text.
+//! `settings` and `caller` are the scenario's lines for them. What the races of a task's
+//! caller are checked with.
+scenarios::task_caller_spec one_round_task_played(const std::string& settings,
+                                                  const std::string& caller,
+                                                  const std::string& hold) {
+  auto program = scenarios::load_text(
+      "name: one_round_task\n"
+      "purpose: a task of one round of one call\n"
+      "spec: [TASK-7]\n"
+      "settings: " +
+          settings +
+          "\n"
+          "duration: 4s\n"
+          "task_callers:\n"
+          "  caller1: " +
+          caller +
+          "\n"
+          "model:\n"
+          "  rules:\n"
+          "    - match: explore-task 1\n"
+          "      steps:\n"
+          "        - tool_calls: [{name: locate, arguments: {}}]\n"
+          "          hold: " +
+          hold +
+          "\n"
+          "        - content: task done\n",
+      "one_round_task.yaml");
+  REQUIRE(program);
+  const auto played = judged_on_real_clock(*program);
+  REQUIRE(played.task_callers.size() == 1);
+  return played.task_callers[0];
+}
+
 }  // namespace
 
 TEST_CASE(
@@ -823,27 +858,12 @@ TEST_CASE("On a real clock a task caller answers clear of its task's interrupt d
   // Regression (explore on a real-clock target, seed 9000, program 91): a caller's results
   // at 4,165 ms against a 4 s interrupt deadline beat it on one run and missed it on the
   // next; only running the program again kept it from being reported.
-  auto program = scenarios::load_text(R"(name: answer_races_interrupt_deadline
-purpose: a task caller answers just before its task's interrupt deadline
-spec: [TASK-7]
-settings: {interrupt_timeout: 1s}
-duration: 3s
-task_callers:
-  caller1: {input: explore-task 1, tools: [locate], poll_every: 250ms, answer_delay: 700ms}
-model:
-  rules:
-    - match: explore-task 1
-      steps:
-        - tool_calls: [{name: locate, arguments: {}}]
-        - content: task done
-)",
-                                      "answer_races_interrupt_deadline.yaml");
-  REQUIRE(program);
-  const auto played = judged_on_real_clock(*program);
-  REQUIRE(played.task_callers.size() == 1);
+  const auto caller = one_round_task_played(
+      "{interrupt_timeout: 1s}",
+      "{input: explore-task 1, tools: [locate], poll_every: 250ms, answer_delay: 700ms}", "0ms");
   // Interrupted at 0 ms, so due at 1000 ms; seen at the 250 ms poll, answered at 950 ms:
   // the answer moves to twice the tolerance after the deadline (1200 ms).
-  CHECK(played.task_callers[0].answer_delay == 700 + 250);
+  CHECK(caller.answer_delay == 700 + 250);
 }
 
 TEST_CASE("On a real clock a task caller polls clear of its task's interrupt deadline",
@@ -853,28 +873,12 @@ TEST_CASE("On a real clock a task caller polls clear of its task's interrupt dea
   // after held answers of 600 ms in all, with a 400 ms deadline: the poll and the deadline
   // fell at one instant, and the target's poll found the task still `interrupted` where the
   // reference's found it `failed`, in every run of it.
-  auto program = scenarios::load_text(R"(name: poll_races_interrupt_deadline
-purpose: a task caller polls at the instant its task's interrupt deadline passes
-spec: [TASK-7]
-settings: {interrupt_timeout: 400ms}
-duration: 3s
-task_callers:
-  caller1: {input: explore-task 1, tools: [locate], poll_every: 1000ms, answer_delay: 100ms}
-model:
-  rules:
-    - match: explore-task 1
-      steps:
-        - tool_calls: [{name: locate, arguments: {}}]
-          hold: 600ms
-        - content: task done
-)",
-                                      "poll_races_interrupt_deadline.yaml");
-  REQUIRE(program);
-  const auto played = judged_on_real_clock(*program);
-  REQUIRE(played.task_callers.size() == 1);
+  const auto caller = one_round_task_played(
+      "{interrupt_timeout: 400ms}",
+      "{input: explore-task 1, tools: [locate], poll_every: 1000ms, answer_delay: 100ms}", "600ms");
   // Interrupted at 600 ms, so due at 1000 ms, where the first poll falls: the polls slow
   // down by twice the tolerance, and the first falls that far after the deadline.
-  CHECK(played.task_callers[0].poll_every == 1000 + 200);
+  CHECK(caller.poll_every == 1000 + 200);
 }
 
 TEST_CASE(
@@ -886,26 +890,11 @@ TEST_CASE(
   // applied it just after; its caller found the task `processing`, then `failed` at the
   // next poll, where the reference's caller found it `interrupted` and answered in time.
   const auto with_interrupt_timeout = [](const std::string& timeout) {
-    auto program = scenarios::load_text(R"(name: poll_races_task_answer
-purpose: a task caller polls just after its task's answer is applied
-spec: [TASK-7]
-settings: {interrupt_timeout: )" + timeout + R"(}
-duration: 4s
-task_callers:
-  caller1: {input: explore-task 1, tools: [locate], poll_every: 750ms, answer_delay: 100ms}
-model:
-  rules:
-    - match: explore-task 1
-      steps:
-        - tool_calls: [{name: locate, arguments: {}}]
-          hold: 700ms
-        - content: task done
-)",
-                                        "poll_races_task_answer.yaml");
-    REQUIRE(program);
-    const auto played = judged_on_real_clock(*program);
-    REQUIRE(played.task_callers.size() == 1);
-    return played.task_callers[0].poll_every;
+    return one_round_task_played(
+               "{interrupt_timeout: " + timeout + "}",
+               "{input: explore-task 1, tools: [locate], poll_every: 750ms, answer_delay: 100ms}",
+               "700ms")
+        .poll_every;
   };
   // Applied at 700 ms, polled at 750 ms; a poll late it would answer at 1,600 ms, past the
   // 1,100 ms deadline: the polls slow down until the first falls twice the tolerance after
