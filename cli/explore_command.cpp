@@ -31,7 +31,7 @@ constexpr int most_jobs = 64;
 //! a run of a few threads, mostly waiting out real time.
 constexpr int most_programs_at_once = 512;
 //! Programs at once against a real-clock --target without --jobs: enough that a search is
-//! not all waiting (at 100/300/400 ms timeouts, 32 at once ran 7-9 programs/s on 2 cores,
+//! not all waiting (at 100/300/400 ms timeouts, 32 at once ran 6-7 programs/s on 2 cores,
 //! one at a time 0.28), few enough for a server's connection limits (each program holds a
 //! connection or two per client and its requests').
 constexpr int default_programs_at_once = 32;
@@ -238,9 +238,9 @@ Read: docs/explore.md, docs/simulator.md, docs/scenario-language.md, docs/ci.md)
                    "rule the life-cycle tables cite, e.g. TASK-7, CALL-6, LIFE-5); the summary "
                    "says how many programs reached one");
   app_->add_option("--jobs", jobs_,
-                   "searches at once, each a process with its own target and seed (--seed, "
-                   "--seed + 1, ...), sharing --programs; the first divergence stops them "
-                   "all. A --target runs one search, since its model stand-in is shared: on a "
+                   "searches at once (at most 64), each a process with its own target and seed "
+                   "(--seed, --seed + 1, ...), sharing --programs; the first divergence stops "
+                   "them all. A --target runs one search, since its model stand-in is shared: on a "
                    "real clock it runs --jobs programs at once (each in sessions of its own; "
                    "they mostly wait out real time; up to 512, 32 without --jobs), on a virtual "
                    "clock one at a time")
