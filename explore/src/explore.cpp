@@ -1110,12 +1110,13 @@ void check_property(const explore_options& options, int programs, bool shrink, P
 
 //! A shrink step: the program RapidCheck drew from a smaller choice, judged once; it
 //! fails the property when it still diverges (one that races or goes unanswered does not,
-//! so shrinking keeps the program before it).
-void shrink_step(search& s, runner& on, explore_failure& failure) {
+//! so shrinking keeps the program before it). `counted`: a shrink run, not the replay of
+//! the program a search running programs at once found.
+void shrink_step(search& s, runner& on, explore_failure& failure, bool counted = true) {
   auto d = draw(s);
   auto j = judge_on(d.program, s.options.seed, on, s.options.shape, std::move(d.screened));
   if (j.still_racing || j.error || !j.failed()) return;
-  ++failure.shrink_runs;
+  if (counted) ++failure.shrink_runs;
   keep_failing(failure, std::move(j));
   RC_FAIL("the program misbehaves");
 }
@@ -1170,11 +1171,11 @@ struct found_at_once {
 //! Returns the first divergence found, if any (after the other workers finished theirs).
 std::optional<found_at_once> search_at_once(search& s, std::vector<runner>& runners) {
   program_queue queue(runners.size());
-  std::mutex found_mutex;
+  // Written by the one worker whose divergence claim_first accepted, read after the join.
   std::optional<found_at_once> found;
   std::vector<std::thread> workers;
   for (auto& on : runners) {
-    workers.emplace_back([&s, &on, &queue, &found_mutex, &found] {
+    workers.emplace_back([&s, &on, &queue, &found] {
       while (auto item = queue.pop()) {
         // Drawn before the search stopped or ran out of time: not run (the time budget
         // stops generating, and a queued program is not judged yet).
@@ -1182,9 +1183,7 @@ std::optional<found_at_once> search_at_once(search& s, std::vector<runner>& runn
         auto j = judge_drawn(s, on, std::move(item->second));
         if (!j) continue;
         auto failure = claim_first(s, std::move(*j));
-        if (!failure) continue;
-        std::lock_guard lock(found_mutex);
-        found = found_at_once{item->first, std::move(*failure)};
+        if (failure) found = found_at_once{item->first, std::move(*failure)};
       }
     });
   }
@@ -1225,19 +1224,19 @@ void search_on(search& s) {
     auto found = search_at_once(s, runners);
     if (!found) return;
     mine = std::move(found->failure);
-    if (!options.shrink) found.reset();
     // Shrinking replays RapidCheck's cases up to the one that diverged (each case draws
     // from a random state of its own, whatever the cases before it did) and shrinks from
     // there, one run at a time. A divergence that does not show in that run keeps the
     // program as found.
-    std::uint64_t case_index = 0;
-    if (found) {
+    if (options.shrink) {
+      std::uint64_t calls = 0;
       check_property(options, static_cast<int>(found->case_index + 1), true, [&] {
-        if (case_index++ < found->case_index) return;
-        shrink_step(s, on, *mine);
+        const auto call = calls++;
+        if (call < found->case_index) return;
+        // The case itself is the program found again, not a shrink run.
+        shrink_step(s, on, *mine, call > found->case_index);
       });
     }
-    if (mine->shrink_runs > 0) --mine->shrink_runs;  // the replay of the program found
   } else {
     check_property(options, options.programs, options.shrink, [&] {
       // Once the search has a failure, every call is a shrink step and runs; before, a
