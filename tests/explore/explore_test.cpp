@@ -549,7 +549,8 @@ scenarios::scenario judged_on_real_clock(const scenarios::scenario& program) {
 //! caller are checked with.
 scenarios::task_caller_spec one_round_task_played(const std::string& settings,
                                                   const std::string& caller,
-                                                  const std::string& hold) {
+                                                  const std::string& hold,
+                                                  const std::string& duration = "4s") {
   auto program = scenarios::load_text(
       "name: one_round_task\n"
       "purpose: a task of one round of one call\n"
@@ -557,7 +558,9 @@ scenarios::task_caller_spec one_round_task_played(const std::string& settings,
       "settings: " +
           settings +
           "\n"
-          "duration: 4s\n"
+          "duration: " +
+          duration +
+          "\n"
           "task_callers:\n"
           "  caller1: " +
           caller +
@@ -878,6 +881,22 @@ TEST_CASE("On a real clock a task caller polls clear of its task's interrupt dea
       "{input: explore-task 1, tools: [locate], poll_every: 1000ms, answer_delay: 100ms}", "600ms");
   // Interrupted at 600 ms, so due at 1000 ms, where the first poll falls: the polls slow
   // down by twice the tolerance, and the first falls that far after the deadline.
+  CHECK(caller.poll_every == 1000 + 200);
+}
+
+TEST_CASE("On a real clock a task caller polls clear of a deadline past the program's duration",
+          "[explore]") {
+  // Regression (explore on a real-clock target with 100/300/400 ms timeouts, 384 programs at
+  // once, seed 8384, program 1302): a poll at the very instant of its task's interrupt
+  // deadline, both after the program's duration. The reference's runs that moved the
+  // program clear of races ended there, without the poll, so no race was found; the program
+  // was made to last past it only then, and the target's poll found the task `interrupted`
+  // where the reference's found it `failed`, in every run.
+  const auto caller = one_round_task_played(
+      "{interrupt_timeout: 400ms}",
+      "{input: explore-task 1, tools: [locate], poll_every: 1000ms, answer_delay: 100ms}", "600ms",
+      "500ms");
+  // As above: interrupted at 600 ms, due at 1000 ms, where the first poll falls.
   CHECK(caller.poll_every == 1000 + 200);
 }
 
