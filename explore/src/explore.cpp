@@ -232,6 +232,17 @@ time_ms last_task_change(const actors::trace& run) {
   return last;
 }
 
+//! The reference's runs of `program` in both orders the target is compared with first: the
+//! seed's and the harness's own (the model answering once the actors are idle). With the
+//! deadlines the target armed noted (actors::run_result::deadlines), which the races on a
+//! real clock read; noting them changes nothing else.
+std::vector<actors::run_result> reference_orders(const scenario& program, std::uint64_t seed) {
+  std::vector<actors::run_result> runs;
+  for (const bool model_when_idle : {false, true})
+    runs.push_back(run_in_process(program, seed, {}, model_when_idle, /*note_deadlines=*/true));
+  return runs;
+}
+
 //! The program lasting until the reference has settled everything it started. Why: a
 //! run in-process goes on after its duration until every deadline has passed (CALL-5),
 //! while a remote target is not waited for beyond the duration, and a real-clock run ends
@@ -275,19 +286,20 @@ scenario lasting_past_joins(scenario program) {
   return program;
 }
 
+//! `runs`: the reference's runs of `program` in both orders (reference_orders), where the
+//! caller made them already.
 lasting_program lasting_until_settled(scenario program, std::uint64_t seed,
-                                      const program_shape& shape) {
+                                      const program_shape& shape,
+                                      std::vector<actors::run_result> runs = {}) {
+  if (runs.empty()) runs = reference_orders(program, seed);
   time_ms last = 0;
   time_ms poll_lag = 0;  // on a real clock, task_poll_lag
-  // Both orders the target is compared with first: the seed's and the harness's own.
-  std::vector<actors::run_result> runs;
-  for (const bool model_when_idle : {false, true}) {
-    runs.push_back(run_in_process(program, seed, {}, model_when_idle));
-    for (const auto& r : runs.back().trace.records()) {
+  for (const auto& run : runs) {
+    for (const auto& r : run.trace.records()) {
       if (r.kind == "event" || r.kind == "model_step") last = std::max(last, r.at);
     }
-    last = std::max(last, last_task_change(runs.back().trace));
-    if (shape.real_clock) poll_lag = std::max(poll_lag, task_poll_lag(runs.back().trace, program));
+    last = std::max(last, last_task_change(run.trace));
+    if (shape.real_clock) poll_lag = std::max(poll_lag, task_poll_lag(run.trace, program));
   }
   const time_ms duration = program.duration;
   program.duration = std::max(program.duration, last + 1);
@@ -648,45 +660,57 @@ constexpr program_race program_races[] = {
     own_answers_clear_of_deadlines, without_unplayable_step,    steps_clear_of_races,
 };
 
+//! A program moved clear of races, and the reference's runs of it in both orders
+//! (reference_orders) on a real clock, which found no race.
+struct cleared_program {
+  scenario program;
+  std::vector<actors::run_result> runs;
+};
+
 //! The program moved clear of every race above, on a real clock (see "Races on a real
-//! clock"); none when it still races after `most_moves` moves. Why none: a run of a program
-//! that races says nothing about SPEC either way, and judging it as it was is how a
-//! correct target got a divergence (explore, seed 9200, program 168, before the chase in
-//! steps_clear_of_races was mended).
-std::optional<scenario> clear_of_races(scenario program, std::uint64_t seed,
-                                       const program_shape& shape) {
-  if (!shape.real_clock) return program;
+//! clock"), in at most `moves_left` moves (what is left is counted down); none when it
+//! still races after them. Why none: a run of a program that races says nothing about SPEC
+//! either way, and judging it as it was is how a correct target got a divergence (explore,
+//! seed 9200, program 168, before the chase in steps_clear_of_races was mended).
+std::optional<cleared_program> clear_of_races(scenario program, std::uint64_t seed,
+                                              const program_shape& shape, int& moves_left) {
+  if (!shape.real_clock) return cleared_program{std::move(program), {}};
   const time_ms margin = 2 * shape.tolerance_ms;
-  for (int move = 0; move < most_moves_clear_of_races; ++move) {
-    std::vector<oracle_instants> runs;
-    for (const bool model_when_idle : {false, true})
-      runs.push_back(oracle_instants_of(run_in_process(program, seed, {}, model_when_idle, true)));
-    const bool moved = std::any_of(std::begin(program_races), std::end(program_races),
-                                   [&](program_race race) { return race(program, runs, margin); });
-    if (!moved) return program;
+  for (; moves_left > 0; --moves_left) {
+    auto runs = reference_orders(program, seed);
+    std::vector<oracle_instants> instants;
+    for (const auto& run : runs)
+      instants.push_back(oracle_instants_of(run));
+    const bool moved =
+        std::any_of(std::begin(program_races), std::end(program_races),
+                    [&](program_race race) { return race(program, instants, margin); });
+    if (!moved) return cleared_program{std::move(program), std::move(runs)};
   }
   return std::nullopt;
 }
 
-//! On a real clock, rounds of moving clear of races and making the program last
-//! (lasting_until_settled) before it stops changing; none when it still races.
-constexpr int most_rounds_clear_and_lasting = 8;
-
 //! The program a remote target runs: clear of races (clear_of_races) and lasting until
-//! the reference has settled everything (lasting_until_settled); none when it still races.
-//! Why rounds: the reference's runs that moved it clear of races end at its duration, and
-//! what a program made to last reaches after that may race too (explore, 100/300/400 ms
-//! timeouts, seed 8384, program 1302: a task's poll at the instant of its interrupt
-//! deadline, both past the duration, found `interrupted` on the target where the reference
-//! found `failed`, in every run). On a virtual clock nothing races and one round does.
+//! the reference has settled everything (lasting_until_settled), in most_moves_clear_of_races
+//! moves in all; none when it still races. Why again after it lasts: the reference's runs
+//! that moved it clear of races end at its duration, and what the program reaches once it
+//! lasts longer may race too (explore, 100/300/400 ms timeouts, 384 programs at once, seed
+//! 8384, program 1302: a task's poll at the instant of its interrupt deadline, both past the
+//! duration, found `interrupted` on the target where the reference found `failed`, in every
+//! run). Why a bound on rounds too: a program may reach further each time it lasts longer (a
+//! client pinging until the end expires a TTL after it), and what it reaches past the last
+//! round was never looked at for races.
 std::optional<lasting_program> clear_and_lasting(const scenario& generated, std::uint64_t seed,
                                                  const program_shape& shape) {
   scenario program = lasting_past_joins(generated);
-  for (int round = 0; round < most_rounds_clear_and_lasting; ++round) {
-    auto cleared = clear_of_races(std::move(program), seed, shape);
+  int moves_left = most_moves_clear_of_races;
+  for (int round = 0; round < most_rounds_of_lasting; ++round) {
+    auto cleared = clear_of_races(std::move(program), seed, shape, moves_left);
     if (!cleared) return std::nullopt;
-    auto lasting = lasting_until_settled(std::move(*cleared), seed, shape);
-    // Its runs are kept only when making it last changed nothing.
+    // The runs that found no race are the ones making it last reads.
+    auto lasting =
+        lasting_until_settled(std::move(cleared->program), seed, shape, std::move(cleared->runs));
+    // Its runs are kept only when making it last changed nothing. On a virtual clock
+    // nothing races, and one round does.
     if (!shape.real_clock || lasting.seed_order) return lasting;
     program = std::move(lasting.program);
   }
