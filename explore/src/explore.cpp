@@ -633,6 +633,11 @@ bool without_unplayable_step(scenario& program, const std::vector<oracle_instant
 bool steps_clear_of_races(scenario& program, const std::vector<oracle_instants>& runs,
                           time_ms margin) {
   for (std::size_t i = 0; i < program.steps.size(); ++i) {
+    // A step that only checks (the last one lasting_until_settled adds) sends nothing, so
+    // nothing it could race. Moving it only made the program last longer and reach further
+    // each round (seed 12128: 4 rounds of 2 s more each, as a client pinged until the new
+    // end and its TTL expired after it), and the program was left out.
+    if (program.steps[i].action.empty()) continue;
     for (const auto& run : runs) {
       for (const step_race race : step_races) {
         const auto instant = race(program.steps[i], run, margin);

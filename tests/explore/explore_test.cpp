@@ -529,7 +529,8 @@ namespace {
 //! `program` as explore runs it on a real-clock target with a 100 ms tolerance: judged on
 //! the in-process core, which gets the program after explore moved its steps clear of
 //! races. Fails the test when the judgement finds a problem.
-scenarios::scenario judged_on_real_clock(const scenarios::scenario& program) {
+scenarios::scenario judged_on_real_clock(const scenarios::scenario& program,
+                                         actors::time_ms tolerance_ms = 100) {
   auto last = std::make_shared<scenarios::scenario>();
   auto options = on_target([last] {
     return std::make_unique<in_process_runner>(
@@ -537,7 +538,7 @@ scenarios::scenario judged_on_real_clock(const scenarios::scenario& program) {
         nullptr);
   });
   options.shape.real_clock = true;
-  options.shape.tolerance_ms = 100;
+  options.shape.tolerance_ms = tolerance_ms;
   const auto judged = explore::judge_program(program, 1, options);
   CHECK(judged.problems.empty());
   return *last;
@@ -960,6 +961,33 @@ steps:
   // last step the tolerance after it.
   CHECK(played.duration > join);
   CHECK(scenarios::end_of_steps(played) > join + 100);
+}
+
+TEST_CASE("On a real clock the check that makes a program last does not chase a TTL", "[explore]") {
+  // Regression (explore on a real-clock target with 100/300/400 ms timeouts, seed 12128):
+  // the check step that keeps a run going until the reference has settled everything fell
+  // within the margin of the TTL its client's last ping armed, and moved clear of it. That
+  // made the program longer, the client pinged until the new end, its TTL expired later,
+  // and each round of lasting longer chased it again (2 s more each), until the program
+  // was left out unjudged. A step that sends nothing races nothing.
+  auto program = scenarios::load_text(R"(name: pinging_until_the_end
+purpose: a client pings until the program's end, and its TTL expires after it
+spec: [LIFE-2]
+settings: {ack_timeout: 100ms, result_timeout: 300ms, interrupt_timeout: 400ms}
+duration: 2597ms
+clients:
+  c1: {name: db, lifetime: {ttl: 2}, tools: [read, pick], ping_every: 1s}
+steps:
+  - {at: 835ms, actor: c1, register: {}}
+)",
+                                      "pinging_until_the_end.yaml");
+  REQUIRE(program);
+  // With a 150 ms tolerance the check falls within the margin of that TTL.
+  const auto played = judged_on_real_clock(*program, 150);
+  REQUIRE(played.clients.size() == 1);  // judged, not left out
+  REQUIRE_FALSE(played.steps.empty());
+  CHECK(played.steps.back().action.empty());
+  CHECK(played.duration < program->duration + 2000);
 }
 
 TEST_CASE("On a real clock a client joining after the duration still joins clear of an answer",

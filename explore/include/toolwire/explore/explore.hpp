@@ -127,7 +127,7 @@ struct explore_failure {
 inline constexpr int most_moves_clear_of_races = 64;
 //! ... and is made to last (past what the reference settles) at most this many times, each
 //! followed by moves clear of what it then reaches; one still reaching further is left out.
-inline constexpr int most_rounds_of_lasting = 4;
+inline constexpr int most_rounds_of_lasting = 8;
 
 struct explore_result {
   int programs_run = 0;
