@@ -40,10 +40,9 @@ constexpr int default_programs_at_once = 32;
 //! ("the program", "each").
 std::string still_racing_why(const std::string& what) {
   return "on a real clock " + what + " still raced a deadline, a dispatch or an answer after " +
-         std::to_string(explore::most_moves_clear_of_races) + " moves clear of races or " +
-         std::to_string(explore::most_rounds_of_lasting) +
-         " rounds of lasting longer, and no run of a racing program can tell a correct target "
-         "from a faulty one";
+         std::to_string(explore::most_moves_clear_of_races) +
+         " moves clear of races, and no run of a racing program can tell a correct target from "
+         "a faulty one";
 }
 
 //! "60s", "5m", "1500ms", "1h" as milliseconds; nullopt for anything else.

@@ -990,6 +990,33 @@ steps:
   CHECK(played.duration < program->duration + 2000);
 }
 
+TEST_CASE("On a real clock a program that reaches further each time it lasts longer is judged",
+          "[explore]") {
+  // Regression (explore on a real-clock target with every variation, 1000/3000/4000 ms
+  // timeouts, seed 5300): a client pinging until the program's end expires its TTL after it,
+  // so each time the program was made to last past that, it pinged longer and expired 5 s
+  // later again. Rounds went on while making it last changed it, and such programs were
+  // left out unjudged (5 of 188); a round that moves nothing clear of a race ends them.
+  auto program = scenarios::load_text(R"(name: expiring_later_each_round
+purpose: a client pings until the program's end, and its TTL expires 5 s after it
+spec: [LIFE-2]
+settings: {ack_timeout: 1s, result_timeout: 3s, interrupt_timeout: 4s}
+duration: 11526ms
+clients:
+  c1: {name: web, lifetime: {ttl: 5}, tools: [save, pick], ping_every: 2500ms}
+task_callers:
+  caller1: {start: 42ms, input: explore-task 1, tools: [locate], answer_delay: 3057ms}
+steps:
+  - {at: 951ms, actor: c1, register: {}}
+)",
+                                      "expiring_later_each_round.yaml");
+  REQUIRE(program);
+  const auto played = judged_on_real_clock(*program);
+  REQUIRE(played.clients.size() == 1);  // judged, not left out
+  // Made to last past the client's TTL expiry after the original end, at least.
+  CHECK(played.duration > program->duration + 5000);
+}
+
 TEST_CASE("On a real clock a client joining after the duration still joins clear of an answer",
           "[explore]") {
   // Regression (explore on a real-clock target, seed 85, program 1010): c1 joined 16 ms

@@ -125,9 +125,6 @@ struct explore_failure {
 //! On a real clock a program moves clear of what its steps race (a deadline, a dispatch, an
 //! answer) at most this many times before it is judged; one still racing is left out.
 inline constexpr int most_moves_clear_of_races = 64;
-//! ... and is made to last (past what the reference settles) at most this many times, each
-//! followed by moves clear of what it then reaches; one still reaching further is left out.
-inline constexpr int most_rounds_of_lasting = 8;
 
 struct explore_result {
   int programs_run = 0;
@@ -158,9 +155,8 @@ struct explore_result {
   std::string first_unanswered;
   int first_unanswered_program = 0;
   //! On a real clock: programs left out unjudged because they still raced a deadline, a
-  //! dispatch or an answer after most_moves_clear_of_races moves clear of races or
-  //! most_rounds_of_lasting rounds of lasting longer (a run of them could not tell a
-  //! correct target from a faulty one), and the first one's number.
+  //! dispatch or an answer after most_moves_clear_of_races moves clear of races (a run of
+  //! them could not tell a correct target from a faulty one), and the first one's number.
   int left_out_racing = 0;
   int first_left_out_program = 0;
   std::optional<explore_failure> failure;
