@@ -378,6 +378,34 @@ std::optional<time_ms> deadline_armed_before(const scripted_step& step, const or
   return armed_racing(in.deadlines, step.at, margin);
 }
 
+//! A deadline the step arms (one first armed at its instant: a message dispatching a call
+//! arms the call's ack deadline) within `margin` of another deadline, either side, both
+//! passing (their timers fired); the instant returned moves the step so that its deadline
+//! falls `margin` after the other. Why:
+//! on a real clock either timer may fire up to the tolerance late, so which fires first is
+//! a coin toss (explore, every variation, seed 5300, program 324: an ack timeout 50 ms
+//! before the client's TTL expiry; the reference's model then called the client's other
+//! tool and dispatched it, while the slow target's model answered after the expiry and the
+//! tool was gone, in one run of four).
+std::optional<time_ms> its_deadline_near_another(const scripted_step& step,
+                                                 const oracle_instants& in, time_ms margin) {
+  const auto armed_earlier = [&](const actors::armed_deadline& d) {
+    return std::any_of(in.deadlines.begin(), in.deadlines.end(),
+                       [&](const auto& e) { return e.due == d.due && e.armed_at < d.armed_at; });
+  };
+  const auto passes = [&](const actors::armed_deadline& d) {
+    return d.due >= 0 && in.timers_fired.contains(d.due);
+  };
+  for (const auto& mine : in.deadlines) {
+    if (mine.armed_at != step.at || !passes(mine) || armed_earlier(mine)) continue;
+    for (const auto& other : in.deadlines) {
+      if (!passes(other) || other.due == mine.due || other.armed_at >= mine.due) continue;
+      if (std::abs(other.due - mine.due) < margin) return step.at + (other.due - mine.due);
+    }
+  }
+  return std::nullopt;
+}
+
 //! The dispatch of the call the step acts on, appearing after it.
 std::optional<time_ms> dispatch_of_its_call(const scripted_step& step, const oracle_instants& in,
                                             time_ms margin) {
@@ -470,7 +498,7 @@ std::optional<time_ms> registration_of_its_client(const scripted_step& step,
 constexpr step_race step_races[] = {
     deadline_armed_before,        dispatch_of_its_call,       its_call_settled_by_its_client,
     end_of_turn_before_message,   held_answer_applied,        calling_answer_applied_before,
-    own_answer_of_leaving_client, registration_of_its_client,
+    own_answer_of_leaving_client, registration_of_its_client, its_deadline_near_another,
 };
 
 //! A move that takes `program` clear of one race of its kind in `runs` (the oracle's runs

@@ -21,6 +21,7 @@ oracle_instants oracle_instants_of(const actors::run_result& oracle) {
   std::map<std::string, std::vector<time_ms>> applied_to_task;
   std::map<std::string, std::string> actor_of;  // client id -> the actor that registered it
   for (const auto& r : oracle.trace.records()) {
+    if (r.kind == "timer" && r.actor == "target") in.timers_fired.insert(r.at);
     if (r.kind == "response" && r.data.value("status", 0) == 201) {
       const auto route = protocol::match_route(protocol::string_at(r.data, "method"),
                                                protocol::string_at(r.data, "path"));

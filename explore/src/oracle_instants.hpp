@@ -19,6 +19,9 @@ using protocol::time_ms;
 //! a real-clock program races (explore.cpp, clear_of_races).
 struct oracle_instants {
   std::vector<actors::armed_deadline> deadlines;
+  //! The instants the target's timers fired at (a deadline armed but then disarmed, by an
+  //! answer or a ping, never fires).
+  std::set<time_ms> timers_fired;
   std::vector<time_ms> dispatches;            // the n-th dispatch of the session, in order
   std::vector<std::string> dispatched_calls;  // the n-th dispatch's call id
   //! When a client acked or answered a call on its own (not a scripted step), by call id,

@@ -857,6 +857,38 @@ TEST_CASE("On a real clock a step on a call moves clear of its client settling i
             "300ms", "  - at: 900ms\n    actor: c1\n    error_result: {call: 1}\n") == 858 + 200);
 }
 
+TEST_CASE("On a real clock a message moves so that the deadline it arms is clear of another",
+          "[explore]") {
+  // Regression (explore on a real-clock target with every variation, seed 5300, program
+  // 324): a call's ack deadline 50 ms before its client's TTL expiry. The reference's ack
+  // timeout came first, and its model's next step called the client's other tool, which
+  // was dispatched; the slow target's came after the expiry, and that tool was gone.
+  auto program = scenarios::load_text(R"(name: ack_timeout_near_expiry
+purpose: a message dispatches a call whose ack deadline falls just before its client expires
+spec: [CALL-3, LIFE-2]
+settings: {ack_timeout: 1s, result_timeout: 3s, interrupt_timeout: 4s}
+duration: 4s
+clients:
+  c1: {name: db, lifetime: {ttl: 3}, tools: [read, pick], join: 0ms, acks: false, answers: false}
+model:
+  rules:
+    - match: ""
+      steps:
+        - tool_calls: [{name: db__read, arguments: {}}]
+        - tool_calls: [{name: db__pick, arguments: {}}]
+        - content: done
+steps:
+  - {at: 1950ms, post_message: {content: explore}}
+)",
+                                      "ack_timeout_near_expiry.yaml");
+  REQUIRE(program);
+  const auto played = judged_on_real_clock(*program);
+  REQUIRE_FALSE(played.steps.empty());
+  // Dispatched at 1,950 ms, its ack deadline at 2,950 ms, 50 ms before the expiry at
+  // 3,000 ms: the message moves until that deadline falls twice the tolerance after it.
+  CHECK(played.steps[0].at == 1950 + 50 + 200);
+}
+
 TEST_CASE("On a real clock a task caller answers clear of its task's interrupt deadline",
           "[explore]") {
   // Regression (explore on a real-clock target, seed 9000, program 91): a caller's results
