@@ -389,18 +389,19 @@ std::optional<time_ms> deadline_armed_before(const scripted_step& step, const or
 //! tool was gone, in one run of four).
 std::optional<time_ms> its_deadline_near_another(const scripted_step& step,
                                                  const oracle_instants& in, time_ms margin) {
-  const auto armed_earlier = [&](const actors::armed_deadline& d) {
-    return std::any_of(in.deadlines.begin(), in.deadlines.end(),
-                       [&](const auto& e) { return e.due == d.due && e.armed_at < d.armed_at; });
-  };
-  const auto passes = [&](const actors::armed_deadline& d) {
-    return d.due >= 0 && in.timers_fired.contains(d.due);
+  const auto armed_before = [&](time_ms due, time_ms at) {
+    const auto first = in.first_armed.find(due);
+    return first != in.first_armed.end() && first->second < at;
   };
   for (const auto& mine : in.deadlines) {
-    if (mine.armed_at != step.at || !passes(mine) || armed_earlier(mine)) continue;
-    for (const auto& other : in.deadlines) {
-      if (!passes(other) || other.due == mine.due || other.armed_at >= mine.due) continue;
-      if (std::abs(other.due - mine.due) < margin) return step.at + (other.due - mine.due);
+    if (mine.armed_at != step.at || !in.timers_fired.contains(mine.due) ||
+        armed_before(mine.due, mine.armed_at)) {
+      continue;
+    }
+    for (auto other = in.timers_fired.upper_bound(mine.due - margin);
+         other != in.timers_fired.end() && *other < mine.due + margin; ++other) {
+      if (*other != mine.due && armed_before(*other, mine.due))
+        return step.at + (*other - mine.due);
     }
   }
   return std::nullopt;

@@ -12,6 +12,10 @@ using protocol::json;
 oracle_instants oracle_instants_of(const actors::run_result& oracle) {
   oracle_instants in;
   in.deadlines = oracle.deadlines;
+  for (const auto& d : in.deadlines) {
+    const auto [at, fresh] = in.first_armed.try_emplace(d.due, d.armed_at);
+    if (!fresh) at->second = std::min(at->second, d.armed_at);
+  }
   std::string session;
   std::set<std::uint64_t> turn_steps;                 // model steps of the session's turns
   std::map<std::string, std::string> caller_of;       // task uuid -> the caller that created it

@@ -22,6 +22,8 @@ struct oracle_instants {
   //! The instants the target's timers fired at (a deadline armed but then disarmed, by an
   //! answer or a ping, never fires).
   std::set<time_ms> timers_fired;
+  //! When each deadline (by its due instant) was first armed.
+  std::map<time_ms, time_ms> first_armed;
   std::vector<time_ms> dispatches;            // the n-th dispatch of the session, in order
   std::vector<std::string> dispatched_calls;  // the n-th dispatch's call id
   //! When a client acked or answered a call on its own (not a scripted step), by call id,
