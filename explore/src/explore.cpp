@@ -730,26 +730,28 @@ std::optional<cleared_program> clear_of_races(scenario program, std::uint64_t se
 //! lasts longer may race too (explore, 100/300/400 ms timeouts, 384 programs at once, seed
 //! 8384, program 1302: a task's poll at the instant of its interrupt deadline, both past the
 //! duration, found `interrupted` on the target where the reference found `failed`, in every
-//! run). Why it stops once a round after the first moves nothing, though making it last
-//! would change it again: a program may reach further each time it lasts longer and never
-//! stop (a client pinging until the end expires a TTL after it, 5 s later each round), and
-//! each round that goes on moved something, so the moves bound the rounds.
+//! run). So what is judged is always a program whose own runs found no race. Why it stops
+//! there though making it last might change it again: a program may reach further each time
+//! it lasts longer and never stop (a client pinging until the end expires a TTL after it,
+//! 5 s later each time), and each time it goes on something moved, so the moves bound it.
 std::optional<lasting_program> clear_and_lasting(const scenario& generated, std::uint64_t seed,
                                                  const program_shape& shape) {
-  scenario program = lasting_past_joins(generated);
   int moves_left = most_moves_clear_of_races;
-  for (bool first_round = true;; first_round = false) {
-    const int moves_before = moves_left;
-    auto cleared = clear_of_races(std::move(program), seed, shape, moves_left);
+  auto cleared = clear_of_races(lasting_past_joins(generated), seed, shape, moves_left);
+  for (;;) {
     if (!cleared) return std::nullopt;
-    const bool moved = moves_left < moves_before;
     // The runs that found no race are the ones making it last reads.
     auto lasting =
         lasting_until_settled(std::move(cleared->program), seed, shape, std::move(cleared->runs));
     // Its runs are kept only when making it last changed nothing. On a virtual clock
-    // nothing races, and one round does.
-    if (!shape.real_clock || lasting.seed_order || (!first_round && !moved)) return lasting;
-    program = std::move(lasting.program);
+    // nothing races.
+    if (!shape.real_clock || lasting.seed_order) return lasting;
+    const int moves_before = moves_left;
+    cleared = clear_of_races(std::move(lasting.program), seed, shape, moves_left);
+    if (cleared && moves_left == moves_before) {
+      return lasting_program{std::move(cleared->program), std::move(cleared->runs[0]),
+                             std::move(cleared->runs[1])};
+    }
   }
 }
 
