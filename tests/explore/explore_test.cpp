@@ -1049,6 +1049,34 @@ steps:
   CHECK(played.duration > program->duration + 5000);
 }
 
+TEST_CASE("On a real clock clients requesting one name join clear of each other", "[explore]") {
+  // Regression (explore on a real-clock target with 100/300/400 ms timeouts, seed 13022,
+  // program 356): three `web` joining 1 ms apart registered in another order on the target,
+  // so `web_2` was another client there; in that order a client's own ack fell at the
+  // instant of its DELETE, a race the reference's runs in the program's order did not have.
+  auto program = scenarios::load_text(R"(name: one_name_at_once
+purpose: three clients requesting one name join 1 ms apart
+spec: [REG-4]
+settings: {ack_timeout: 100ms, result_timeout: 300ms, interrupt_timeout: 400ms}
+duration: 3s
+clients:
+  c1: {name: web, lifetime: never, tools: [pick], join: 1020ms}
+  c2: {name: web, lifetime: never, tools: [save], join: 1022ms}
+  c3: {name: web, lifetime: never, tools: [read], join: 1021ms}
+  c4: {name: db, lifetime: never, tools: [read], join: 1021ms}
+)",
+                                      "one_name_at_once.yaml");
+  REQUIRE(program);
+  const auto played = judged_on_real_clock(*program);
+  REQUIRE(played.clients.size() == 4);
+  // In the order they joined, each twice the tolerance after the one before; another name
+  // stays where it was.
+  CHECK(played.clients[0].join_at == 1020);
+  CHECK(played.clients[2].join_at == 1220);
+  CHECK(played.clients[1].join_at == 1420);
+  CHECK(played.clients[3].join_at == 1021);
+}
+
 TEST_CASE("On a real clock a client joining after the duration still joins clear of an answer",
           "[explore]") {
   // Regression (explore on a real-clock target, seed 85, program 1010): c1 joined 16 ms
