@@ -380,13 +380,13 @@ std::optional<time_ms> deadline_armed_before(const scripted_step& step, const or
 
 //! A deadline the step arms (one first armed at its instant: a message dispatching a call
 //! arms the call's ack deadline) within `margin` of another deadline, either side, both
-//! passing (their timers fired); the instant returned moves the step so that its deadline
-//! falls `margin` after the other. Why:
-//! on a real clock either timer may fire up to the tolerance late, so which fires first is
-//! a coin toss (explore, every variation, seed 5300, program 324: an ack timeout 50 ms
-//! before the client's TTL expiry; the reference's model then called the client's other
-//! tool and dispatched it, while the slow target's model answered after the expiry and the
-//! tool was gone, in one run of four).
+//! passing (their timers fired; a disarmed deadline races nothing); the instant returned
+//! moves the step so that its deadline falls `margin` after the other. Why: on a real clock
+//! either timer may fire up to the tolerance late, so which fires first is a coin toss
+//! (explore, every variation, seed 5300, program 324: an ack timeout 50 ms before the
+//! client's TTL expiry; the reference's model then called the client's other tool and
+//! dispatched it, while the slow target's model answered after the expiry and the tool was
+//! gone, in one run of four).
 std::optional<time_ms> its_deadline_near_another(const scripted_step& step,
                                                  const oracle_instants& in, time_ms margin) {
   const auto armed_before = [&](time_ms due, time_ms at) {
@@ -692,8 +692,8 @@ bool steps_clear_of_races(scenario& program, const std::vector<oracle_instants>&
   for (std::size_t i = 0; i < program.steps.size(); ++i) {
     // A step that only checks (the last one lasting_until_settled adds) sends nothing, so
     // nothing it could race. Moving it only made the program last longer and reach further
-    // each round (seed 12128: 4 rounds of 2 s more each, as a client pinged until the new
-    // end and its TTL expired after it), and the program was left out.
+    // each time it was made to last (seed 12128: 2 s more each time, as a client pinged
+    // until the new end and its TTL expired after it), until the program was left out.
     if (program.steps[i].action.empty()) continue;
     for (const auto& run : runs) {
       for (const step_race race : step_races) {
@@ -808,8 +808,8 @@ judgement judge_on(const scenario& generated, std::uint64_t seed, runner& on,
       return j;
     }
     j.program = std::move(lasting->program);
-    // The program judged is not the one screened (it moved clear of races); the runs made
-    // while making it last are, when it did not change.
+    // The program judged is not the one screened (it moved clear of races); the reference's
+    // runs that last found it clear of races are its runs.
     screened = std::move(lasting->seed_order);
     harness_order = std::move(lasting->harness_order);
   }
