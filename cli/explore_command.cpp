@@ -224,9 +224,14 @@ Read: docs/explore.md, docs/simulator.md, docs/scenario-language.md, docs/ci.md)
       ->default_val("toolwire-reports/explore");
   target_.add_to(*app_, default_target::in_process);
   app_->add_flag("--no-shrink", no_shrink_, "write the first diverging program as found");
+  app_->add_option("--shrink-budget", shrink_budget_,
+                   "stop shrinking a divergence after this long and write the smallest program "
+                   "that diverged by then, e.g. 90s, 20m (on a real clock each smaller program "
+                   "takes seconds to judge; --jobs of them are judged at once there)")
+      ->capture_default_str();
   app_->add_option("--time-budget", time_budget_,
-                   "stop generating after this long, e.g. 90s, 5m, 1500ms (shrinking and "
-                   "triage of a divergence found in time still run)");
+                   "stop generating after this long, e.g. 90s, 5m, 1500ms (shrinking, up to "
+                   "--shrink-budget, and triage of a divergence found in time still run)");
   app_->add_option("--until-coverage", until_coverage_,
                    "stop generating once the reference has reached this percentage of its "
                    "life-cycle points (every move of a call, task, turn or client, and every "
@@ -299,6 +304,13 @@ int explore_command::run() const {
       return std::unique_ptr<explore::program_runner>(
           std::make_unique<scenario_program_runner>(choice));
     };
+  }
+  options.shrink_budget = parse_duration(shrink_budget_);
+  if (!options.shrink_budget || options.shrink_budget->count() <= 0) {
+    return usage(
+        "--shrink-budget must be a positive number and a unit (ms, s, m, h), e.g. 90s or "
+        "20m; got '" +
+        shrink_budget_ + "'");
   }
   if (!time_budget_.empty()) {
     options.time_budget = parse_duration(time_budget_);
@@ -386,8 +398,9 @@ int explore_command::run() const {
             << "\n"
             << std::flush;
   if (jobs > 1) return run_jobs(options, progress, plan);
+  double last_shrink_line = -1;
   options.progress = [&](const explore::explore_progress& p) {
-    show_progress(p, progress, plan.programs);
+    show_progress(p, progress, plan.programs, last_shrink_line);
   };
   const auto result = explore::explore(options);
   if (progress == "tty") std::cerr << "\r\033[K";
@@ -429,7 +442,23 @@ int explore_command::judge_file(const explore::explore_options& options) const {
 }
 
 void explore_command::show_progress(const explore::explore_progress& p, const std::string& progress,
-                                    int programs) const {
+                                    int programs, double& last_shrink_line) const {
+  if (p.shrinking) {
+    const std::string so_far = std::to_string(p.shrink_runs) + " smaller program(s) judged, " +
+                               std::to_string(p.shrink_steps) + " still diverged, " +
+                               seconds_text(p.seconds);
+    if (progress == "tty") {
+      std::cerr << "\r\033[Kshrinking the divergence: " << so_far << std::flush;
+    } else if (progress == "lines" && last_shrink_line < 0) {
+      last_shrink_line = p.seconds;
+      std::cerr << "explore: a program diverged; shrinking it (up to " << shrink_budget_
+                << "; --no-shrink writes it as found)" << std::endl;
+    } else if (progress == "lines" && p.seconds - last_shrink_line >= 10) {
+      last_shrink_line = p.seconds;
+      std::cerr << "explore: shrinking: " << so_far << std::endl;
+    }
+    return;
+  }
   if (progress == "tty" && p.programs % 10 == 0) {
     std::cerr << "\r\033[K" << p.programs << "/" << programs << " programs, " << p.requests
               << " requests, " << p.divergences << " divergence(s), " << seconds_text(p.seconds)
@@ -618,9 +647,15 @@ int explore_command::report(const explore::explore_result& result, std::uint64_t
                                             failure.target_trace, failure.oracle_trace);
   if (!traces) return 2;
   std::cout << "explore: program " << result.programs_run << " diverged; shrunk in "
-            << failure.shrink_runs << " runs to " << failure.program.clients.size()
-            << " client(s), " << failure.program.task_callers.size() << " task caller(s) and "
+            << failure.shrink_steps << " step(s) (" << failure.shrink_runs
+            << " smaller program(s) judged) to " << failure.program.clients.size() << " client(s), "
+            << failure.program.task_callers.size() << " task caller(s) and "
             << failure.program.steps.size() << " step(s)\n";
+  if (failure.shrink_out_of_time) {
+    std::cout << "  shrinking stopped at --shrink-budget " << shrink_budget_
+              << ": this is the smallest program that diverged by then (a longer budget may "
+                 "find a smaller one)\n";
+  }
   for (const auto& p : failure.problems)
     std::cout << "  " << p << "\n";
   std::cout << "  rules involved: " << rules_text(failure.spec_ids) << "\n"
@@ -641,6 +676,8 @@ int explore_command::report(const explore::explore_result& result, std::uint64_t
                            {"problems", failure.problems},
                            {"rules", failure.spec_ids},
                            {"shrink_runs", failure.shrink_runs},
+                           {"shrink_steps", failure.shrink_steps},
+                           {"shrink_out_of_time", failure.shrink_out_of_time},
                            {"triage",
                             {{"label", failure.label()},
                              {"runs", failure.triage_runs},
@@ -667,6 +704,9 @@ struct shared_search {
   static constexpr std::size_t max_points = 256;
   std::atomic<bool> reached[max_points];
   std::atomic<int> focused[max_jobs];  // --focus: each job's programs reaching a focused rule
+  //! The claiming job's shrinking (only it shrinks): explore_progress's fields.
+  std::atomic<bool> shrinking{false};
+  std::atomic<int> shrink_runs{0}, shrink_steps{0};
 
   //! The jobs' programs and requests so far, added up, and the time since `started`.
   explore::explore_progress total(int jobs, std::chrono::steady_clock::time_point started) const {
@@ -676,6 +716,9 @@ struct shared_search {
       sum.requests += requests[job];
     }
     sum.divergences = claimed_by >= 0 ? 1 : 0;
+    sum.shrinking = shrinking;
+    sum.shrink_runs = shrink_runs;
+    sum.shrink_steps = shrink_steps;
     sum.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
     return sum;
   }
@@ -717,6 +760,11 @@ int explore_command::run_jobs(explore::explore_options options, const std::strin
     options.progress = [shared, job](const explore::explore_progress& p) {
       shared->programs[job] = p.programs;
       shared->requests[job] = p.requests;
+      if (p.shrinking) {
+        shared->shrink_runs = p.shrink_runs;
+        shared->shrink_steps = p.shrink_steps;
+        shared->shrinking = true;
+      }
     };
     options.stopped_elsewhere = [shared] { return shared->claimed_by >= 0; };
     options.claim_divergence = [shared, job] {
@@ -737,6 +785,7 @@ int explore_command::run_jobs(explore::explore_options options, const std::strin
   int broken = 0;  // jobs that died or failed to run: their share was not searched
   std::size_t running = children.size();
   int last_hundreds = 0;
+  double last_shrink_line = -1;
   while (running > 0) {
     int status = 0;
     const pid_t done = waitpid(-1, &status, WNOHANG);
@@ -748,13 +797,15 @@ int explore_command::run_jobs(explore::explore_options options, const std::strin
       continue;
     }
     auto now = shared->total(jobs_, started);
-    if (progress == "tty") {
+    if (now.shrinking) {
+      show_progress(now, progress, plan.programs, last_shrink_line);
+    } else if (progress == "tty") {
       now.programs -= now.programs % 10;
-      show_progress(now, progress, plan.programs);
+      show_progress(now, progress, plan.programs, last_shrink_line);
     } else if (progress == "lines" && now.programs / 100 > last_hundreds) {
       last_hundreds = now.programs / 100;
       now.programs = last_hundreds * 100;
-      show_progress(now, progress, plan.programs);
+      show_progress(now, progress, plan.programs, last_shrink_line);
     }
     std::this_thread::sleep_for(std::chrono::milliseconds(100));
   }

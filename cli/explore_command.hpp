@@ -48,8 +48,11 @@ class explore_command {
   void print_retried(const explore::explore_result& result) const;
   //! With --focus: how many of `programs` reached a move citing a focused rule.
   void print_focus(int reaching, int programs, protocol::json& summary) const;
-  void show_progress(const explore::explore_progress& p, const std::string& progress,
-                     int programs) const;
+  //! A progress line (or the tty's one line) for `p`, of `programs` asked for. While a
+  //! divergence shrinks: a line as it starts and every 10 s after, `last_shrink_line`
+  //! holding when the last was written (seconds into the search; negative: none yet).
+  void show_progress(const explore::explore_progress& p, const std::string& progress, int programs,
+                     double& last_shrink_line) const;
   int run_jobs(explore::explore_options options, const std::string& progress,
                const search_plan& plan) const;
   //! --judge FILE: the file's program judged as the search judges one; exit code.
@@ -62,6 +65,7 @@ class explore_command {
   target_flags target_;
   bool no_shrink_ = false;
   std::string time_budget_;
+  std::string shrink_budget_ = "5m";
   int until_coverage_ = 0;          // 0: not asked
   std::vector<std::string> focus_;  // --focus: SPEC rules the search leans toward
   int jobs_ = 1;

@@ -13,6 +13,7 @@
 #include <condition_variable>
 #include <deque>
 #include <iterator>
+#include <limits>
 #include <map>
 #include <mutex>
 #include <optional>
@@ -995,6 +996,15 @@ struct search {
     progress.seconds = seconds();
     if (options.progress) options.progress(progress);
   }
+  //! Shrinking judged `runs` more smaller programs of `failure` (0: it starts).
+  void shrank(const explore_failure& failure) {
+    std::lock_guard lock(mutex);
+    progress.shrinking = true;
+    progress.shrink_runs = failure.shrink_runs;
+    progress.shrink_steps = failure.shrink_steps;
+    progress.seconds = seconds();
+    if (options.progress) options.progress(progress);
+  }
   void counted_retry(const judgement& j) {
     std::lock_guard lock(mutex);
     if (result.retried++ == 0) {
@@ -1121,7 +1131,29 @@ drawn draw(search& s) {
   return d;
 }
 
-//! Whether the search should draw another program (shrink steps are not drawn here).
+//! The search's programs as a generator: a shrinkable it gives holds the program drawn,
+//! and its shrinks are the programs smaller choices draw.
+rc::Gen<drawn> program_generator(search& s) {
+  return rc::gen::exec([&s] { return draw(s); });
+}
+
+//! Where one program is drawn from: a random state of its own, drawn in RapidCheck's case.
+//! Why not the case itself: explore shrinks a divergence itself (shrink_from), several
+//! smaller programs at a time, and needs the program's shrinkable, which RapidCheck keeps
+//! to itself; the generator run from the same state gives the same one.
+using program_origin = std::uint64_t;
+
+program_origin drawn_origin() {
+  // At full size: gen::inRange narrows its range by the size (drawn_program).
+  return *rc::gen::noShrink(rc::gen::resize(
+      100, rc::gen::inRange<program_origin>(0, std::numeric_limits<program_origin>::max())));
+}
+
+rc::Shrinkable<drawn> drawn_from(search& s, program_origin origin) {
+  return program_generator(s)(rc::Random(origin), 100);
+}
+
+//! Whether the search should draw another program (shrinking draws its own).
 bool draws_more(search& s) {
   const auto& options = s.options;
   return !s.stop && !s.over_budget() && !s.covered_enough() &&
@@ -1129,7 +1161,7 @@ bool draws_more(search& s) {
          s.claimed.fetch_add(1) < options.programs;
 }
 
-//! Judges a program the search drew (not a shrink step) and counts it. Returns its
+//! Judges a program the search drew (not a smaller one shrinking drew) and counts it. Returns its
 //! judgement when it diverges; nothing when it did not, or said nothing, or the target
 //! could not be used (the search then stops with that error).
 std::optional<judgement> judge_drawn(search& s, runner& on, drawn d) {
@@ -1211,29 +1243,73 @@ std::optional<explore_failure> claim_first(search& s, judgement&& j) {
   return failure;
 }
 
-//! Runs RapidCheck over the search's programs: `property` is called once per program
-//! (and per shrink step); `programs` bounds the calls before a failure.
+//! Runs RapidCheck over the search's programs: `property` is called once per program;
+//! `programs` bounds the calls. RapidCheck does not shrink: each program is drawn from an
+//! origin of its own, and shrink_from shrinks a divergence.
 template <typename Property>
-void check_property(const explore_options& options, int programs, bool shrink, Property property) {
+void check_property(const explore_options& options, int programs, Property property) {
   rc::detail::TestParams params;
   params.seed = options.seed;
   params.maxSuccess = programs;
-  params.disableShrinking = !shrink;
+  params.disableShrinking = true;
   quiet_listener listener;
   rc::detail::checkTestable(property, rc::detail::TestMetadata{}, params, listener);
 }
 
-//! A shrink step: the program RapidCheck drew from a smaller choice, judged once; it
-//! fails the property when it still diverges (one that races or goes unanswered does not,
-//! so shrinking keeps the program before it). `counted`: a shrink run, not the replay of
-//! the program a search running programs at once found.
-void shrink_step(search& s, runner& on, explore_failure& failure, bool counted = true) {
-  auto d = draw(s);
-  auto j = judge_on(d.program, s.options.seed, on, s.options.shape, std::move(d.screened));
-  if (j.still_racing || j.error || !j.failed()) return;
-  if (counted) ++failure.shrink_runs;
-  keep_failing(failure, std::move(j));
-  RC_FAIL("the program misbehaves");
+//! Whether a smaller program's judgement shows a divergence. One that raced, went
+//! unanswered or could not run says nothing, so shrinking keeps the program before it.
+bool still_diverges(const judgement& j) {
+  return !j.still_racing && !j.error && j.unanswered.empty() && j.failed();
+}
+
+//! Shrinks `failure`, the divergence of the program drawn from `origin`, the way
+//! RapidCheck shrinks: the programs its shrinks of the program's choices draw are judged in
+//! their order, the first that still diverges becomes the failure and its own shrinks are
+//! judged next, until none does or the shrink budget ends. Up to one per runner are judged
+//! at a time (a real-clock target, where a run mostly waits out real time); the first in
+//! order that diverges is taken, so how many ran at once changes what shrinking costs, not
+//! what it finds.
+void shrink_from(search& s, std::vector<runner>& runners, program_origin origin,
+                 explore_failure& failure) {
+  const auto& options = s.options;
+  const auto started = clock_type::now();
+  auto candidates = drawn_from(s, origin).shrinks();
+  s.shrank(failure);
+  for (;;) {
+    if (options.shrink_budget && clock_type::now() - started >= *options.shrink_budget) {
+      failure.shrink_out_of_time = true;
+      return;
+    }
+    // Drawn on this thread: generation state is global (draw).
+    std::vector<rc::Shrinkable<drawn>> batch;
+    std::vector<drawn> programs;
+    while (batch.size() < runners.size()) {
+      auto next = candidates.next();
+      if (!next) break;
+      programs.push_back(next->value());
+      batch.push_back(std::move(*next));
+    }
+    if (batch.empty()) return;  // no smaller program diverges
+    std::vector<judgement> judged(batch.size());
+    auto judge = [&](std::size_t i) {
+      judged[i] = judge_on(programs[i].program, options.seed, runners[i], options.shape,
+                           std::move(programs[i].screened));
+    };
+    {
+      std::vector<std::jthread> beside;
+      for (std::size_t i = 1; i < batch.size(); ++i)
+        beside.emplace_back(judge, i);
+      judge(0);
+    }
+    failure.shrink_runs += static_cast<int>(batch.size());
+    const auto first = std::find_if(judged.begin(), judged.end(), still_diverges);
+    if (first != judged.end()) {
+      ++failure.shrink_steps;
+      keep_failing(failure, std::move(*first));
+      candidates = batch[static_cast<std::size_t>(first - judged.begin())].shrinks();
+    }
+    s.shrank(failure);
+  }
 }
 
 //! Programs drawn on the property's thread and judged on workers of their own
@@ -1243,16 +1319,16 @@ class program_queue {
  public:
   explicit program_queue(std::size_t capacity) : capacity_(capacity) {}
   //! Waits for room; false once closed.
-  bool push(std::uint64_t case_index, drawn d) {
+  bool push(program_origin origin, drawn d) {
     std::unique_lock lock(mutex_);
     changed_.wait(lock, [&] { return closed_ || items_.size() < capacity_; });
     if (closed_) return false;
-    items_.push_back({case_index, std::move(d)});
+    items_.push_back({origin, std::move(d)});
     changed_.notify_all();
     return true;
   }
-  //! The next program and its RapidCheck case index; nothing once closed and empty.
-  std::optional<std::pair<std::uint64_t, drawn>> pop() {
+  //! The next program and its origin; nothing once closed and empty.
+  std::optional<std::pair<program_origin, drawn>> pop() {
     std::unique_lock lock(mutex_);
     changed_.wait(lock, [&] { return closed_ || !items_.empty(); });
     if (items_.empty()) return std::nullopt;
@@ -1271,23 +1347,23 @@ class program_queue {
   std::size_t capacity_;
   std::mutex mutex_;
   std::condition_variable changed_;
-  std::deque<std::pair<std::uint64_t, drawn>> items_;
+  std::deque<std::pair<program_origin, drawn>> items_;
   bool closed_ = false;
 };
 
-//! The first divergence of a search whose programs ran at once, and which of RapidCheck's
-//! cases drew it, so that shrinking can start from that case.
-struct found_at_once {
-  std::uint64_t case_index = 0;
+//! A search's first divergence and the origin of the program that diverged, from which
+//! shrinking starts.
+struct found_divergence {
+  program_origin origin = 0;
   explore_failure failure;
 };
 
 //! Runs the search's programs `at_once` at a time, each worker on a runner of its own.
 //! Returns the first divergence found, if any (after the other workers finished theirs).
-std::optional<found_at_once> search_at_once(search& s, std::vector<runner>& runners) {
+std::optional<found_divergence> search_at_once(search& s, std::vector<runner>& runners) {
   program_queue queue(runners.size());
   // Written by the one worker whose divergence claim_first accepted, read after the join.
-  std::optional<found_at_once> found;
+  std::optional<found_divergence> found;
   std::vector<std::thread> workers;
   for (auto& on : runners) {
     workers.emplace_back([&s, &on, &queue, &found] {
@@ -1298,19 +1374,34 @@ std::optional<found_at_once> search_at_once(search& s, std::vector<runner>& runn
         auto j = judge_drawn(s, on, std::move(item->second));
         if (!j) continue;
         auto failure = claim_first(s, std::move(*j));
-        if (failure) found = found_at_once{item->first, std::move(*failure)};
+        if (failure) found = found_divergence{item->first, std::move(*failure)};
       }
     });
   }
-  std::uint64_t case_index = 0;
-  check_property(s.options, s.options.programs, false, [&] {
-    const auto this_case = case_index++;
+  check_property(s.options, s.options.programs, [&] {
     if (!draws_more(s)) return;
-    queue.push(this_case, draw(s));
+    const auto origin = drawn_origin();
+    queue.push(origin, drawn_from(s, origin).value());
   });
   queue.close();
   for (auto& worker : workers)
     worker.join();
+  return found;
+}
+
+//! Runs the search's programs one at a time on `on`. Returns the first divergence found.
+std::optional<found_divergence> search_one_at_a_time(search& s, runner& on) {
+  std::optional<found_divergence> found;
+  check_property(s.options, s.options.programs, [&] {
+    if (!draws_more(s)) return;
+    const auto origin = drawn_origin();
+    auto j = judge_drawn(s, on, drawn_from(s, origin).value());
+    if (!j) return;
+    auto failure = claim_first(s, std::move(*j));
+    if (!failure) return;
+    found = found_divergence{origin, std::move(*failure)};
+    RC_FAIL("the program misbehaves");
+  });
   return found;
 }
 
@@ -1333,42 +1424,14 @@ void search_on(search& s) {
     }
     runners.emplace_back(std::move(target), options.faults, at_once > 1 ? &slots : nullptr);
   }
-  runner& on = runners.front();
-  std::optional<explore_failure> mine;
-  if (at_once > 1) {
-    auto found = search_at_once(s, runners);
-    if (!found) return;
-    mine = std::move(found->failure);
-    // Shrinking replays RapidCheck's cases up to the one that diverged (each case draws
-    // from a random state of its own, whatever the cases before it did) and shrinks from
-    // there, one run at a time. A divergence that does not show in that run keeps the
-    // program as found.
-    if (options.shrink) {
-      std::uint64_t calls = 0;
-      check_property(options, static_cast<int>(found->case_index + 1), true, [&] {
-        const auto call = calls++;
-        if (call < found->case_index) return;
-        // The case itself is the program found again, not a shrink run.
-        shrink_step(s, on, *mine, call > found->case_index);
-      });
-    }
-  } else {
-    check_property(options, options.programs, options.shrink, [&] {
-      // Once the search has a failure, every call is a shrink step and runs; before, a
-      // program runs only while the search goes on.
-      if (mine) return shrink_step(s, on, *mine);
-      if (!draws_more(s)) return;
-      auto j = judge_drawn(s, on, draw(s));
-      if (!j) return;
-      mine = claim_first(s, std::move(*j));
-      if (mine) RC_FAIL("the program misbehaves");
-    });
-  }
-  if (!mine) return;
+  auto found = at_once > 1 ? search_at_once(s, runners) : search_one_at_a_time(s, runners.front());
+  if (!found) return;
+  auto& mine = found->failure;
+  if (options.shrink) shrink_from(s, runners, found->origin, mine);
   // In-process the target is deterministic: one re-run says all.
-  triage_and_verify(*mine, on, options.shape, options.target ? options.triage_runs : 1);
+  triage_and_verify(mine, runners.front(), options.shape, options.target ? options.triage_runs : 1);
   std::lock_guard lock(s.mutex);
-  sort_unique(mine->spec_ids);
+  sort_unique(mine.spec_ids);
   s.result.failure = std::move(mine);
 }
 }  // namespace

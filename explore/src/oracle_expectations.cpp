@@ -145,8 +145,11 @@ std::optional<expectation> event_expectation(const divergence& d, const actors::
   return expectation{"event", args, d.spec_ids, ""};
 }
 
+//! `early`: the target's step came first, and the expectation counts a result of it the
+//! oracle's model had not received by `check_at`; else one of the reference's results the
+//! target's step lacked.
 std::optional<expectation> model_expectation(const divergence& d, const actors::trace& oracle,
-                                             time_ms check_at) {
+                                             time_ms check_at, bool early) {
   if (!d.reference || !d.subject.starts_with("model steps of ")) return std::nullopt;
   const json reference = json::parse(*d.reference, nullptr, false);
   const json target = d.target ? json::parse(*d.target, nullptr, false) : json();
@@ -177,9 +180,9 @@ std::optional<expectation> model_expectation(const divergence& d, const actors::
     for (const auto& call : protocol::member_at(protocol::member_at(r.data, "reply"), "tool_calls"))
       names[protocol::string_at(call, "id")] = protocol::string_at(call, "name");
   }
-  for (const auto& result : reference["results"]) {
-    const json theirs = target.is_object() ? target["results"] : json::array();
-    if (std::find(theirs.begin(), theirs.end(), result) != theirs.end()) continue;
+  const json theirs = target.is_object() ? target["results"] : json::array();
+  for (const auto& result : early ? theirs : reference["results"]) {
+    if (!early && std::find(theirs.begin(), theirs.end(), result) != theirs.end()) continue;
     const std::string tool = names[result.value("tool_call_id", "")];
     if (tool.empty()) break;
     json args = {{"tool", tool}};
@@ -239,8 +242,17 @@ std::optional<pinned> pin_down(const divergence& d, const actors::trace& oracle,
     if (auto e = event_expectation(d, oracle, program, at)) return pinned{*e, at};
   }
   if (d.subject.starts_with("model steps of ")) {
+    // A step the target took before the reference did (MODEL-1: the model called before
+    // every call of its step settled): a result the target's model had by then, the
+    // oracle's had not. Why not only once both stepped: by then the oracle had what the
+    // target's earlier step lacked, and the target had it too, a step later (explore,
+    // next_step_before_all_settled: a written ack_timeout count held on the fault).
+    if (d.target && d.target_at + margin < d.reference_at) {
+      const time_ms at = d.target_at + margin;
+      if (auto e = model_expectation(d, oracle, at, true)) return pinned{*e, at};
+    }
     const time_ms at = std::max(d.reference_at, d.target_at) + margin;
-    if (auto e = model_expectation(d, oracle, at)) return pinned{*e, at};
+    if (auto e = model_expectation(d, oracle, at, false)) return pinned{*e, at};
   }
   if (!d.actor.empty()) {
     const time_ms at = d.at + margin;

@@ -182,18 +182,32 @@ expect_text "shard 2/2 is missing" "$work/out" "merge names the missing shard"
 expect 2 "report merge of a search that was no shard" -- "$toolwire" report merge "$work/clean1.json" \
   "$work/clean.json"
 expect_text "clean.json is the summary of a search that was not a shard" "$work/err" "merge names the file"
-# Why seed 3: shard 1/2 (seed 3, 10 programs) runs clean and shard 2/2 (seed 4) meets the
-# fault at its fourth program, so the merge joins a clean shard and a diverging one.
-expect 0 "explore --shard 1/2 with a fault, clean" -- "$toolwire" explore --shard 1/2 --seed 3 \
+# --shrink-budget: a duration or a clear error; at its end the smallest program so far is
+# written, and the summary says shrinking did not finish. Seed 6 meets the fault at its
+# third program, and shrinking that takes dozens of runs, far more than 1 ms.
+expect 2 "explore --shrink-budget without a unit" -- "$toolwire" explore --shrink-budget 90 --programs 1
+expect_text "toolwire explore: --shrink-budget must be a positive number and a unit (ms, s, m, h), e.g. 90s or 20m; got '90'" \
+  "$work/err" "explore --shrink-budget 90 says why"
+expect 1 "explore --shrink-budget 1ms" -- "$toolwire" explore --seed 6 --programs 10 \
+  --fault double_result_accepted --triage 1 --progress lines --shrink-budget 1ms --out "$work/budget"
+expect_text "explore: a program diverged; shrinking it (up to 1ms; --no-shrink writes it as found)" \
+  "$work/err" "explore says it is shrinking"
+expect_text "shrinking stopped at --shrink-budget 1ms: this is the smallest program that diverged by then" \
+  "$work/out" "explore says shrinking ran out of time"
+expect_text "the written scenario fails on the target and passes on the reference" "$work/out" \
+  "a program shrunk for 1 ms still reproduces"
+# Why seed 5: shard 1/2 (seed 5, 10 programs) runs clean and shard 2/2 (seed 6) meets the
+# fault at its third program, so the merge joins a clean shard and a diverging one.
+expect 0 "explore --shard 1/2 with a fault, clean" -- "$toolwire" explore --shard 1/2 --seed 5 \
   --programs 20 --fault double_result_accepted --triage 1 --progress none --out "$work/shards" \
   --json "$work/fault1.json"
-expect 1 "explore --shard 2/2 with a fault, diverging" -- "$toolwire" explore --shard 2/2 --seed 3 \
+expect 1 "explore --shard 2/2 with a fault, diverging" -- "$toolwire" explore --shard 2/2 --seed 5 \
   --programs 20 --fault double_result_accepted --triage 1 --progress none --out "$work/shards" \
   --json "$work/fault2.json"
 expect 1 "report merge of a diverging shard" -- "$toolwire" report merge "$work/fault1.json" \
   "$work/fault2.json" --json "$work/merged.json"
 expect_text '"outcome": "divergence"' "$work/merged.json" "merged outcome"
-expect_text "reproduce: toolwire simulate $work/shards/explore-seed4.yaml --seed 4 --fault double_result_accepted" \
+expect_text "reproduce: toolwire simulate $work/shards/explore-seed6.yaml --seed 6 --fault double_result_accepted" \
   "$work/out" "merged reproduce line"
 reproduce=$(grep -o '"reproduce": "[^"]*"' "$work/merged.json" | sed 's/"reproduce": "toolwire \(.*\)"/\1/')
 # shellcheck disable=SC2086 # the line is a command, split as a shell would

@@ -2,9 +2,9 @@
 // random behaviours, task callers, scripted actions at random times, model decisions),
 // runs each on a target and, in lock-step, on the clean in-process reference core, the
 // oracle, and compares what both showed (actors/observations.hpp) and checks the trace
-// invariants on the target's trace. A divergence is shrunk by RapidCheck against the
-// target, triaged (re-run: deterministic or intermittent) and written out as a scripted
-// scenario whose expectations come from the oracle.
+// invariants on the target's trace. A divergence is shrunk along RapidCheck's shrinks
+// of its choices against the target, triaged (re-run: deterministic or intermittent) and written
+// out as a scripted scenario whose expectations come from the oracle.
 #pragma once
 
 #include <chrono>
@@ -56,6 +56,11 @@ struct explore_progress {
   std::uint64_t requests = 0;  // HTTP requests (or core commands) sent to the target
   int divergences = 0;         // 0 or 1: the search stops at the first
   double seconds = 0;
+  //! Once a divergence is being shrunk: the smaller programs judged so far, and how many
+  //! of them still diverged (each became the program shrinking goes on from).
+  bool shrinking = false;
+  int shrink_runs = 0;
+  int shrink_steps = 0;
 };
 
 struct explore_options {
@@ -71,10 +76,16 @@ struct explore_options {
   //! out real time, and programs of their own sessions do not disturb each other. A
   //! virtual clock is one per target, moved by one program's clock stops, so there (and
   //! in-process) programs run one at a time whatever this says. Generation stays on the
-  //! calling thread; the first divergence is shrunk and triaged one run at a time.
+  //! calling thread. The first divergence is shrunk up to this many smaller programs at
+  //! a time (the result is the one shrinking them one at a time finds), then triaged one
+  //! run at a time.
   int programs_at_once = 1;
   program_shape shape;
   bool shrink = true;
+  //! Stop shrinking after this long and report the smallest program that diverged by then.
+  //! Why a limit: on a real clock each smaller program takes seconds to judge, and a long
+  //! shrink kept a user waiting with nothing to read.
+  std::optional<std::chrono::milliseconds> shrink_budget;
   //! Stop generating programs after this long (what has run is reported).
   std::optional<std::chrono::milliseconds> time_budget;
   //! A divergence is re-run this many times to label it deterministic or intermittent.
@@ -108,7 +119,9 @@ struct explore_failure {
   std::optional<actors::divergence> divergence;
   std::vector<std::string> spec_ids;  // the rules involved
   int programs_before = 0;            // programs that passed before the first failure
-  int shrink_runs = 0;                // programs run while shrinking
+  int shrink_runs = 0;                // smaller programs judged while shrinking
+  int shrink_steps = 0;               // of them, those that still diverged
+  bool shrink_out_of_time = false;    // shrink_budget ended shrinking before it was done
   //! Triage: of `triage_runs` re-runs of the shrunk program, how many failed again.
   int triage_runs = 0, triage_failures = 0;
   //! The traces of the last judged run of the shrunk program (before its expectations were
