@@ -12,6 +12,7 @@
 #include <cctype>
 #include <condition_variable>
 #include <deque>
+#include <future>
 #include <iterator>
 #include <limits>
 #include <map>
@@ -1243,6 +1244,91 @@ std::optional<explore_failure> claim_first(search& s, judgement&& j) {
   return failure;
 }
 
+//! Work handed from the thread that draws (RapidCheck's generation state is global, so
+//! only one thread draws) to workers that judge. Bounded, so that drawing stays a little
+//! ahead of judging and a divergence stops the search soon after it is found.
+template <typename Item>
+class bounded_queue {
+ public:
+  explicit bounded_queue(std::size_t capacity) : capacity_(capacity) {}
+  //! Waits for room; false once closed.
+  bool push(Item item) {
+    std::unique_lock lock(mutex_);
+    changed_.wait(lock, [&] { return closed_ || items_.size() < capacity_; });
+    if (closed_) return false;
+    items_.push_back(std::move(item));
+    changed_.notify_all();
+    return true;
+  }
+  //! The next item; nothing once closed and empty.
+  std::optional<Item> pop() {
+    std::unique_lock lock(mutex_);
+    changed_.wait(lock, [&] { return closed_ || !items_.empty(); });
+    if (items_.empty()) return std::nullopt;
+    auto item = std::move(items_.front());
+    items_.pop_front();
+    changed_.notify_all();
+    return item;
+  }
+  void close() {
+    std::lock_guard lock(mutex_);
+    closed_ = true;
+    changed_.notify_all();
+  }
+
+ private:
+  std::size_t capacity_;
+  std::mutex mutex_;
+  std::condition_variable changed_;
+  std::deque<Item> items_;
+  bool closed_ = false;
+};
+
+//! Judges the programs handed to it, each on the first runner free, one thread per runner.
+//! Destroying it waits for the runs in flight (a runner's run cannot be cut short).
+class judging_pool {
+ public:
+  judging_pool(std::vector<runner>& runners, const explore_options& options)
+      : queue_(runners.size()) {
+    for (auto& on : runners) {
+      workers_.emplace_back([this, &on, &options] {
+        while (auto job = queue_.pop()) {
+          if (job->handed_in < dropped_before_) continue;
+          job->judged.set_value(judge_on(job->program.program, options.seed, on, options.shape,
+                                         std::move(job->program.screened)));
+        }
+      });
+    }
+  }
+  ~judging_pool() {
+    drop_waiting();
+    queue_.close();
+  }
+  judging_pool(const judging_pool&) = delete;
+  judging_pool& operator=(const judging_pool&) = delete;
+
+  std::size_t size() const { return workers_.size(); }
+  std::future<judgement> judge(drawn program) {
+    job j{std::move(program), {}, handed_in_++};
+    auto judged = j.judged.get_future();
+    queue_.push(std::move(j));
+    return judged;
+  }
+  //! The programs handed in so far and not started are not judged: nobody will read them.
+  void drop_waiting() { dropped_before_ = handed_in_; }
+
+ private:
+  struct job {
+    drawn program;
+    std::promise<judgement> judged;
+    std::uint64_t handed_in = 0;  // its place in the order programs were handed in
+  };
+  std::uint64_t handed_in_ = 0;  // only the thread handing programs in touches it
+  std::atomic<std::uint64_t> dropped_before_{0};
+  bounded_queue<job> queue_;
+  std::vector<std::jthread> workers_;  // declared last: joined before the queue goes
+};
+
 //! Runs RapidCheck over the search's programs: `property` is called once per program;
 //! `programs` bounds the calls. RapidCheck does not shrink: each program is drawn from an
 //! origin of its own, and shrink_from shrinks a divergence.
@@ -1265,14 +1351,24 @@ bool still_diverges(const judgement& j) {
 //! Shrinks `failure`, the divergence of the program drawn from `origin`, the way
 //! RapidCheck shrinks: the programs its shrinks of the program's choices draw are judged in
 //! their order, the first that still diverges becomes the failure and its own shrinks are
-//! judged next, until none does or the shrink budget ends. Up to one per runner are judged
-//! at a time (a real-clock target, where a run mostly waits out real time); the first in
-//! order that diverges is taken, so how many ran at once changes what shrinking costs, not
-//! what it finds.
+//! judged next, until none does or the shrink budget ends.
+//!
+//! On several runners (a real-clock target, where a run mostly waits out real time) the
+//! next smaller programs in that order are judged at once, and their judgements are read in
+//! order: the first that still diverges is taken as soon as every one before it has been
+//! read, and the rest are dropped. So how many run at once changes what shrinking costs
+//! (the dropped runs), not what it finds, and a step takes about one run, not the slowest
+//! of a batch.
 void shrink_from(search& s, std::vector<runner>& runners, program_origin origin,
                  explore_failure& failure) {
   const auto& options = s.options;
   const auto started = clock_type::now();
+  judging_pool pool(runners, options);
+  struct candidate {
+    rc::Shrinkable<drawn> shrinkable;
+    std::future<judgement> judged;
+  };
+  std::deque<candidate> in_order;
   auto candidates = drawn_from(s, origin).shrinks();
   s.shrank(failure);
   for (;;) {
@@ -1281,75 +1377,28 @@ void shrink_from(search& s, std::vector<runner>& runners, program_origin origin,
       return;
     }
     // Drawn on this thread: generation state is global (draw).
-    std::vector<rc::Shrinkable<drawn>> batch;
-    std::vector<drawn> programs;
-    while (batch.size() < runners.size()) {
+    while (in_order.size() < pool.size()) {
       auto next = candidates.next();
       if (!next) break;
-      programs.push_back(next->value());
-      batch.push_back(std::move(*next));
+      auto judged = pool.judge(next->value());
+      in_order.push_back({std::move(*next), std::move(judged)});
     }
-    if (batch.empty()) return;  // no smaller program diverges
-    std::vector<judgement> judged(batch.size());
-    auto judge = [&](std::size_t i) {
-      judged[i] = judge_on(programs[i].program, options.seed, runners[i], options.shape,
-                           std::move(programs[i].screened));
-    };
-    {
-      std::vector<std::jthread> beside;
-      for (std::size_t i = 1; i < batch.size(); ++i)
-        beside.emplace_back(judge, i);
-      judge(0);
-    }
-    failure.shrink_runs += static_cast<int>(batch.size());
-    const auto first = std::find_if(judged.begin(), judged.end(), still_diverges);
-    if (first != judged.end()) {
+    if (in_order.empty()) return;  // no smaller program diverges
+    auto judged = in_order.front().judged.get();
+    auto shrinkable = std::move(in_order.front().shrinkable);
+    in_order.pop_front();
+    ++failure.shrink_runs;
+    if (still_diverges(judged)) {
       ++failure.shrink_steps;
-      keep_failing(failure, std::move(*first));
-      candidates = batch[static_cast<std::size_t>(first - judged.begin())].shrinks();
+      keep_failing(failure, std::move(judged));
+      candidates = shrinkable.shrinks();
+      // Larger than the one taken: those not started are not run, the others end unread.
+      pool.drop_waiting();
+      in_order.clear();
     }
     s.shrank(failure);
   }
 }
-
-//! Programs drawn on the property's thread and judged on workers of their own
-//! (explore_options::programs_at_once). Bounded, so that drawing stays a little ahead of
-//! judging and a divergence stops the search soon after it is found.
-class program_queue {
- public:
-  explicit program_queue(std::size_t capacity) : capacity_(capacity) {}
-  //! Waits for room; false once closed.
-  bool push(program_origin origin, drawn d) {
-    std::unique_lock lock(mutex_);
-    changed_.wait(lock, [&] { return closed_ || items_.size() < capacity_; });
-    if (closed_) return false;
-    items_.push_back({origin, std::move(d)});
-    changed_.notify_all();
-    return true;
-  }
-  //! The next program and its origin; nothing once closed and empty.
-  std::optional<std::pair<program_origin, drawn>> pop() {
-    std::unique_lock lock(mutex_);
-    changed_.wait(lock, [&] { return closed_ || !items_.empty(); });
-    if (items_.empty()) return std::nullopt;
-    auto item = std::move(items_.front());
-    items_.pop_front();
-    changed_.notify_all();
-    return item;
-  }
-  void close() {
-    std::lock_guard lock(mutex_);
-    closed_ = true;
-    changed_.notify_all();
-  }
-
- private:
-  std::size_t capacity_;
-  std::mutex mutex_;
-  std::condition_variable changed_;
-  std::deque<std::pair<program_origin, drawn>> items_;
-  bool closed_ = false;
-};
 
 //! A search's first divergence and the origin of the program that diverged, from which
 //! shrinking starts.
@@ -1361,7 +1410,7 @@ struct found_divergence {
 //! Runs the search's programs `at_once` at a time, each worker on a runner of its own.
 //! Returns the first divergence found, if any (after the other workers finished theirs).
 std::optional<found_divergence> search_at_once(search& s, std::vector<runner>& runners) {
-  program_queue queue(runners.size());
+  bounded_queue<std::pair<program_origin, drawn>> queue(runners.size());
   // Written by the one worker whose divergence claim_first accepted, read after the join.
   std::optional<found_divergence> found;
   std::vector<std::thread> workers;
@@ -1381,7 +1430,7 @@ std::optional<found_divergence> search_at_once(search& s, std::vector<runner>& r
   check_property(s.options, s.options.programs, [&] {
     if (!draws_more(s)) return;
     const auto origin = drawn_origin();
-    queue.push(origin, drawn_from(s, origin).value());
+    queue.push({origin, drawn_from(s, origin).value()});
   });
   queue.close();
   for (auto& worker : workers)
