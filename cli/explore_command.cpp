@@ -230,7 +230,8 @@ Read: docs/explore.md, docs/simulator.md, docs/scenario-language.md, docs/ci.md)
                    "takes seconds to judge; --jobs of them are judged at once there)")
       ->capture_default_str();
   app_->add_option("--time-budget", time_budget_,
-                   "stop generating after this long, e.g. 90s, 5m, 1500ms (shrinking, up to "
+                   "stop generating after this long, e.g. 90s, 5m, 1500ms; on a real clock a "
+                   "program that would end past it is not started (shrinking, up to "
                    "--shrink-budget, and triage of a divergence found in time still run)");
   app_->add_option("--until-coverage", until_coverage_,
                    "stop generating once the reference has reached this percentage of its "

@@ -550,6 +550,25 @@ TEST_CASE(
   CHECK_FALSE(at_once.failure->shrink_out_of_time);
 }
 
+TEST_CASE("On a real clock a program that would end past the time budget is not started",
+          "[explore]") {
+  // The runners here are in-process and end at once, but the search takes each program to
+  // last its length in wall time, as on a real clock: with a 1 s budget, once the first
+  // programs are judged, the next (seconds long) would end past it and spends it.
+  auto counter = std::make_shared<overlap_counter>();
+  counter->wait_for_overlap = false;
+  auto options = four_at_once(counter, {});
+  options.programs = 100'000;
+  options.time_budget = std::chrono::seconds(1);
+  const auto result = explore::explore(options);
+  CHECK_FALSE(result.failure);
+  CHECK(result.out_of_time);
+  CHECK(result.programs_run > 0);
+  // The four started before any was judged, and a few shorter than the budget at most;
+  // without the rule the search judges programs for the whole second (hundreds).
+  CHECK(result.programs_run + result.left_out_racing <= 8);
+}
+
 TEST_CASE("Shrinking stops at its budget with the smallest program that diverged by then",
           "[explore]") {
   explore::explore_options options;
