@@ -1004,7 +1004,9 @@ struct search {
       std::lock_guard lock(mutex);
       if (progress.programs == 0) return true;
     }
-    const std::chrono::milliseconds length(scenarios::end_of_steps(program));
+    // Its duration, not only its steps: what the judge makes it last reaches past the last
+    // step as drawn, and a program at 256 at once took 2-5 times its drawn length.
+    const std::chrono::milliseconds length(scenarios::end_of(program));
     if (clock_type::now() + length <= started + *options.time_budget) return true;
     budget_spent = true;
     return false;
