@@ -1029,7 +1029,8 @@ struct search {
     progress.seconds = seconds();
     if (options.progress) options.progress(progress);
   }
-  //! Shrinking judged `runs` more smaller programs of `failure` (0: it starts).
+  //! Reports how far shrinking `failure` has come: as it starts, and after each smaller
+  //! program judged.
   void shrank(const explore_failure& failure) {
     std::lock_guard lock(mutex);
     progress.shrinking = true;
@@ -1194,9 +1195,9 @@ bool draws_more(search& s) {
          s.claimed.fetch_add(1) < options.programs;
 }
 
-//! Judges a program the search drew (not a smaller one shrinking drew) and counts it. Returns its
-//! judgement when it diverges; nothing when it did not, or said nothing, or the target
-//! could not be used (the search then stops with that error).
+//! Judges a program the search drew (not a smaller one shrinking drew) and counts it.
+//! Returns its judgement when it diverges; nothing when it did not, or said nothing, or the
+//! target could not be used (the search then stops with that error).
 std::optional<judgement> judge_drawn(search& s, runner& on, drawn d) {
   const auto& options = s.options;
   auto j = judge_on(d.program, options.seed, on, options.shape, std::move(d.screened));
