@@ -63,6 +63,14 @@ std::optional<std::chrono::milliseconds> parse_duration(const std::string& text)
   return std::nullopt;
 }
 
+//! What a duration flag says when its value is not one: "--time-budget must be a number
+//! and a unit (ms, s, m, h), e.g. 90s or 5m; got '90'".
+std::string not_a_duration(const std::string& flag, const std::string& what,
+                           const std::string& examples, const std::string& got) {
+  return flag + " must be " + what + " and a unit (ms, s, m, h), e.g. " + examples + "; got '" +
+         got + "'";
+}
+
 //! Programs over HTTP (or in-process with faults) through the runner's scenario_runner:
 //! the same path as `simulate --target` and `check`. Each program's model requests carry
 //! a tag of their own, so the shared model stand-in routes them to the right run.
@@ -307,20 +315,13 @@ int explore_command::run() const {
     };
   }
   options.shrink_budget = parse_duration(shrink_budget_);
-  if (!options.shrink_budget || options.shrink_budget->count() <= 0) {
+  if (!options.shrink_budget || options.shrink_budget->count() <= 0)
     return usage(
-        "--shrink-budget must be a positive number and a unit (ms, s, m, h), e.g. 90s or "
-        "20m; got '" +
-        shrink_budget_ + "'");
-  }
+        not_a_duration("--shrink-budget", "a positive number", "90s or 20m", shrink_budget_));
   if (!time_budget_.empty()) {
     options.time_budget = parse_duration(time_budget_);
-    if (!options.time_budget) {
-      return usage(
-          "--time-budget must be a number and a unit (ms, s, m, h), e.g. 90s or 5m; "
-          "got '" +
-          time_budget_ + "'");
-    }
+    if (!options.time_budget)
+      return usage(not_a_duration("--time-budget", "a number", "90s or 5m", time_budget_));
   }
   if (until_coverage_ > 0) options.until_coverage_percent = until_coverage_;
   const auto focusable = explore::focusable_rules();
