@@ -65,10 +65,11 @@ TEST_CASE("The preflight's measurement widens the tolerance window for a slow ta
   reference_target fast;
   auto quick = conformance::measure_latency(fast.profile());
   REQUIRE(quick);
-  // Loopback answers in well under 30 ms even on a loaded machine: the window stays near
-  // the 200 ms default.
-  CHECK(quick->round_trip_p99_ms < 30);
-  CHECK(conformance::derived_tolerance_ms(*quick) < 300);
+  // Whatever loopback measured, the window is never below the 200 ms default. No bound on
+  // the measurement itself: on a loaded CI machine loopback's p99 reached 83 ms, and tests
+  // never fail on time. What a slow target widens is checked below, from its delays.
+  CHECK(conformance::derived_tolerance_ms(*quick) >= 200);
+  CHECK(conformance::derived_tolerance_ms(*quick) % 10 == 0);
 
   fixture_options options;
   options.wire = std::make_shared<slow_wire>(40, 30);
