@@ -387,7 +387,8 @@ namespace {
 //! at once. With `wait_for_overlap` the run numbered `wait_at_run` (1: the first) waits (at
 //! most 10 s) until another one has started, so that a search running programs at once
 //! shows it however loaded the machine is; a search that runs them one at a time never
-//! gets another.
+//! gets another. `overlapped_at_wait` says whether that run saw one (false: it waited in
+//! vain, so the run it waited at is not one that runs beside others).
 struct overlap_counter {
   bool wait_for_overlap = true;
   int wait_at_run = 1;
@@ -395,6 +396,7 @@ struct overlap_counter {
   std::mutex mutex;
   std::condition_variable started;
   int runs = 0, in_flight = 0, most = 0;
+  bool overlapped_at_wait = false;
 };
 
 //! An in-process core with `faults`, counting its runs in `counter`.
@@ -412,8 +414,8 @@ class overlapping_runner final : public explore::program_runner {
       counter_->most = std::max(counter_->most, ++counter_->in_flight);
       counter_->started.notify_all();
       if (counter_->wait_for_overlap && ++counter_->runs == counter_->wait_at_run) {
-        counter_->started.wait_for(lock, std::chrono::seconds(10),
-                                   [&] { return counter_->in_flight > 1; });
+        counter_->overlapped_at_wait = counter_->started.wait_for(
+            lock, std::chrono::seconds(10), [&] { return counter_->in_flight > 1; });
       }
     }
     auto plan = program;
@@ -460,6 +462,7 @@ TEST_CASE("On a real clock a search runs programs at once, each on a runner of i
   CHECK(result.programs_run + result.left_out_racing == 60);
   CHECK(result.programs_run > 0);
   CHECK(counter->runners == 4);
+  CHECK(counter->overlapped_at_wait);
   CHECK(counter->most > 1);
   CHECK(counter->most <= 4);
 }
@@ -491,6 +494,7 @@ TEST_CASE("Programs run at once: the first divergence is shrunk from the case th
   const auto& failure = *result.failure;
   INFO("found after " << result.programs_run << " programs, " << failure.shrink_runs
                       << " shrink runs");
+  CHECK(counter->overlapped_at_wait);
   CHECK(counter->most > 1);
   // Shrinking started from the program that diverged (its origin): from another, which
   // may not diverge at all, no smaller program would.
@@ -535,11 +539,15 @@ TEST_CASE(
   REQUIRE(one_at_a_time.failure->shrink_steps > 0);
 
   auto counter = std::make_shared<overlap_counter>();
-  counter->wait_at_run = 2;  // the first smaller program, on the target
+  // The first smaller program: the target's third run. The program drawn ran twice (a
+  // target's divergence counts only when it shows again at once); waiting at its run
+  // again, where nothing else runs, left overlap to chance (a loaded CI machine: none).
+  counter->wait_at_run = 3;
   const auto at_once = search_of_one(seed, 4, counter);
   REQUIRE(at_once.failure);
   // The search judged one program; shrinking judged smaller ones at once, on four runners.
   CHECK(counter->runners == 4);
+  CHECK(counter->overlapped_at_wait);
   CHECK(counter->most > 1);
   // The first smaller program in RapidCheck's order that still diverges is taken, whatever
   // the ones after it showed: the same program, in as many steps.
