@@ -63,6 +63,12 @@ std::string safe_dump(const json& value, int indent) {
 std::size_t first_invalid_utf8(std::string_view text) {
   std::size_t i = 0;
   while (i < text.size()) {
+    // Why a plain loop for ASCII first: every header, target and body of every request is
+    // checked, nearly all of it ASCII, and a byte below 0x80 is a whole sequence.
+    if (static_cast<unsigned char>(text[i]) < 0x80) {
+      ++i;
+      continue;
+    }
     const std::size_t length = utf8_sequence_length(text, i);
     if (length == 0) return i;
     i += length;

@@ -2,6 +2,7 @@
 // and Beast's parsers fed the way a socket may feed them.
 #include <catch2/catch.hpp>
 
+#include <sstream>
 #include <string>
 #include <string_view>
 
@@ -9,6 +10,7 @@
 #include <boost/beast/http/error.hpp>
 #include <boost/beast/http/parser.hpp>
 #include <boost/beast/http/string_body.hpp>
+#include <boost/beast/http/write.hpp>
 
 #include "toolwire/reference_server/model_script.hpp"
 #include "toolwire/reference_server/web/api_translation.hpp"
@@ -83,6 +85,51 @@ TEST_CASE("A last chunk that arrives in pieces ends the message", "[http][unit]"
       "POST /v1/sessions HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\n\r\n"));
   CHECK(ends_after_last_chunk_in_pieces<http::response_parser<http::string_body>>(
       "HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n"));
+}
+
+TEST_CASE("An answer's bytes on the wire are what Beast's serializer writes", "[http][unit]") {
+  namespace http = boost::beast::http;
+  auto beast_bytes = [](const web::http_response& message) {
+    std::ostringstream out;
+    out << message;
+    return out.str();
+  };
+  SECTION("a JSON answer, kept alive or closed, HTTP/1.1 or 1.0") {
+    for (const unsigned version : {11u, 10u}) {
+      for (const bool keep_alive : {true, false}) {
+        toolwire::protocol::api_response response;
+        response.status = 200;
+        response.body = json{{"expires_at_ms", 1700000060000}};
+        response.cors["Access-Control-Allow-Origin"] = "https://app.example";
+        const auto message = web::to_http_response(response, version, keep_alive);
+        INFO("HTTP/" << version << (keep_alive ? " keep-alive" : " close"));
+        REQUIRE(web::wire_bytes(message));
+        CHECK(*web::wire_bytes(message) == beast_bytes(message));
+      }
+    }
+  }
+  SECTION("a 204 without a body, a 405 with Allow, an error with its own reason") {
+    toolwire::protocol::api_response no_content;
+    no_content.status = 204;
+    const auto empty = web::to_http_response(no_content, 11, true);
+    CHECK(*web::wire_bytes(empty) == beast_bytes(empty));
+    CHECK(web::wire_bytes(empty)->starts_with("HTTP/1.1 204 No Content\r\n"));
+    toolwire::protocol::api_response refused;
+    refused.status = 405;
+    refused.allow = "GET, DELETE";
+    const auto not_allowed = web::to_http_response(refused, 11, true);
+    CHECK(*web::wire_bytes(not_allowed) == beast_bytes(not_allowed));
+    auto reasoned =
+        web::error_response(toolwire::protocol::error_code::payload_too_large, "big", 11);
+    reasoned.reason("Too Big");
+    CHECK(*web::wire_bytes(reasoned) == beast_bytes(reasoned));
+    CHECK(web::wire_bytes(reasoned)->starts_with("HTTP/1.1 413 Too Big\r\n"));
+  }
+  SECTION("a chunked answer is left to Beast") {
+    auto message = web::error_response(toolwire::protocol::error_code::not_found, "no", 11);
+    message.chunked(true);
+    CHECK_FALSE(web::wire_bytes(message));
+  }
 }
 
 TEST_CASE("Model URLs", "[http][unit]") {

@@ -163,7 +163,8 @@ protocol::api_request to_api_request(const http_request& request) {
   }
   for (const std::string_view name :
        {"origin", "access-control-request-method", "access-control-request-headers"}) {
-    if (auto it = request.find(name); it != request.end()) out.cors[std::string(name)] = it->value();
+    if (auto it = request.find(name); it != request.end())
+      out.cors[std::string(name)] = it->value();
   }
   out.body = request.body();
   return out;
@@ -182,6 +183,35 @@ http_response to_http_response(const protocol::api_response& response, unsigned 
     out.body() = protocol::safe_dump(response.body);
   }
   out.prepare_payload();
+  return out;
+}
+
+std::optional<std::string> wire_bytes(const http_response& message) {
+  if (message.chunked()) return std::nullopt;
+  const unsigned version = message.version();
+  const std::string_view reason = message.reason();
+  std::size_t size = 20 + reason.size() + message.body().size();
+  for (const auto& field : message)
+    size += field.name_string().size() + field.value().size() + 4;
+  std::string out;
+  out.reserve(size);
+  out += "HTTP/";
+  out += static_cast<char>('0' + version / 10);
+  out += '.';
+  out += static_cast<char>('0' + version % 10);
+  out += ' ';
+  out += std::to_string(message.result_int());
+  out += ' ';
+  out += reason;
+  out += "\r\n";
+  for (const auto& field : message) {
+    out += field.name_string();
+    out += ": ";
+    out += field.value();
+    out += "\r\n";
+  }
+  out += "\r\n";
+  out += message.body();
   return out;
 }
 

@@ -8,6 +8,7 @@
 #include <boost/beast/core/bind_handler.hpp>
 #include <boost/beast/core/string.hpp>
 #include <boost/beast/http/error.hpp>
+#include <boost/beast/http/message_generator.hpp>
 #include <boost/beast/http/read.hpp>
 #include <boost/beast/http/write.hpp>
 
@@ -40,7 +41,7 @@ std::string or_dash(std::string_view text) {
 
 }  // namespace
 
-http_session::http_session(tcp::socket socket, request_handler& handler,
+http_session::http_session(served_socket socket, request_handler& handler,
                            std::chrono::milliseconds idle_timeout,
                            std::chrono::milliseconds write_timeout)
     : stream_(std::move(socket)),
@@ -57,7 +58,7 @@ void http_session::refuse_busy() {
   protocol::api_error busy{protocol::error_code::unavailable,
                            "too many connections; try again later"};
   handler_.log("refused a connection: over the connection cap (503)");
-  do_write(http::message_generator(error_response(busy.code, std::move(busy.message), 11)), false);
+  do_write(error_response(busy.code, std::move(busy.message), 11), false);
 }
 
 void http_session::close() {
@@ -94,6 +95,9 @@ void http_session::on_read_header(beast::error_code ec, std::size_t /*bytes*/) {
         beast::bind_front_handler(&http_session::on_continue_sent, shared_from_this()));
     return;
   }
+  // Why: a request without a body (a ping, a GET) is whole with its header; reading "the
+  // rest" would be one more composed operation and deadline timer for every such request.
+  if (parser_->is_done()) return on_read({}, 0);
   do_read_body();
 }
 
@@ -137,8 +141,7 @@ void http_session::answer_error(protocol::api_error error) {
   const unsigned status = static_cast<unsigned>(protocol::http_status(error.code));
   const auto& request = parser_->get();
   log_request(request.method_string(), request.target(), status);
-  do_write(http::message_generator(error_response(error.code, std::move(error.message), 11)),
-           false);
+  do_write(error_response(error.code, std::move(error.message), 11), false);
 }
 
 void http_session::answer() {
@@ -149,8 +152,8 @@ void http_session::answer() {
     // half-done on it is unknown.
     if (handed_over_) return handler_.log("internal error while opening an event stream");
     handler_.log("internal error while answering a request");
-    do_write(http::message_generator(error_response(protocol::error_code::internal,
-                                                    "internal error in the reference server", 11)),
+    do_write(error_response(protocol::error_code::internal,
+                            "internal error in the reference server", 11),
              false);
   }
 }
@@ -162,7 +165,7 @@ void http_session::answer_unguarded() {
       log_request(request.method_string(), request.target(), 200);
       page->keep_alive(request.keep_alive());
       const bool keep_alive = page->keep_alive();
-      do_write(http::message_generator(std::move(*page)), keep_alive);
+      do_write(std::move(*page), keep_alive);
       return;
     }
   }
@@ -180,14 +183,18 @@ void http_session::answer_unguarded() {
   auto message = to_http_response(response, request.version(), request.keep_alive());
   handler_.finish(message);
   const bool keep_alive = message.keep_alive();
-  do_write(http::message_generator(std::move(message)), keep_alive);
+  do_write(std::move(message), keep_alive);
 }
 
-void http_session::do_write(http::message_generator message, bool keep_alive) {
+void http_session::do_write(http_response message, bool keep_alive) {
   stream_.expires_after(write_timeout_);
-  beast::async_write(
-      stream_, std::move(message),
-      beast::bind_front_handler(&http_session::on_write, shared_from_this(), keep_alive));
+  auto written = beast::bind_front_handler(&http_session::on_write, shared_from_this(), keep_alive);
+  if (auto bytes = wire_bytes(message)) {
+    out_ = std::move(*bytes);
+    net::async_write(stream_, net::buffer(out_), std::move(written));
+    return;
+  }
+  beast::async_write(stream_, http::message_generator(std::move(message)), std::move(written));
 }
 
 void http_session::on_write(bool keep_alive, beast::error_code ec, std::size_t /*bytes*/) {

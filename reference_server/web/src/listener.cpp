@@ -58,7 +58,7 @@ void listener::do_accept() {
       ioc_, boost::beast::bind_front_handler(&listener::on_accept, shared_from_this()));
 }
 
-void listener::on_accept(boost::system::error_code ec, tcp::socket socket) {
+void listener::on_accept(boost::system::error_code ec, served_socket socket) {
   if (stopped_) return;
   if (ec) {
     // Why go on, after a pause: a failed accept (e.g. out of descriptors) concerns one

@@ -140,8 +140,7 @@ protocol::api_response server::handle(const protocol::api_request& request) {
   }
 }
 
-void server::open_stream(boost::beast::tcp_stream stream,
-                         const protocol::stream_directive& directive) {
+void server::open_stream(served_stream stream, const protocol::stream_directive& directive) {
   if (stopping_) return;  // the stream closes as it goes out of scope
   auto session = std::make_shared<sse_session>(std::move(stream), core_, *wire_, directive,
                                                config_.keepalive, config_.write_timeout);

@@ -61,7 +61,7 @@ std::string internal_error_response() {
 
 }  // namespace
 
-sse_session::sse_session(beast::tcp_stream stream, const reference_server::core& events,
+sse_session::sse_session(served_stream stream, const reference_server::core& events,
                          wire_policy& wire, protocol::stream_directive directive,
                          std::chrono::milliseconds keepalive,
                          std::chrono::milliseconds write_timeout)

@@ -10,8 +10,6 @@
 #include <boost/asio/ip/tcp.hpp>
 #include <boost/asio/steady_timer.hpp>
 #include <boost/beast/core/flat_buffer.hpp>
-#include <boost/beast/core/tcp_stream.hpp>
-#include <boost/beast/http/message_generator.hpp>
 #include <boost/beast/http/parser.hpp>
 #include <boost/beast/http/string_body.hpp>
 
@@ -32,7 +30,7 @@ namespace toolwire::reference_server::web {
 //! `write_timeout`. Either expiring closes the connection.
 class http_session : public std::enable_shared_from_this<http_session> {
  public:
-  http_session(boost::asio::ip::tcp::socket socket, request_handler& handler,
+  http_session(served_socket socket, request_handler& handler,
                std::chrono::milliseconds idle_timeout,
                std::chrono::milliseconds write_timeout = std::chrono::seconds(30));
 
@@ -58,7 +56,8 @@ class http_session : public std::enable_shared_from_this<http_session> {
   void answer();
   //! `answer` without the guard: may throw.
   void answer_unguarded();
-  void do_write(boost::beast::http::message_generator message, bool keep_alive);
+  //! Writes `message` within the write timeout, then reads the next request or lingers.
+  void do_write(http_response message, bool keep_alive);
   void on_write(bool keep_alive, boost::beast::error_code ec, std::size_t bytes);
   //! After an error answer: stop sending, drain what the client still sends, then close,
   //! so that the answer is not lost to a reset.
@@ -67,7 +66,7 @@ class http_session : public std::enable_shared_from_this<http_session> {
   //! `METHOD PATH STATUS`, the path without its query (it may hold an access_token).
   void log_request(std::string_view method, std::string_view target, unsigned status);
 
-  boost::beast::tcp_stream stream_;
+  served_stream stream_;
   request_handler& handler_;
   std::chrono::milliseconds idle_timeout_;
   std::chrono::milliseconds write_timeout_;
@@ -75,6 +74,7 @@ class http_session : public std::enable_shared_from_this<http_session> {
   boost::asio::steady_timer handling_timer_;  // a slow server's wait before `answer`
   boost::beast::flat_buffer buffer_;
   std::optional<boost::beast::http::request_parser<boost::beast::http::string_body>> parser_;
+  std::string out_;  // the answer being written
   std::string linger_buffer_;
   std::size_t lingered_bytes_ = 0;
   bool handed_over_ = false;

@@ -46,7 +46,7 @@ class listener : public std::enable_shared_from_this<listener> {
 
  private:
   void do_accept();
-  void on_accept(boost::system::error_code ec, boost::asio::ip::tcp::socket socket);
+  void on_accept(boost::system::error_code ec, served_socket socket);
 
   boost::asio::io_context& ioc_;
   boost::asio::ip::tcp::acceptor acceptor_;

@@ -5,12 +5,20 @@
 #include <optional>
 #include <string_view>
 
+#include <boost/asio/io_context.hpp>
 #include <boost/beast/core/tcp_stream.hpp>
 
 #include "toolwire/protocol/api.hpp"
 #include "toolwire/reference_server/web/api_translation.hpp"
 
 namespace toolwire::reference_server::web {
+
+//! One served connection. Why the io_context's own executor, not beast::tcp_stream's
+//! any_io_executor: every operation on a connection copies and destroys its executor, and
+//! type-erased that was a tenth of a ping's instructions (callgrind, docs/benchmarks.md).
+using served_stream =
+    boost::beast::basic_stream<boost::asio::ip::tcp, boost::asio::io_context::executor_type>;
+using served_socket = served_stream::socket_type;
 
 //! The seam between connections and the server. Why: a connection only moves bytes; it
 //! never sees the core, the clock or the model, so it cannot make a protocol decision.
@@ -29,8 +37,7 @@ class request_handler {
   virtual protocol::api_response handle(const protocol::api_request& request) = 0;
 
   //! Takes over a connection whose request was answered with a stream directive (SES-3).
-  virtual void open_stream(boost::beast::tcp_stream stream,
-                           const protocol::stream_directive& directive) = 0;
+  virtual void open_stream(served_stream stream, const protocol::stream_directive& directive) = 0;
 
   //! The last look at an answer's HTTP message before it is written; its `keep_alive()`
   //! then decides whether the connection stays open.

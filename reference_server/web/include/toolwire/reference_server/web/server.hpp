@@ -100,8 +100,7 @@ class server final : private request_handler {
   std::chrono::milliseconds handling_delay() override;
   std::optional<http_response> page(std::string_view path, unsigned version) override;
   protocol::api_response handle(const protocol::api_request& request) override;
-  void open_stream(boost::beast::tcp_stream stream,
-                   const protocol::stream_directive& directive) override;
+  void open_stream(served_stream stream, const protocol::stream_directive& directive) override;
   void finish(http_response& message) override;
   void log(std::string_view line) override;
   bool logs_requests() const override { return config_.log_requests; }

@@ -8,9 +8,9 @@
 #include <string>
 
 #include <boost/asio/steady_timer.hpp>
-#include <boost/beast/core/tcp_stream.hpp>
 
 #include "toolwire/protocol/api.hpp"
+#include "toolwire/reference_server/web/request_handler.hpp"
 
 namespace toolwire::reference_server {
 class core;
@@ -31,9 +31,8 @@ class wire_policy;
 class sse_session : public std::enable_shared_from_this<sse_session> {
  public:
   //! `wire` (which outlives the stream) picks and frames the events it sends.
-  sse_session(boost::beast::tcp_stream stream, const reference_server::core& events,
-              wire_policy& wire, protocol::stream_directive directive,
-              std::chrono::milliseconds keepalive,
+  sse_session(served_stream stream, const reference_server::core& events, wire_policy& wire,
+              protocol::stream_directive directive, std::chrono::milliseconds keepalive,
               std::chrono::milliseconds write_timeout = std::chrono::seconds(30));
 
   //! Writes the response header and every retained event after the directive's seq.
@@ -61,7 +60,7 @@ class sse_session : public std::enable_shared_from_this<sse_session> {
   void do_watch();
   void on_watch(boost::beast::error_code ec, std::size_t bytes);
 
-  boost::beast::tcp_stream stream_;
+  served_stream stream_;
   const reference_server::core& events_;
   wire_policy& wire_;
   std::string session_id_;
