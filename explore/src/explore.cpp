@@ -12,6 +12,7 @@
 #include <cctype>
 #include <condition_variable>
 #include <deque>
+#include <functional>
 #include <future>
 #include <iterator>
 #include <limits>
@@ -129,6 +130,9 @@ struct judgement {
   //! On a real clock the program still raced after most_moves_clear_of_races moves clear
   //! of races: it was not run, and says nothing either way.
   bool still_racing = false;
+  //! Not run: as judged it would have ended past the search's time budget (judge_on's
+  //! `may_start`).
+  bool past_budget = false;
   //! Which life-cycle points the reference reached running the program (coverage).
   std::vector<bool> reached;
   actors::trace target_trace, oracle_trace;  // what was compared
@@ -805,9 +809,12 @@ time_ms end_of_run(const scenario& program, const program_shape& shape) {
 
 //! `screened`: the reference's run of `generated` with `seed`, where the caller made it
 //! already (--focus screens programs on it); in-process it is the oracle's run.
+//! `may_start`, when given, is asked with the program as it will run (over HTTP: made to
+//! last) just before the target's run starts; false leaves it unrun (`past_budget`).
 judgement judge_on(const scenario& generated, std::uint64_t seed, runner& on,
                    const program_shape& shape,
-                   std::optional<actors::run_result> screened = std::nullopt) {
+                   std::optional<actors::run_result> screened = std::nullopt,
+                   const std::function<bool(const scenario&)>& may_start = {}) {
   judgement j;
   j.drawn = generated;
   j.program = generated;
@@ -848,6 +855,10 @@ judgement judge_on(const scenario& generated, std::uint64_t seed, runner& on,
   }
   // The oracle's own run is the target's run too.
   computing.release();
+  if (may_start && !may_start(program)) {
+    j.past_budget = true;
+    return j;
+  }
   auto target = on.is_oracle() && screened
                     ? protocol::outcome<actors::run_result>(std::move(*screened))
                     : on.run(program, seed, std::move(clock_stops));
@@ -1200,7 +1211,12 @@ bool draws_more(search& s) {
 //! target could not be used (the search then stops with that error).
 std::optional<judgement> judge_drawn(search& s, runner& on, drawn d) {
   const auto& options = s.options;
-  auto j = judge_on(d.program, options.seed, on, options.shape, std::move(d.screened));
+  // Asked again as the target's run starts: the reference's runs before it (a slot each,
+  // at 256 at once a wait of seconds) and the length it is made to last come after the
+  // first ask (at 256 at once a 40 s budget still took 45-53 s without this).
+  auto j = judge_on(d.program, options.seed, on, options.shape, std::move(d.screened),
+                    [&s](const scenario& judged) { return s.ends_within_budget(judged); });
+  if (j.past_budget) return std::nullopt;
   if (j.still_racing) {
     // Not run: on a real clock nothing it would show can be told from a race.
     s.counted_still_racing();

@@ -397,6 +397,10 @@ struct overlap_counter {
   std::condition_variable started;
   int runs = 0, in_flight = 0, most = 0;
   bool overlapped_at_wait = false;
+  //! Each run but a runner's first (which may start before any program was judged): when
+  //! it started, and the length of the program as run.
+  std::vector<std::pair<std::chrono::steady_clock::time_point, std::chrono::milliseconds>>
+      later_runs;
 };
 
 //! An in-process core with `faults`, counting its runs in `counter`.
@@ -411,6 +415,11 @@ class overlapping_runner final : public explore::program_runner {
                                                       std::vector<actors::time_ms>) override {
     {
       std::unique_lock lock(counter_->mutex);
+      if (ran_before_) {
+        counter_->later_runs.emplace_back(std::chrono::steady_clock::now(),
+                                          std::chrono::milliseconds(scenarios::end_of(program)));
+      }
+      ran_before_ = true;
       counter_->most = std::max(counter_->most, ++counter_->in_flight);
       counter_->started.notify_all();
       if (counter_->wait_for_overlap && ++counter_->runs == counter_->wait_at_run) {
@@ -431,6 +440,7 @@ class overlapping_runner final : public explore::program_runner {
  private:
   std::shared_ptr<overlap_counter> counter_;
   reference_server::fault_set faults_;
+  bool ran_before_ = false;
 };
 
 //! A search on a target with `faults` whose clock is real (as explore judges it), asking
@@ -575,6 +585,37 @@ TEST_CASE("On a real clock a program that would end past the time budget is not 
   // The four started before any was judged, and a few shorter than the budget at most;
   // without the rule the search judges programs for the whole second (hundreds).
   CHECK(result.programs_run + result.left_out_racing <= 8);
+}
+
+TEST_CASE("On a real clock no program starts on the target that would end past the budget",
+          "[explore]") {
+  // Asked as the target's run starts, with the program as it runs (made to last until the
+  // reference settled), not only as a runner takes it: the reference's runs in between
+  // (at 256 at once, seconds of waiting for a slot) and the length added then pushed runs
+  // past the budget (a 40 s budget took 45-53 s). The runs here are in-process and end at
+  // once, while the search takes each to last its length: these programs last 15-41 s as
+  // run, so with budgets of 20-80 s some start after a program was judged, and when only
+  // the drawn program was asked about, one made to last longer crossed the budget in
+  // most of these searches (27-32 such runs).
+  std::size_t later_runs = 0;
+  for (int budget_ms = 20'000; budget_ms <= 80'000; budget_ms += 2'000) {
+    auto counter = std::make_shared<overlap_counter>();
+    counter->wait_for_overlap = false;
+    auto options = four_at_once(counter, {});
+    options.programs = 20;
+    options.time_budget = std::chrono::milliseconds(budget_ms);
+    const auto started = std::chrono::steady_clock::now();
+    const auto result = explore::explore(options);
+    INFO("budget " << budget_ms << " ms, " << result.programs_run << " programs judged");
+    // A runner's first run may start before any program was judged, and so on no budget.
+    for (const auto& [at, length] : counter->later_runs) {
+      const auto ends_ms =
+          std::chrono::duration_cast<std::chrono::milliseconds>(at + length - started).count();
+      CHECK(ends_ms <= budget_ms + 20);
+    }
+    later_runs += counter->later_runs.size();
+  }
+  CHECK(later_runs > 100);  // the rule was put to the test
 }
 
 TEST_CASE("Shrinking stops at its budget with the smallest program that diverged by then",
