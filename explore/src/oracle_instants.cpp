@@ -47,6 +47,12 @@ oracle_instants oracle_instants_of(const actors::run_result& oracle) {
          type == protocol::event_type::turn_failed) &&
         !in.turns.empty())
       in.turns.back().due = r.at;
+    if (type == protocol::event_type::client_unregistered) {
+      const json& data = protocol::member_at(r.data, "data");
+      const auto of = actor_of.find(protocol::string_at(data, "client_id"));
+      if (of != actor_of.end() && protocol::string_at(data, "reason") == "expired")
+        in.expiries.try_emplace(of->second, r.at);
+    }
     if (type == protocol::event_type::client_tool_dispatched) {
       in.dispatches.push_back(r.at);
       const json& data = protocol::member_at(r.data, "data");

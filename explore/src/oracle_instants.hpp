@@ -43,6 +43,8 @@ struct oracle_instants {
   //! The session's turns: when each started and when it completed or failed (-1: not yet).
   std::vector<actors::armed_deadline> turns;
   std::map<std::string, time_ms> registrations;  // client actor -> when it got its id
+  //! Client actor -> when its TTL ran out (client_unregistered, reason "expired").
+  std::map<std::string, time_ms> expiries;
   //! When the target resolved a model answer's tool names (TOOLS-5: a dispatch, or the
   //! next step asked once the answer's calls failed at once).
   std::vector<time_ms> resolutions;

@@ -1028,6 +1028,41 @@ steps:
   CHECK(played.steps[0].at == 1950 + 50 + 200);
 }
 
+TEST_CASE("On a real clock a client lives clear of an answer calling its tools", "[explore]") {
+  // Regression (explore, 100/300/400 ms timeouts, 256 at once, seed 13087, program 2510):
+  // an answer held 1.5 s was applied 14 ms before its client's TTL ran out. The reference
+  // dispatched the call; on the target the client had expired first, in every run: a false
+  // divergence on a correct server. Moving the registration would move the message after
+  // it and the answer with it, so the client's TTL grows instead.
+  auto program = scenarios::load_text(R"(name: answer_near_expiry
+purpose: an answer calling a client's tool is applied just before the client's TTL runs out
+spec: [TOOLS-5, LIFE-2]
+settings: {ack_timeout: 2s, result_timeout: 3s, interrupt_timeout: 4s}
+duration: 5s
+clients:
+  c1: {name: db, lifetime: {ttl: 3}, tools: [read], acks: false, answers: false}
+model:
+  rules:
+    - match: ""
+      steps:
+        - tool_calls: [{name: db__read, arguments: {}}]
+          hold: 1500ms
+        - content: done
+steps:
+  - {at: 0ms, actor: c1, register: {}}
+  - {at: 1400ms, post_message: {content: explore}}
+)",
+                                      "answer_near_expiry.yaml");
+  REQUIRE(program);
+  const auto played = judged_on_real_clock(*program);
+  REQUIRE(played.clients.size() == 1);
+  // Applied at 2,900 ms, 100 ms before the expiry at 3,000 ms: a second more puts the
+  // expiry more than twice the tolerance after it. The steps stay where they were.
+  CHECK(played.clients[0].lifetime.seconds == 4);
+  REQUIRE(played.steps.size() >= 2);
+  CHECK(played.steps[1].at == 1400);
+}
+
 TEST_CASE("On a real clock a task caller answers clear of its task's interrupt deadline",
           "[explore]") {
   // Regression (explore on a real-clock target, seed 9000, program 91): a caller's results
