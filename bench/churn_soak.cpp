@@ -385,18 +385,17 @@ class soak {
   void answer(const reference_server::model_step_request& step) {
     ++counters_.model_steps;
     protocol::model_answer reply;
-    const auto& messages = step.body.at("messages");
+    const auto& messages = step.conversation.at("messages");
     const bool after_tools = !messages.empty() && messages.back().value("role", "") == "tool";
-    const auto tools = step.body.find("tools");
-    if (after_tools || tools == step.body.end() || tools->empty()) {
+    const std::vector<std::string> tools = step.tools.names();
+    if (after_tools || tools.empty()) {
       reply.text = "done";
     } else {
       const std::size_t calls = 1 + random_.next() % 3;
-      for (std::size_t i = 0; i < calls && i < tools->size(); ++i) {
-        const auto& tool = (*tools)[random_.next() % tools->size()];
+      for (std::size_t i = 0; i < calls && i < tools.size(); ++i) {
         reply.tool_calls.push_back(
             {"m" + std::to_string(counters_.model_steps) + "_" + std::to_string(i),
-             tool.at("function").at("name").get<std::string>(), "{}"});
+             tools[random_.next() % tools.size()], "{}"});
       }
     }
     core_->model_replied(step.step_id, {reply, {}}, clock_.now());

@@ -84,7 +84,7 @@ struct server {
         (void)serialise(event.data);
       if (outputs.model_steps.empty()) return;
       for (const auto& step : outputs.model_steps) {
-        (void)serialise(step.body);
+        (void)serialise(step.body());
         protocol::model_answer answer;
         if (model_steps++ % 2 == 0) {
           answer.tool_calls.push_back(

@@ -61,15 +61,6 @@ struct target_state {
 
 using self_pointer = server_actor::stateful_pointer<target_state>;
 
-json tool_names_of(const json& body) {
-  json names = json::array();
-  if (body.contains("tools")) {
-    for (const auto& tool : body["tools"])
-      names.push_back(tool["function"]["name"]);
-  }
-  return names;
-}
-
 //! The tool messages the model gets in this step: those after the last assistant message.
 json new_tool_results(const json& body) {
   json results = json::array();
@@ -140,12 +131,10 @@ void flush(self_pointer self) {
   for (const auto& step : out.model_steps) {
     st.context->record(self, "target", "model_step", [&] {
       const bool turn = step.owner == reference_server::model_step_request::owner_kind::turn;
-      return json{{"step_id", step.step_id},
-                  {"owner", turn ? "turn" : "task"},
-                  {"owner_id", step.owner_id},
-                  {"after_seq", step.after_seq},
-                  {"offered", tool_names_of(step.body)},
-                  {"tool_results", new_tool_results(step.body)}};
+      return json{
+          {"step_id", step.step_id},       {"owner", turn ? "turn" : "task"},
+          {"owner_id", step.owner_id},     {"after_seq", step.after_seq},
+          {"offered", step.tools.names()}, {"tool_results", new_tool_results(step.conversation)}};
     });
     if (st.model) caf::anon_send(st.model, model_step_atom::value, step);
   }

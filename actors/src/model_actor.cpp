@@ -24,7 +24,7 @@ caf::behavior model(caf::stateful_actor<model_state>* self, reference_server::mo
                     server_actor target, director_actor director, run_context* context) {
   return {
       [=](model_step_atom, const reference_server::model_step_request& step) {
-        const auto reply = script.answer(step.body);
+        const auto reply = script.answer(step.conversation);
         if (step.owner == reference_server::model_step_request::owner_kind::task && reply.answer) {
           json calls = json::array();
           for (const auto& call : reply.answer->tool_calls)
@@ -33,7 +33,7 @@ caf::behavior model(caf::stateful_actor<model_state>* self, reference_server::mo
           self->send(director, model_calls_atom::value,
                      task_model_calls{step.owner_id, std::move(calls)});
         }
-        const auto hold = script.hold_ms(step.body);
+        const auto hold = script.hold_ms(step.conversation);
         // The hold in the record: the answer is applied that much later, which explore needs
         // to keep a real-clock program's steps clear of that instant.
         context->record(self, "model", "model_reply", [&] {

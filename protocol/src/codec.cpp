@@ -69,16 +69,34 @@ json to_json(const std::vector<tool_spec>& tools) {
   return list;
 }
 
-json to_openai_tool(const std::string& name, const tool_spec& tool) {
+// nlohmann's own serializer, as `json::dump` uses it, writing straight onto `out`.
+struct openai_tool_writer::serializer {
+  explicit serializer(std::string& out)
+      : writer(nlohmann::detail::output_adapter<char, std::string>(out), ' ',
+               json::error_handler_t::replace) {}
+  nlohmann::detail::serializer<json> writer;
+};
+
+openai_tool_writer::openai_tool_writer(std::string& out)
+    : out_(out), serializer_(std::make_unique<serializer>(out)) {}
+
+openai_tool_writer::~openai_tool_writer() = default;
+
+void openai_tool_writer::write(std::string_view name, const tool_spec& tool) {
+  // The keys in json::dump's order (sorted), so the text is what a JSON value would give.
+  out_ += R"({"function":{"description":)";
+  append_json_string(out_, tool.description);
+  out_ += R"(,"name":)";
+  append_json_string(out_, name);
+  out_ += R"(,"parameters":)";
   // Why: a task tool declared without input_schema has parameters {}; OpenAI-compatible
   // endpoints expect an object schema, so the empty schema goes out as the empty object type.
-  json parameters = tool.parameters.empty()
-                        ? json{{"type", "object"}, {"properties", json::object()}}
-                        : tool.parameters;
-  return {
-      {"type", "function"},
-      {"function",
-       {{"name", name}, {"description", tool.description}, {"parameters", std::move(parameters)}}}};
+  if (tool.parameters.empty()) {
+    out_ += R"({"properties":{},"type":"object"})";
+  } else {
+    serializer_->writer.dump(tool.parameters, false, false, 0);
+  }
+  out_ += R"(},"type":"function"})";
 }
 
 std::string model_content(const tool_outcome& outcome) {

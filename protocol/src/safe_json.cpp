@@ -1,6 +1,7 @@
 // Bounded parsing and non-throwing serialization of outside JSON.
 #include "toolwire/protocol/safe_json.hpp"
 
+#include <algorithm>
 #include <cstdio>
 
 namespace toolwire::protocol {
@@ -58,6 +59,19 @@ std::string parse_error_detail(const json::exception& error) {
 
 std::string safe_dump(const json& value, int indent) {
   return value.dump(indent, ' ', false, json::error_handler_t::replace);
+}
+
+void append_json_string(std::string& out, std::string_view text) {
+  const bool plain = std::all_of(text.begin(), text.end(), [](char c) {
+    return c >= 0x20 && c < 0x7f && c != '"' && c != '\\';
+  });
+  if (!plain) {
+    out += safe_dump(json(std::string(text)));
+    return;
+  }
+  out += '"';
+  out += text;
+  out += '"';
 }
 
 std::size_t first_invalid_utf8(std::string_view text) {

@@ -74,7 +74,7 @@ class model_name_uses_requested_name final : public policy_layer {
 class newly_live_tool_refused final : public policy_layer {
   using policy_layer::policy_layer;
   bool dispatches_live_tool(const turn_record& turn, const std::string& model_name) const override {
-    return turn.offered_at_step->count(model_name) != 0;
+    return turn.offered_at_step.offers(model_name);
   }
 };
 

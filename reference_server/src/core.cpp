@@ -9,6 +9,7 @@
 #include "config_faults.hpp"
 #include "core_state.hpp"
 #include "policy.hpp"
+#include "toolwire/protocol/safe_json.hpp"
 
 namespace toolwire::reference_server {
 
@@ -186,16 +187,15 @@ void emit(state& s, session_record& session, const protocol::event& typed, time_
   s.pending.events.push_back(std::move(event));
 }
 
-std::uint64_t request_model_step(state& s, step_owner owner, json messages, json tools) {
+std::uint64_t request_model_step(state& s, step_owner owner, json messages, offered_tools tools) {
   const std::uint64_t id = s.next_step++;
   std::uint64_t after_seq = 0;
   if (owner.kind == model_step_request::owner_kind::turn) {
     after_seq = std::as_const(s.sessions).find(owner.id)->second.next_seq - 1;
   }
-  json body = {{"model", s.config.model_name}, {"messages", std::move(messages)}};
-  // Why: OpenAI-compatible servers reject an empty `tools` array; absent means none.
-  if (!tools.empty()) body["tools"] = std::move(tools);
-  s.pending.model_steps.push_back({id, owner.kind, owner.id, after_seq, std::move(body)});
+  json conversation = {{"model", s.config.model_name}, {"messages", std::move(messages)}};
+  s.pending.model_steps.push_back(
+      {id, owner.kind, owner.id, after_seq, std::move(conversation), std::move(tools)});
   s.waiting_steps.emplace(id, std::move(owner));
   return id;
 }
@@ -288,6 +288,23 @@ std::shared_ptr<const rule_policy> clean_policy() {
 }
 
 }  // namespace detail
+
+json model_step_request::body() const {
+  json body = conversation;
+  if (!tools.empty()) body["tools"] = tools.to_json();
+  return body;
+}
+
+std::string model_step_request::body_text() const {
+  std::string text = protocol::safe_dump(conversation);
+  if (tools.empty() || text.empty() || text.back() != '}') return text;
+  // Where json::dump would put it: "tools" sorts after "messages" and "model".
+  text.pop_back();
+  text += text.size() > 1 ? R"(,"tools":)" : R"("tools":)";
+  text += tools.json_text();
+  text += '}';
+  return text;
+}
 
 core::core(core_config config) : state_(std::make_unique<state>()) {
   state_->config = with_config_faults(std::move(config));

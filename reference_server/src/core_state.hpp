@@ -73,12 +73,10 @@ struct turn_record {
   std::uint64_t waiting_step = 0;
   std::vector<step_slot> slots;  // the current step's calls, in the model's order
   std::size_t steps = 0;
-  //! The model-side names the current step was offered (TOOLS-6's snapshot). Under
-  //! TOOLS-5 they do not decide a dispatch (liveness at the answer does); a policy may.
-  //! Shared: a turn is copied into the undo journal (journal.hpp) at every command on its
-  //! session, and with 10,000 clients this set would be most of the copy.
-  std::shared_ptr<const std::set<std::string>> offered_at_step =
-      std::make_shared<const std::set<std::string>>();
+  //! What the current step was offered (TOOLS-6's snapshot). Under TOOLS-5 it does not
+  //! decide a dispatch (liveness at the answer does); a policy may. A turn is copied into
+  //! the undo journal (journal.hpp) at every command on its session; this copy is a pointer.
+  offered_tools offered_at_step;
 };
 
 struct session_record {
@@ -367,7 +365,7 @@ void settle_slot(state& s, session_record& session, std::size_t slot, tool_outco
 //! Runs the next step of each turn deferred while an instant's timers fired.
 void run_deferred_turns(state& s, time_ms now);
 //! The model-visible list of tools: `<client>__<tool>` for every live client (CALL-2).
-json offered_tools(const state& s, const session_record& session);
+offered_tools offered_tools_of(const state& s, const session_record& session);
 
 // -- tasks (tasks.cpp) -----------------------------------------------------------------
 protocol::outcome<json> create_task(state& s, const json& body, time_ms now);
@@ -383,7 +381,7 @@ void apply_result(const state& s, task_record& task, const pending_tool_call& ca
 
 // -- model steps (core.cpp) ------------------------------------------------------------
 //! Queues a model step request for `owner` and returns its id.
-std::uint64_t request_model_step(state& s, step_owner owner, json messages, json tools);
+std::uint64_t request_model_step(state& s, step_owner owner, json messages, offered_tools tools);
 
 }  // namespace detail
 }  // namespace toolwire::reference_server

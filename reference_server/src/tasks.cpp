@@ -38,11 +38,11 @@ void issue_step(state& s, task_record& task) {
     return;
   }
   ++task.steps;
-  json tools = json::array();
+  offered_tools::builder tools;
   for (const auto& tool : task.client_tools)
-    tools.push_back(protocol::to_openai_tool(s.policy->offered_task_tool_name(tool), tool));
+    tools.add(s.policy->offered_task_tool_name(tool), tool);
   task.waiting_step = request_model_step(s, {model_step_request::owner_kind::task, task.uuid},
-                                         task.messages, tools);
+                                         task.messages, std::move(tools).build());
 }
 
 //! Sends the current round's results to the model and runs the next step.

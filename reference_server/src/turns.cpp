@@ -70,13 +70,9 @@ void issue_step(state& s, session_record& session, time_ms now) {
   ++turn.steps;
   turn.slots.clear();
   // TOOLS-6: the step's tool list is one snapshot, taken here, all at once.
-  json offered = offered_tools(s, session);
-  auto names = std::make_shared<std::set<std::string>>();
-  for (const auto& tool : offered)
-    names->insert(tool["function"]["name"].get<std::string>());
-  turn.offered_at_step = std::move(names);
+  turn.offered_at_step = offered_tools_of(s, session);
   turn.waiting_step = request_model_step(s, {model_step_request::owner_kind::turn, session.id},
-                                         turn.messages, std::move(offered));
+                                         turn.messages, turn.offered_at_step);
 }
 
 //! For a policy that defers completions to the step's end (SES-5): the client_tool_completed
@@ -212,15 +208,18 @@ const std::string& rule_policy::tool_call_id_for_model(const step_slot& slot) co
 
 // -- the turn rules --------------------------------------------------------------------------
 
-json offered_tools(const state& s, const session_record& session) {
-  json tools = json::array();
+offered_tools offered_tools_of(const state& s, const session_record& session) {
+  offered_tools::builder offered;
+  std::string model_name;
   for (const client_record* client : s.policy->offering_clients(session)) {
     for (const tool_spec* tool : s.policy->tools_offered_by(*client)) {
-      tools.push_back(protocol::to_openai_tool(
-          s.policy->model_side_name(*client) + tool_separator + tool->name, *tool));
+      model_name = s.policy->model_side_name(*client);
+      model_name += tool_separator;
+      model_name += tool->name;
+      offered.add(model_name, *tool);
     }
   }
-  return tools;
+  return std::move(offered).build();
 }
 
 outcome<json> post_message(state& s, session_record& session, const json& body, time_ms now) {

@@ -113,13 +113,17 @@ TEST_CASE("Every struct actors send survives CAF's serializer, members the proxi
     step.owner = toolwire::reference_server::model_step_request::owner_kind::task;
     step.owner_id = "t-1";
     step.after_seq = 12;
-    step.body = json{{"messages", json::array()}};
+    step.conversation = json{{"messages", json::array()}};
+    toolwire::reference_server::offered_tools::builder tools;
+    tools.add("tab__read", {"read", "reads", json{{"type", "object"}}});
+    step.tools = std::move(tools).build();
     const auto step_read = round_trip(system, step);
     CHECK(step_read.step_id == 3);
     CHECK(step_read.owner == step.owner);
     CHECK(step_read.owner_id == "t-1");
     CHECK(step_read.after_seq == 12);
-    CHECK(step_read.body == step.body);
+    CHECK(step_read.body() == step.body());
+    CHECK(step_read.tools.names() == std::vector<std::string>{"tab__read"});
 
     toolwire::reference_server::model_reply reply;
     reply.answer = toolwire::protocol::model_answer{std::nullopt, {{"call_1", "read", "{}"}}};

@@ -57,11 +57,13 @@ struct recording_backend final : web::model_backend {
 //! `messages` must be an array: write json::array({...}), since a one-item braced list of
 //! json is an array under g++ and a copy of the item under clang.
 reference_server::model_step_request turn_step(std::uint64_t id, json messages) {
-  return {id, reference_server::model_step_request::owner_kind::turn, "ses_1", 0,
-          json{{"model", "m"},
-               {"messages", std::move(messages)},
-               {"tools",
-                json::array({{{"type", "function"}, {"function", {{"name", "web__read"}}}}})}}};
+  return {id,
+          reference_server::model_step_request::owner_kind::turn,
+          "ses_1",
+          0,
+          json{{"model", "m"}, {"messages", std::move(messages)}},
+          reference_server::offered_tools::from_json(
+              json::array({{{"type", "function"}, {"function", {{"name", "web__read"}}}}}))};
 }
 
 json user(const std::string& text) {
@@ -328,7 +330,7 @@ TEST_CASE("each model variation changes the model's requests within MODEL-1..3",
     seen->pending[0](std::move(first_reply));
     backend->start(turn_step(2, json::array({user("second")})),
                    [](reference_server::model_reply) {});
-    return seen->requests[1].body;
+    return seen->requests[1].body();
   };
   //! What a script whose second rule answers "B" answers to `body`: the current turn's.
   auto answered = [](const json& body, const char* first_steps) {
@@ -372,7 +374,7 @@ TEST_CASE("each model variation changes the model's requests within MODEL-1..3",
                  {{"role", "assistant"}, {"content", nullptr}, {"tool_calls", json::array({call})}},
                  {{"role", "tool"}, {"tool_call_id", "call_0_0"}, {"content", "x"}}})),
         [](reference_server::model_reply) {});
-    const json& assistant = seen->requests[0].body["messages"][1];
+    const json& assistant = seen->requests[0].conversation["messages"][1];
     CHECK(assistant["content"] == "");
     const std::string arguments = assistant["tool_calls"][0]["function"]["arguments"];
     CHECK(arguments != R"({"row":2})");
@@ -389,7 +391,7 @@ TEST_CASE("each model variation changes the model's requests within MODEL-1..3",
                       {{"role", "assistant"}, {"content", nullptr}},
                       {{"role", "tool"}, {"tool_call_id", "m1"}, {"content", error.dump()}}}),
         [](reference_server::model_reply) {});
-    const json& body = seen->requests[0].body;
+    const json& body = seen->requests[0].body();
     const json& messages = body["messages"];
     CHECK(messages[0]["role"] == "system");
     CHECK(body["temperature"] == 0);

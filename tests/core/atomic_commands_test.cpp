@@ -166,7 +166,7 @@ class traffic {
     }
     while (h_.has_model_step()) {
       auto next = h_.next_model_step();
-      seen += "\n  step " + std::to_string(next.step_id) + " " + next.body.dump();
+      seen += "\n  step " + std::to_string(next.step_id) + " " + next.body().dump();
       book_.steps.push_back(std::move(next));
     }
     return seen;

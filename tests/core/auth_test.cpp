@@ -274,6 +274,6 @@ TEST_CASE("AUTH-5 the events route accepts access_token; credentials never leak"
       CHECK(text.find(admin_key) == std::string::npos);
     }
     const auto step = f.step();
-    CHECK(step.body.dump().find(token) == std::string::npos);
+    CHECK(step.body().dump().find(token) == std::string::npos);
   }
 }

@@ -61,7 +61,7 @@ inline std::optional<std::string> tool_content(const model_step_request& step,
 //! The ids the model gave its tool calls in the last assistant message of a step.
 inline std::vector<std::string> last_model_call_ids(const model_step_request& step) {
   std::vector<std::string> ids;
-  const json& messages = step.body["messages"];
+  const json& messages = step.conversation["messages"];
   for (auto it = messages.rbegin(); it != messages.rend(); ++it) {
     if ((*it)["role"] != "assistant") continue;
     if (it->contains("tool_calls")) {

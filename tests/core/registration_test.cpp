@@ -113,11 +113,11 @@ TEST_CASE("REG-1 tool declarations", "[core][registration]") {
     CHECK(response.body["tools"] == declared);
     f.start_turn();
     const auto step = f.step();
-    REQUIRE(step.body["tools"].size() == 2);
-    CHECK(step.body["tools"][0]["type"] == "function");
-    CHECK(step.body["tools"][0]["function"]["name"] == "web__read");
-    CHECK(step.body["tools"][0]["function"]["description"] == "reads the page");
-    CHECK(step.body["tools"][0]["function"]["parameters"] == declared[0]["parameters"]);
+    REQUIRE(step.body()["tools"].size() == 2);
+    CHECK(step.body()["tools"][0]["type"] == "function");
+    CHECK(step.body()["tools"][0]["function"]["name"] == "web__read");
+    CHECK(step.body()["tools"][0]["function"]["description"] == "reads the page");
+    CHECK(step.body()["tools"][0]["function"]["parameters"] == declared[0]["parameters"]);
   }
 }
 

@@ -104,10 +104,10 @@ TEST_CASE("TASK-1 creating a task", "[core][tasks]") {
     const json schema = {{"type", "object"}, {"properties", {{"q", {{"type", "string"}}}}}};
     f.create(json::array({task_tool("plain"), task_tool("typed", schema)}));
     auto step = f.h.next_model_step();
-    REQUIRE(step.body["tools"].size() == 2);
-    CHECK(step.body["tools"][1]["function"]["parameters"] == schema);
-    CHECK(step.body["tools"][0]["function"]["parameters"].is_object());
-    CHECK(step.body["tools"][0]["function"]["description"] == "the plain tool");
+    REQUIRE(step.body()["tools"].size() == 2);
+    CHECK(step.body()["tools"][1]["function"]["parameters"] == schema);
+    CHECK(step.body()["tools"][0]["function"]["parameters"].is_object());
+    CHECK(step.body()["tools"][0]["function"]["description"] == "the plain tool");
   }
   SECTION("TASK-1 client_tools may be empty") {
     CHECK(f.create_raw(task_body(json::array())).status == 201);
@@ -488,9 +488,9 @@ TEST_CASE("TASK-10 the model sees the task's tools unprefixed and each input tex
            {"first text", "second \xE6\x97\xA5 text"});
   auto step = f.h.next_model_step();
   CHECK(core_harness::offered_names(step) == std::vector<std::string>{"get_location", "pick_date"});
-  REQUIRE(step.body["messages"].size() == 2);
-  CHECK(step.body["messages"][0] == json{{"role", "user"}, {"content", "first text"}});
-  CHECK(step.body["messages"][1] ==
+  REQUIRE(step.conversation["messages"].size() == 2);
+  CHECK(step.conversation["messages"][0] == json{{"role", "user"}, {"content", "first text"}});
+  CHECK(step.conversation["messages"][1] ==
         json{{"role", "user"}, {"content", "second \xE6\x97\xA5 text"}});
 }
 

@@ -33,15 +33,16 @@ TEST_CASE("TOOLS-1 PUT replaces the whole list", "[core][tools]") {
     f.start_turn();
     auto step = f.step();
     CHECK(core_harness::offered_names(step).empty());
-    CHECK_FALSE(step.body.contains("tools"));  // docs: `tools` omitted when empty
+    CHECK_FALSE(step.body().contains("tools"));  // docs: `tools` omitted when empty
+    CHECK(json::parse(step.body_text()) == step.body());
     CHECK(f.ping(cid).status == 200);
   }
   SECTION("TOOLS-1 a changed description replaces the old one") {
     REQUIRE(f.put_tools(cid, json::array({core_harness::tool("a", "new words")})).status == 200);
     f.start_turn();
     auto step = f.step();
-    REQUIRE(step.body["tools"].size() == 1);
-    CHECK(step.body["tools"][0]["function"]["description"] == "new words");
+    REQUIRE(step.body()["tools"].size() == 1);
+    CHECK(step.body()["tools"][0]["function"]["description"] == "new words");
   }
   SECTION("TOOLS-1 a PUT without tools is 400") {
     auto put = f.h.request("PUT", f.h.client_path(f.sid, cid) + "/tools", json::object());
@@ -304,7 +305,7 @@ TEST_CASE("TOOLS-6 each step sees one consistent tool list", "[core][tools]") {
   auto second = f.step();
   CHECK(core_harness::offered_names(second) == after);
   // The step's function list and the names agree one to one (no half-updated entry).
-  for (const auto& tool : second.body["tools"]) {
+  for (const auto& tool : second.tools.to_json()) {
     CHECK(tool["type"] == "function");
     CHECK(tool["function"]["parameters"].is_object());
   }

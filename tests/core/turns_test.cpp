@@ -45,7 +45,7 @@ TEST_CASE("SES-2 messages start a turn; one turn at a time", "[core][turns]") {
     const std::string second = f.start_turn("two");
     CHECK(second != first);
     auto step = f.step();
-    CHECK(step.body["messages"].back() == json{{"role", "user"}, {"content", "two"}});
+    CHECK(step.conversation["messages"].back() == json{{"role", "user"}, {"content", "two"}});
   }
   SECTION("SES-2 after turn_failed a new message is accepted") {
     f.start_turn();
@@ -93,17 +93,22 @@ TEST_CASE("MODEL-1 a step request carries the model, the messages and the tools"
   auto step = f.step();
   CHECK(step.owner == model_step_request::owner_kind::turn);
   CHECK(step.owner_id == f.sid);
-  CHECK(step.body["model"].is_string());
-  REQUIRE(step.body["tools"].size() == 1);
-  CHECK(step.body["tools"][0] == json{{"type", "function"},
-                                      {"function",
-                                       {{"name", "app__read"},
-                                        {"description", "a tool"},
-                                        {"parameters", {{"type", "object"}}}}}});
+  CHECK(step.conversation["model"].is_string());
+  REQUIRE(step.body()["tools"].size() == 1);
+  CHECK(step.body()["tools"][0] == json{{"type", "function"},
+                                        {"function",
+                                         {{"name", "app__read"},
+                                          {"description", "a tool"},
+                                          {"parameters", {{"type", "object"}}}}}});
+  // Over HTTP the same body goes out as text, byte for byte what a JSON value gives.
+  CHECK(step.body_text() == step.body().dump());
+  CHECK(step.tools.names() == std::vector<std::string>{"app__read"});
+  CHECK(step.tools.offers("app__read"));
+  CHECK_FALSE(step.tools.offers("app__rea"));
   auto ids = f.answer_calls(step, {{"app__read", {{"x", 1}}}});
   REQUIRE(f.content(cid, ids.at(0), "r").status == 200);
   auto next = f.step();
-  const json& messages = next.body["messages"];
+  const json& messages = next.conversation["messages"];
   REQUIRE(messages.size() == 3);
   CHECK(messages[1]["role"] == "assistant");
   CHECK(messages[1]["tool_calls"][0]["function"]["name"] == "app__read");
@@ -119,8 +124,8 @@ TEST_CASE("MODEL-3 the user's text reaches the model unchanged", "[core][turns]"
   const std::string text = "case-17: \xE6\x97\xA5\xE6\x9C\xAC \"quoted\"\n\ttabs and  spaces ";
   f.start_turn(text);
   auto step = f.step();
-  REQUIRE(step.body["messages"].size() == 1);
-  CHECK(step.body["messages"][0] == json{{"role", "user"}, {"content", text}});
+  REQUIRE(step.conversation["messages"].size() == 1);
+  CHECK(step.conversation["messages"][0] == json{{"role", "user"}, {"content", text}});
 }
 
 TEST_CASE("MODEL-4 a failing model ends the turn as turn_failed", "[core][turns]") {

@@ -182,7 +182,7 @@ TEST_CASE("fault rejected_message_starts_turn breaks C-3", "[faults][C-3]") {
                      {"model_step", h.has_model_step()}};
     if (h.has_model_step()) {
       const auto step = h.next_model_step();
-      observed["user_text"] = step.body["messages"].back()["content"];
+      observed["user_text"] = step.conversation["messages"].back()["content"];
     }
     return observed;
   });

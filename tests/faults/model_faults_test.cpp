@@ -46,7 +46,7 @@ TEST_CASE("fault user_text_trimmed breaks MODEL-3", "[faults][MODEL-3]") {
   const auto seen = run_clean_and_faulty(fault::user_text_trimmed, [](core_harness& h) {
     const auto sid = h.create_session();
     start_turn(h, sid, "  two spaces each side  ");
-    return h.next_model_step().body["messages"][0]["content"];
+    return h.next_model_step().conversation["messages"][0]["content"];
   });
   CHECK(seen.clean == json("  two spaces each side  "));
   CHECK(seen.faulty == json("two spaces each side"));

@@ -316,7 +316,7 @@ TEST_CASE("fault task_duplicate_tools_collapsed breaks TASK-1", "[faults][TASK-1
         if (h.has_model_step()) {
           const auto step = h.next_model_step();
           json offered = json::array();
-          for (const auto& tool : step.body["tools"])
+          for (const auto& tool : step.tools.to_json())
             offered.push_back(json{tool["function"]["name"], tool["function"]["description"]});
           observed["offered"] = offered;
         }

@@ -27,6 +27,17 @@ json completion(json message) {
       {"usage", {{"prompt_tokens", 3}}}};
 }
 
+//! The offered tool as the model endpoint reads it; also checks the text is what a JSON
+//! value of it would serialize to, byte for byte.
+json openai_tool(const std::string& name, const tool_spec& tool) {
+  std::string text = "[";  // appended after other text, as a step's list is written
+  openai_tool_writer writer(text);
+  writer.write(name, tool);
+  const json parsed = json::parse(text.substr(1));
+  CHECK(text.substr(1) == parsed.dump());
+  return parsed;
+}
+
 json call(const std::string& id, const std::string& name, const std::string& arguments) {
   return {
       {"id", id}, {"type", "function"}, {"function", {{"name", name}, {"arguments", arguments}}}};
@@ -89,7 +100,7 @@ TEST_CASE("wire codecs for tools and lifetimes", "[codec]") {
 
 TEST_CASE("MODEL-1 tools are offered in the OpenAI function shape", "[codec][MODEL-1]") {
   SECTION("MODEL-1 name, description and parameters are carried") {
-    CHECK(to_openai_tool("browser__weather", {"weather", "the weather", weather_schema}) ==
+    CHECK(openai_tool("browser__weather", {"weather", "the weather", weather_schema}) ==
           json{{"type", "function"},
                {"function",
                 {{"name", "browser__weather"},
@@ -97,17 +108,38 @@ TEST_CASE("MODEL-1 tools are offered in the OpenAI function shape", "[codec][MOD
                  {"parameters", weather_schema}}}});
   }
   SECTION("CALL-2 the offered name is the one given, not the declared one") {
-    const auto offered = to_openai_tool("tab_2__pick", {"pick", "d", json::object()});
+    const auto offered = openai_tool("tab_2__pick", {"pick", "d", json::object()});
     CHECK(offered.at("function").at("name") == "tab_2__pick");
   }
   SECTION("MODEL-1 empty parameters go out as an empty object schema") {
-    CHECK(to_openai_tool("confirm", {"confirm", "ask", json::object()})
+    CHECK(openai_tool("confirm", {"confirm", "ask", json::object()})
               .at("function")
               .at("parameters") == json::parse(R"({"type": "object", "properties": {}})"));
   }
   SECTION("MODEL-1 non-empty parameters without a type are sent as declared") {
     const json schema = {{"properties", json::object()}};
-    CHECK(to_openai_tool("t", {"t", "d", schema}).at("function").at("parameters") == schema);
+    CHECK(openai_tool("t", {"t", "d", schema}).at("function").at("parameters") == schema);
+  }
+  SECTION("MODEL-1 quotes, control characters and non-ASCII text are carried exactly") {
+    const std::string description = "a \"quoted\" \\ path\n\ttab \x01 caf\xc3\xa9 \xe2\x82\xac";
+    const json schema = {{"type", "object"}, {"description", "\x7f\x1f"}};
+    const auto offered = openai_tool("t\u00e9__x", {"x", description, schema});
+    CHECK(offered.at("function").at("description") == description);
+    CHECK(offered.at("function").at("name") == "t\u00e9__x");
+    CHECK(offered.at("function").at("parameters") == schema);
+  }
+  SECTION("MODEL-1 one writer writes tool after tool; invalid UTF-8 becomes U+FFFD") {
+    std::string text = "[";
+    openai_tool_writer writer(text);
+    const json bad = {{"type", "object"}, {"description", std::string("a\xff")}};
+    writer.write("a__one", {"one", "first", bad});
+    text += ',';
+    writer.write("a__two", {"two", "second", weather_schema});
+    text += ']';
+    const json list = json::parse(text);
+    REQUIRE(list.size() == 2);
+    CHECK(list[0].at("function").at("parameters").at("description") == "a\xef\xbf\xbd");
+    CHECK(list[1] == openai_tool("a__two", {"two", "second", weather_schema}));
   }
 }
 

@@ -1,6 +1,8 @@
 // Outside JSON: bounded parsing (UTF-8, depth, numbers) and serialization that never throws.
 #include <catch2/catch.hpp>
 
+#include <string>
+
 #include "protocol_test_support.hpp"
 #include "toolwire/protocol/safe_json.hpp"
 #include "toolwire/protocol/validation.hpp"
@@ -82,6 +84,18 @@ TEST_CASE("safe_dump replaces invalid UTF-8 instead of throwing", "[safe_json]")
   CHECK(safe_dump(value) ==
         "{\"text\":\"a\xEF\xBF\xBD"
         "b\"}");
+}
+
+TEST_CASE("append_json_string writes a string as safe_dump does", "[safe_json]") {
+  for (const std::string& text :
+       {std::string(""), std::string("plain_name-1"), std::string("say \"hi\""),
+        std::string("back\\slash"), std::string("line\nbreak\r\t\b\f"), std::string("\x01\x1f\x7f"),
+        std::string("caf\xc3\xa9 \xf0\x9f\x98\x80"), std::string("bad \xff\xc3 bytes"),
+        std::string("nul\0inside", 10)}) {
+    std::string out = "x";
+    append_json_string(out, text);
+    CHECK(out == "x" + safe_dump(json(text)));
+  }
 }
 
 TEST_CASE("escape_bytes writes invalid and control bytes as \\xNN", "[safe_json]") {

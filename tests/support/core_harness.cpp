@@ -136,16 +136,12 @@ void core_harness::fail_model(std::uint64_t step_id, const std::string& why) {
 
 std::vector<std::string> core_harness::offered_names(
     const reference_server::model_step_request& step) {
-  std::vector<std::string> names;
-  if (!step.body.contains("tools")) return names;
-  for (const auto& tool : step.body["tools"])
-    names.push_back(tool["function"]["name"]);
-  return names;
+  return step.tools.names();
 }
 
 std::vector<json> core_harness::tool_messages(const reference_server::model_step_request& step) {
   std::vector<json> messages;
-  for (const auto& message : step.body["messages"]) {
+  for (const auto& message : step.conversation["messages"]) {
     if (message["role"] == "tool") messages.push_back(message);
   }
   return messages;

@@ -149,8 +149,12 @@ void model_router::deliver(model_arrival& item, const caf::actor& model) {
   if (owner.task) task_steps_[step_id] = owner.id;
   using kind = reference_server::model_step_request::owner_kind;
   caf::anon_send(model, actors::model_step_atom::value,
-                 reference_server::model_step_request{step_id, owner.task ? kind::task : kind::turn,
-                                                      owner.id, after, std::move(item.body)});
+                 reference_server::model_step_request{step_id,
+                                                      owner.task ? kind::task : kind::turn,
+                                                      owner.id,
+                                                      after,
+                                                      std::move(item.body),
+                                                      {}});
 }
 
 void model_router::model_replied(std::uint64_t step_id,

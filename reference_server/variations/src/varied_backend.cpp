@@ -51,6 +51,19 @@ void reserialise_answers(json& messages) {
   }
 }
 
+//! `request` with `body` as its whole body: the tools it offers, the rest its conversation.
+reference_server::model_step_request with_body(const reference_server::model_step_request& request,
+                                               json body) {
+  reference_server::model_step_request varied = request;
+  varied.tools = {};
+  if (body.is_object() && body.contains("tools")) {
+    varied.tools = reference_server::offered_tools::from_json(body["tools"]);
+    body.erase("tools");
+  }
+  varied.conversation = std::move(body);
+  return varied;
+}
+
 }  // namespace
 
 json varied_backend::vary(json body, const json& history, bool task) const {
@@ -102,18 +115,20 @@ void varied_backend::start(const reference_server::model_step_request& request,
       (has(variation::model_history) || has(variation::model_history_failed)) &&
       request.owner == reference_server::model_step_request::owner_kind::turn;
   if (!keeps_history) {
-    reference_server::model_step_request varied = request;
-    varied.body = vary(request.body, json::array(),
-                       request.owner == reference_server::model_step_request::owner_kind::task);
-    return inner_->start(varied, std::move(done));
+    return inner_->start(
+        with_body(request,
+                  vary(request.body(), json::array(),
+                       request.owner == reference_server::model_step_request::owner_kind::task)),
+        std::move(done));
   }
   // MODEL-1 leaves the conversation to the implementation: this one sends the session's
   // earlier turns (their messages, answers and every tool result) before the current one.
-  reference_server::model_step_request varied = request;
-  varied.body = vary(request.body, (*histories_)[request.owner_id], /*task=*/false);
+  const auto varied =
+      with_body(request, vary(request.body(), (*histories_)[request.owner_id], /*task=*/false));
   // The turn's own messages, as the core built them, join the history once it completes
   // (model_history_failed: or fails, with no reply after its last message).
-  json turn = request.body.is_object() ? request.body.value("messages", json::array()) : json();
+  const json& conversation = request.conversation;
+  json turn = conversation.is_object() ? conversation.value("messages", json::array()) : json();
   if (has(variation::other_texts) && turn.is_array()) other_error_texts(turn);
   const bool keeps_failed = has(variation::model_history_failed);
   inner_->start(varied,

@@ -18,9 +18,7 @@ openai_backend::~openai_backend() {
 void openai_backend::start(const reference_server::model_step_request& request,
                            std::function<void(reference_server::model_reply)> done) {
   std::erase_if(calls_, [](const auto& weak) { return weak.expired(); });
-  // Why replace: invalid UTF-8 in a conversation must fail one step, not the server.
-  std::string body = request.body.dump(-1, ' ', false, json::error_handler_t::replace);
-  auto call = std::make_shared<openai_call>(ioc_, config_, std::move(body), std::move(done));
+  auto call = std::make_shared<openai_call>(ioc_, config_, request.body_text(), std::move(done));
   calls_.push_back(call);
   call->run();
 }

@@ -13,7 +13,7 @@ scripted_backend::scripted_backend(boost::asio::any_io_executor executor,
 
 void scripted_backend::start(const reference_server::model_step_request& request,
                              std::function<void(reference_server::model_reply)> done) {
-  boost::asio::post(executor_, [open = open_, reply = script_.answer(request.body),
+  boost::asio::post(executor_, [open = open_, reply = script_.answer(request.conversation),
                                 done = std::move(done)]() mutable {
     if (*open) done(std::move(reply));
   });

@@ -160,15 +160,17 @@ typename Inspector::result_type inspect(Inspector& f, session_event& x) {
 
 template <class Inspector>
 typename Inspector::result_type inspect(Inspector& f, model_step_request& x) {
-  actors::carried::json_member body{x.body};
+  actors::carried::json_member conversation{x.conversation};
   bool task = x.owner == model_step_request::owner_kind::task;
-  return f(caf::meta::type_name("model_step_request"), x.step_id, task,
-           caf::meta::load_callback([&]() -> caf::error {
+  json tools_value = x.tools.to_json();  // saved as JSON; loaded back into the snapshot below
+  actors::carried::json_member tools{tools_value};
+  return f(caf::meta::type_name("model_step_request"), x.step_id, task, x.owner_id, x.after_seq,
+           conversation, tools, caf::meta::load_callback([&]() -> caf::error {
              x.owner =
                  task ? model_step_request::owner_kind::task : model_step_request::owner_kind::turn;
+             x.tools = reference_server::offered_tools::from_json(tools_value);
              return caf::none;
-           }),
-           x.owner_id, x.after_seq, body);
+           }));
 }
 
 template <class Inspector>

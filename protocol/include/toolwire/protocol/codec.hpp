@@ -1,7 +1,9 @@
 // JSON codecs for the wire types, and the OpenAI-compatible chat-completions shapes (SPEC 8).
 #pragma once
 
+#include <memory>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "toolwire/protocol/outcome.hpp"
@@ -13,8 +15,26 @@ json to_json(const tool_spec& tool);
 json to_json(const lifetime& life);
 json to_json(const std::vector<tool_spec>& tools);
 
-//! `{"type": "function", "function": {"name", "description", "parameters"}}` (MODEL-1).
-json to_openai_tool(const std::string& name, const tool_spec& tool);
+//! Writes tools in the OpenAI function shape, `{"type": "function", "function": {"name",
+//! "description", "parameters"}}` (MODEL-1), one after another onto the end of `out`, as
+//! `json::dump` writes them (keys sorted, no spaces; invalid UTF-8 as U+FFFD). Why text and
+//! not a JSON value: a model step offers every live client's tools, and with 10,000 clients
+//! a tree of them was built, serialized and freed at every step. One writer serializes every
+//! tool's parameters (a serializer per tool cost more than the rest of the tool).
+class openai_tool_writer {
+ public:
+  explicit openai_tool_writer(std::string& out);
+  ~openai_tool_writer();
+  openai_tool_writer(const openai_tool_writer&) = delete;
+  openai_tool_writer& operator=(const openai_tool_writer&) = delete;
+
+  void write(std::string_view name, const tool_spec& tool);
+
+ private:
+  struct serializer;
+  std::string& out_;
+  std::unique_ptr<serializer> serializer_;
+};
 
 //! How an outcome reaches the model as a tool message's content (CALL-8):
 //! a string as itself, other JSON as its serialization, an error as

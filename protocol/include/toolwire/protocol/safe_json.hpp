@@ -22,6 +22,12 @@ inline constexpr std::size_t max_json_depth = 128;
 //! (nlohmann's type_error.316). Use it for every value that holds outside data.
 std::string safe_dump(const json& value, int indent = -1);
 
+//! Appends `text` as a JSON string, exactly as `safe_dump(json(text))` writes it. Why:
+//! names and descriptions are written into large documents without a JSON value each; the
+//! plain printable ASCII of nearly every name is copied, anything else goes through
+//! `safe_dump`.
+void append_json_string(std::string& out, std::string_view text);
+
 //! The offset of the first byte that is not strict UTF-8 (RFC 3629: no overlong forms,
 //! no surrogates, nothing above U+10FFFF), or npos when all of `text` is valid.
 std::size_t first_invalid_utf8(std::string_view text);

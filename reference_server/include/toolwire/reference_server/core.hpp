@@ -24,6 +24,7 @@
 #include "toolwire/protocol/types.hpp"
 #include "toolwire/protocol/validation.hpp"
 #include "toolwire/reference_server/faults.hpp"
+#include "toolwire/reference_server/offered_tools.hpp"
 
 namespace toolwire::reference_server {
 
@@ -95,7 +96,18 @@ struct model_step_request {
   //! For turns: the session's last event seq when the step was issued, which places the
   //! step exactly in the event stream (the tools offered reflect every event up to it).
   std::uint64_t after_seq = 0;
-  json body;
+  //! The request's body but for its tools: `model` and `messages` (MODEL-1).
+  json conversation;
+  //! The tools offered (TOOLS-6); none means no `tools` member: OpenAI-compatible servers
+  //! reject an empty `tools` array.
+  offered_tools tools;
+
+  //! The whole chat-completions request body, for a model in-process.
+  json body() const;
+  //! The same as sent over HTTP: `conversation` serialized with the tools' text spliced in
+  //! (never a tree of them); invalid UTF-8 in the conversation becomes U+FFFD, so it fails
+  //! one step at the model, not the server.
+  std::string body_text() const;
 };
 
 //! What happened in the model backend: an answer, or why there is none (MODEL-4).
