@@ -385,10 +385,12 @@ namespace {
 
 //! What the runners of one search share: how many were made, and the most runs in flight
 //! at once. With `wait_for_overlap` the run numbered `wait_at_run` (1: the first) waits (at
-//! most 10 s) until another one has started, so that a search running programs at once
+//! most 5 s) until another one has started, so that a search running programs at once
 //! shows it however loaded the machine is; a search that runs them one at a time never
-//! gets another. `overlapped_at_wait` says whether that run saw one (false: it waited in
-//! vain, so the run it waited at is not one that runs beside others).
+//! gets another. A run that waited in vain passes the wait on to the next run, until one
+//! sees another beside it: which run is the first of a batch depends on the load (under two
+//! busy loops the third run waited its 10 s alone 3 times in 12, so it was still the
+//! program drawn's, not a smaller one). `overlapped_at_wait` says whether one did.
 struct overlap_counter {
   bool wait_for_overlap = true;
   int wait_at_run = 1;
@@ -422,9 +424,10 @@ class overlapping_runner final : public explore::program_runner {
       ran_before_ = true;
       counter_->most = std::max(counter_->most, ++counter_->in_flight);
       counter_->started.notify_all();
-      if (counter_->wait_for_overlap && ++counter_->runs == counter_->wait_at_run) {
+      if (counter_->wait_for_overlap && ++counter_->runs >= counter_->wait_at_run &&
+          !counter_->overlapped_at_wait) {
         counter_->overlapped_at_wait = counter_->started.wait_for(
-            lock, std::chrono::seconds(10), [&] { return counter_->in_flight > 1; });
+            lock, std::chrono::seconds(5), [&] { return counter_->in_flight > 1; });
       }
     }
     auto plan = program;
@@ -549,9 +552,9 @@ TEST_CASE(
   REQUIRE(one_at_a_time.failure->shrink_steps > 0);
 
   auto counter = std::make_shared<overlap_counter>();
-  // The first smaller program: the target's third run. The program drawn ran twice (a
-  // target's divergence counts only when it shows again at once); waiting at its run
-  // again, where nothing else runs, left overlap to chance (a loaded CI machine: none).
+  // From the first smaller program on: the target's third run at the earliest. The program
+  // drawn ran twice (a target's divergence counts only when it shows again at once);
+  // waiting at its run again, where nothing else runs, left overlap to chance.
   counter->wait_at_run = 3;
   const auto at_once = search_of_one(seed, 4, counter);
   REQUIRE(at_once.failure);
