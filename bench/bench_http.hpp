@@ -11,6 +11,7 @@
 #include <fstream>
 #include <iostream>
 #include <nlohmann/json.hpp>
+#include <sstream>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -130,6 +131,25 @@ inline double percentile(std::vector<double> values, double p) {
   std::sort(values.begin(), values.end());
   const std::size_t index = static_cast<std::size_t>(p * static_cast<double>(values.size() - 1));
   return values[index];
+}
+
+//! The CPU time process `pid` has used so far (user and system), in seconds, from
+//! /proc/PID/stat (0 when unreadable). Its resolution is the kernel's tick (10 ms).
+inline double cpu_seconds(pid_t pid) {
+  std::ifstream stat("/proc/" + std::to_string(pid) + "/stat");
+  std::string line;
+  std::getline(stat, line);
+  // Fields 14 and 15 (utime, stime) count from after the command name, which may hold
+  // spaces and is closed by the last ')'.
+  const auto close = line.rfind(')');
+  if (close == std::string::npos) return 0;
+  std::istringstream fields(line.substr(close + 2));
+  std::string field;
+  double ticks = 0;
+  for (int i = 3; i <= 15 && fields >> field; ++i) {
+    if (i >= 14) ticks += std::stod(field);
+  }
+  return ticks / static_cast<double>(sysconf(_SC_CLK_TCK));
 }
 
 //! The resident set of process `pid` in MiB, from /proc (0 when unreadable).

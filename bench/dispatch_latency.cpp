@@ -5,7 +5,13 @@
 // pointed at it, registers N clients, opens the session's event stream and runs T turns.
 // Each turn: the model answers with one tool call (the clock starts as the response is
 // written), the SSE reader stops the clock on the dispatched event and posts the result,
-// the model then answers with text. Prints p50/p90/p99/max in microseconds.
+// the model then answers with text. Prints p50/p90/p99/max in microseconds, and the CPU
+// time the server spent per turn (each turn is two model steps, both offering every
+// client's tool, a message, a result and their events).
+//
+// `--think-ms N`: the stand-in waits N ms before each answer, as a real model thinks.
+// The window then starts with an idle server, so it includes the wake-up of an idle
+// process, which on a VM grows with the idle time (docs/benchmarks.md).
 #include <algorithm>
 #include <atomic>
 #include <boost/asio.hpp>
@@ -40,6 +46,7 @@ struct options {
   std::string toolwire = "build/cli/toolwire";
   int clients = 1000;
   int turns = 300;
+  int think_ms = 0;  // how long the model stand-in waits before each answer
 };
 
 options parse_options(int argc, char** argv) {
@@ -54,12 +61,15 @@ options parse_options(int argc, char** argv) {
           static_cast<int>(bench::positive_arg("dispatch_latency", arg, value(), 1'000'000));
     } else if (arg == "--turns") {
       o.turns = static_cast<int>(bench::positive_arg("dispatch_latency", arg, value(), 1'000'000));
+    } else if (arg == "--think-ms") {
+      o.think_ms = static_cast<int>(bench::positive_arg("dispatch_latency", arg, value(), 60'000));
     } else if (arg == "--quick") {  // a self-check for CI: seconds, not a figure
       o.clients = 50;
       o.turns = 20;
     } else {
       std::cerr
-          << "usage: dispatch_latency [--toolwire PATH] [--clients N] [--turns N] [--quick]\n";
+          << "usage: dispatch_latency [--toolwire PATH] [--clients N] [--turns N] [--think-ms N] "
+             "[--quick]\n";
       std::exit(2);
     }
   }
@@ -70,7 +80,7 @@ options parse_options(int argc, char** argv) {
 std::atomic<steady::rep> tool_call_sent{0};
 
 //! One blocking model stand-in connection at a time is enough: turns are sequential.
-void serve_model(tcp::acceptor& acceptor) {
+void serve_model(tcp::acceptor& acceptor, int think_ms) {
   for (;;) {
     beast::error_code ec;
     tcp::socket socket(acceptor.get_executor());
@@ -114,6 +124,7 @@ void serve_model(tcp::acceptor& acceptor) {
       response.body() =
           json{{"choices", json::array({{{"index", 0}, {"message", message}}})}}.dump();
       response.prepare_payload();
+      if (think_ms > 0) std::this_thread::sleep_for(std::chrono::milliseconds(think_ms));
       if (is_tool_call) tool_call_sent = steady::now().time_since_epoch().count();
       http::write(socket, response, ec);
       if (ec || !keep_alive) break;
@@ -131,7 +142,7 @@ int main(int argc, char** argv) {
   }
   asio::io_context io;
   tcp::acceptor model_acceptor(io, tcp::endpoint(asio::ip::make_address("127.0.0.1"), 0));
-  std::thread model_thread([&] { serve_model(model_acceptor); });
+  std::thread model_thread([&] { serve_model(model_acceptor, o.think_ms); });
 
   const std::string model_url =
       "http://127.0.0.1:" + std::to_string(model_acceptor.local_endpoint().port()) + "/v1";
@@ -190,6 +201,7 @@ int main(int argc, char** argv) {
   };
 
   std::vector<double> latencies_us;
+  const double cpu_before = bench::cpu_seconds(server.pid);
   for (int turn = 0; turn < o.turns; ++turn) {
     call(http::verb::post, "/v1/sessions/" + sid + "/messages", {{"content", "go"}});
     for (;;) {
@@ -214,15 +226,16 @@ int main(int argc, char** argv) {
     }
   }
 
+  const double cpu_per_turn_ms = (bench::cpu_seconds(server.pid) - cpu_before) * 1000 / o.turns;
   server.stop();
   model_acceptor.close();
   model_thread.detach();
 
   std::printf(
       "dispatch latency, %d clients, %d turns: p50 %.0f us, p90 %.0f us, p99 %.0f us, "
-      "max %.0f us\n",
+      "max %.0f us; server CPU %.2f ms per turn\n",
       o.clients, o.turns, bench::percentile(latencies_us, 0.5),
       bench::percentile(latencies_us, 0.9), bench::percentile(latencies_us, 0.99),
-      bench::percentile(latencies_us, 1.0));
+      bench::percentile(latencies_us, 1.0), cpu_per_turn_ms);
   return 0;
 }
