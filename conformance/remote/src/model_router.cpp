@@ -148,6 +148,7 @@ void model_router::deliver(model_arrival& item, const caf::actor& model) {
   if (!owner.task) turn_steps_[step_id] = owner.id;
   if (owner.task) task_steps_[step_id] = owner.id;
   using kind = reference_server::model_step_request::owner_kind;
+  // The target's request whole, as it came: the scripted model reads its messages alone.
   caf::anon_send(model, actors::model_step_atom::value,
                  reference_server::model_step_request{step_id,
                                                       owner.task ? kind::task : kind::turn,

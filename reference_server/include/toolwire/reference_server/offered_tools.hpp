@@ -14,10 +14,10 @@
 namespace toolwire::reference_server {
 
 //! Why text and not a JSON value: a step offers every live client's tools, and with 10,000
-//! clients a JSON tree of them (about 1 MB) was built, serialized and freed at every step:
-//! milliseconds of the server's only thread, and a heap full of small free blocks just as
-//! the model's answer, whose dispatch users wait for, came in. Copies share one immutable
-//! snapshot, so a step, its turn and the undo journal hold it for the price of a pointer.
+//! clients a JSON tree of them (about 1 MB) was built, serialized and freed at every step,
+//! tens of milliseconds of the server's only thread per turn (docs/benchmarks.md). Copies
+//! share one immutable snapshot, so a step, its turn and the undo journal hold it for the
+//! price of a pointer.
 class offered_tools {
  public:
   class builder {
