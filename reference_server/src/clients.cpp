@@ -119,8 +119,7 @@ bool rule_policy::departed_client_forgotten() const {
 // -- the client rules ----------------------------------------------------------------------
 
 bool name_taken(const session_record& session, const std::string& name) {
-  return std::any_of(session.clients.begin(), session.clients.end(),
-                     [&](const auto& entry) { return entry.second.name == name; });
+  return session.live_names.count(name) != 0;
 }
 
 outcome<session_record*> find_session(state& s, const std::string& sid) {
@@ -171,6 +170,11 @@ outcome<json> register_client(state& s, session_record& session, const json& bod
                    {"tools", protocol::to_json(client.tools)},
                    {"expires_at_ms", expires_at_json(client)}};
   session.client_serials.emplace(client.id, client.serial);
+  if (auto held = session.live_names.find(client.name); held != session.live_names.end()) {
+    ++held->second;
+  } else {
+    session.live_names.emplace(client.name, 1);
+  }
   session.clients.emplace(client.serial, std::move(client));
   return response;
 }
@@ -219,6 +223,10 @@ void end_client(state& s, session_record& session, std::uint64_t serial, departu
   move_noted(s, client.status,
              why == departure::left ? client_event::deleted : client_event::ttl_lapsed);
   session.client_serials.erase(client.id);
+  if (auto held = session.live_names.find(client.name);
+      held != session.live_names.end() && --held->second == 0) {
+    session.live_names.erase(held);
+  }
   cancel(s, client.serial);
   const char* reason = why == departure::left ? "left" : "expired";
   emit(s, session, protocol::client_unregistered{client.id, client.name, reason}, now);
