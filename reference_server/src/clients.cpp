@@ -170,11 +170,7 @@ outcome<json> register_client(state& s, session_record& session, const json& bod
                    {"tools", protocol::to_json(client.tools)},
                    {"expires_at_ms", expires_at_json(client)}};
   session.client_serials.emplace(client.id, client.serial);
-  if (auto held = session.live_names.find(client.name); held != session.live_names.end()) {
-    ++held->second;
-  } else {
-    session.live_names.emplace(client.name, 1);
-  }
+  ++session.live_names.emplace(client.name, 0).first->second;
   session.clients.emplace(client.serial, std::move(client));
   return response;
 }

@@ -297,8 +297,9 @@ json model_step_request::body() const {
 
 std::string model_step_request::body_text() const {
   std::string text = protocol::safe_dump(conversation);
-  if (tools.empty() || text.empty() || text.back() != '}') return text;
+  if (tools.empty() || text.back() != '}') return text;
   // Where json::dump would put it: "tools" sorts after "messages" and "model".
+  text.reserve(text.size() + tools.json_text().size() + 10);
   text.pop_back();
   text += text.size() > 1 ? R"(,"tools":)" : R"("tools":)";
   text += tools.json_text();
