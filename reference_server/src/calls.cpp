@@ -1,6 +1,8 @@
 // Calls to client tools: dispatch (CALL-1), ack and its deadlines (CALL-3), results
 // (CALL-4), exactly-once settlement (CALL-5, CALL-6), addressing (CALL-7), and the calls
 // TOOLS-5 fails at once. Every status change goes through the call table (lifecycle.hpp).
+#include <utility>
+
 #include "core_state.hpp"
 #include "policy.hpp"
 
@@ -160,7 +162,7 @@ void dispatch_call(state& s, session_record& session, client_record& client, con
 
 outcome<json> ack(state& s, session_record& session, const std::string& cid,
                   const std::string& call_id, time_ms now) {
-  auto client = find_client(session, cid);  // LIFE-4 before anything else
+  auto client = find_client(std::as_const(session), cid);  // LIFE-4 before anything else
   if (!client) return client.error();
   auto found = find_call(s, session, cid, call_id);
   if (!found) return found.error();
@@ -178,7 +180,7 @@ outcome<json> ack(state& s, session_record& session, const std::string& cid,
 
 outcome<json> post_result(state& s, session_record& session, const std::string& cid,
                           const std::string& call_id, const json& body, time_ms now) {
-  auto client = find_client(session, cid);  // LIFE-4 before anything else
+  auto client = find_client(std::as_const(session), cid);  // LIFE-4 before anything else
   if (!client) return client.error();
   auto found = find_call(s, session, cid, call_id);
   if (!found) return found.error();

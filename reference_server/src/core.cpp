@@ -121,7 +121,22 @@ void fire_timer(state& s, const timer_ref& ref, time_ms at) {
 namespace detail {
 
 void schedule(state& s, std::uint64_t key, time_ms at, timer_ref ref) {
-  cancel(s, key);
+  if (auto armed = s.timer_refs.find(key); armed != s.timer_refs.end()) {
+    // Re-armed (every ping of a TTL client): the timer's nodes move to the new time
+    // instead of being freed and made again.
+    if (s.journal.recording()) {
+      s.journal.note([&s, key, at, before = armed->second] {
+        s.timers.erase({at, key});
+        s.timers.emplace(before.first, key);
+        s.timer_refs.at(key) = before;
+      });
+    }
+    auto node = s.timers.extract({armed->second.first, key});
+    node.value().first = at;
+    s.timers.insert(std::move(node));
+    armed->second = {at, std::move(ref)};
+    return;
+  }
   s.timers.emplace(at, key);
   s.timer_refs.emplace(key, std::make_pair(at, std::move(ref)));
   s.journal.note([&s, key, at] {

@@ -57,6 +57,22 @@ struct call_record {
   std::size_t slot = 0;  // index of that step's slot this call answers
 };
 
+//! The messages of a turn or a task so far, shared by its copies until one of them adds a
+//! message. Why: a turn is copied into the undo journal at every command on its session
+//! (a ping, an ack), and a task at every command on it; a deep copy of a long conversation
+//! per command made a session's requests slower the longer its turn ran.
+class conversation_log {
+ public:
+  const json& messages() const { return *messages_; }
+  void append(json message) {
+    if (messages_.use_count() > 1) messages_ = std::make_shared<json>(*messages_);
+    messages_->push_back(std::move(message));
+  }
+
+ private:
+  std::shared_ptr<json> messages_ = std::make_shared<json>(json::array());
+};
+
 //! One tool call of the model's current answer, and what the model will get for it.
 struct step_slot {
   std::string model_call_id;  // the model's own id (MODEL-2)
@@ -68,7 +84,7 @@ struct step_slot {
 struct turn_record {
   std::string id;
   turn_status status = turn_status::started;  // lifecycle.hpp
-  json messages = json::array();
+  conversation_log conversation;
   //! The id of the model step in flight, 0 once answered: a reply must carry it to count.
   std::uint64_t waiting_step = 0;
   std::vector<step_slot> slots;  // the current step's calls, in the model's order
@@ -188,7 +204,7 @@ struct task_record {
   std::int64_t assistant_id = 0;
   time_ms created_at = 0;
   std::vector<tool_spec> client_tools;
-  json messages = json::array();
+  conversation_log conversation;
   std::uint64_t waiting_step = 0;
   std::vector<pending_tool_call> pending;
   //! What the model gets for each call of the current answer, in its order; unset
@@ -304,7 +320,12 @@ void emit(state& s, session_record& session, const protocol::event& event, time_
 
 // -- lookups (clients.cpp) -------------------------------------------------------------
 protocol::outcome<session_record*> find_session(state& s, const std::string& sid);
+//! A live client by id, to write: the whole record is noted for undo (journal.hpp).
 protocol::outcome<client_record*> find_client(session_record& session, const std::string& cid);
+//! The same, to read (no undo note): what a command that changes no member needs, or one
+//! that changes a member through `session.clients.set_member`.
+protocol::outcome<const client_record*> find_client(const session_record& session,
+                                                    const std::string& cid);
 //! The same, to read (no undo note).
 const client_record* find_live_client(const session_record& session, const std::string& cid);
 //! Whether `tools` has one named `name`.
@@ -332,8 +353,11 @@ enum class departure { left, expired };
 void end_client(state& s, session_record& session, std::uint64_t serial, departure why,
                 time_ms now);
 //! An ack or a result from `client`: LIFE-6 says it does not restart the TTL (policy.hpp).
-void touch_ttl_on_call_traffic(state& s, const session_record& session, client_record& client,
+void touch_ttl_on_call_traffic(state& s, session_record& session, const client_record& client,
                                time_ms now);
+//! Restarts a live client's TTL from `now` (a ping, LIFE-2). Why not through find_client:
+//! only the expiry is noted for undo, not the client's tools and open calls.
+void restart_ttl(state& s, session_record& session, const client_record& client, time_ms now);
 
 // -- calls (calls.cpp) -----------------------------------------------------------------
 void dispatch_call(state& s, session_record& session, client_record& client, const tool_spec& tool,

@@ -42,7 +42,7 @@ void issue_step(state& s, task_record& task) {
   for (const auto& tool : task.client_tools)
     tools.add(s.policy->offered_task_tool_name(tool), tool);
   task.waiting_step = request_model_step(s, {model_step_request::owner_kind::task, task.uuid},
-                                         task.messages, std::move(tools).build());
+                                         task.conversation.messages(), std::move(tools).build());
 }
 
 //! Sends the current round's results to the model and runs the next step.
@@ -51,7 +51,7 @@ void continue_task(state& s, task_record& task) {
     // Why: a round may settle without some results (policy.hpp, check_round_covered); the
     // model then gets nothing for those calls.
     if (!content) continue;
-    task.messages.push_back(
+    task.conversation.append(
         {{"role", "tool"}, {"tool_call_id", model_call_id}, {"content", *content}});
   }
   task.round.clear();
@@ -265,7 +265,7 @@ outcome<json> create_task(state& s, const json& body, time_ms now) {
   task.created_at = now;
   task.client_tools = std::move(request->client_tools);
   for (const auto& text : request->input_texts) {
-    task.messages.push_back({{"role", "user"}, {"content", s.policy->task_input_text(s, text)}});
+    task.conversation.append({{"role", "user"}, {"content", s.policy->task_input_text(s, text)}});
   }
   json response = {{"uuid", task.uuid}, {"status", "pending"}};
   task_record& stored = s.tasks.emplace(task.uuid, std::move(task)).first->second;
@@ -327,7 +327,7 @@ void task_model_replied(state& s, task_record& task, const model_reply& reply, t
     return;
   }
   const protocol::model_answer answer = s.policy->answer_as_taken(*reply.answer);
-  task.messages.push_back(protocol::to_assistant_message(answer));
+  task.conversation.append(protocol::to_assistant_message(answer));
   if (answer.text && !answer.text->empty()) {
     task.output.push_back({{"type", "text"}, {"text", *answer.text}});
   }

@@ -72,7 +72,7 @@ void issue_step(state& s, session_record& session, time_ms now) {
   // TOOLS-6: the step's tool list is one snapshot, taken here, all at once.
   turn.offered_at_step = offered_tools_of(s, session);
   turn.waiting_step = request_model_step(s, {model_step_request::owner_kind::turn, session.id},
-                                         turn.messages, turn.offered_at_step);
+                                         turn.conversation.messages(), turn.offered_at_step);
 }
 
 //! For a policy that defers completions to the step's end (SES-5): the client_tool_completed
@@ -94,9 +94,9 @@ void continue_turn(state& s, session_record& session, time_ms now) {
   if (!s.policy->completion_announced_with_result()) announce_deferred_completions(s, session, now);
   for (const auto& slot : turn.slots) {
     if (!slot.outcome) continue;  // a step the policy let move on early has open slots
-    turn.messages.push_back({{"role", "tool"},
-                             {"tool_call_id", s.policy->tool_call_id_for_model(slot)},
-                             {"content", s.policy->content_for_model(*slot.outcome)}});
+    turn.conversation.append({{"role", "tool"},
+                              {"tool_call_id", s.policy->tool_call_id_for_model(slot)},
+                              {"content", s.policy->content_for_model(*slot.outcome)}});
   }
   issue_step(s, session, now);
 }
@@ -228,7 +228,7 @@ outcome<json> post_message(state& s, session_record& session, const json& body, 
   if (auto busy = s.policy->refuse_message(session)) return *busy;
   turn_record turn;
   turn.id = "turn_" + std::to_string(s.next_turn++);
-  turn.messages.push_back({{"role", "user"}, {"content", request->content}});
+  turn.conversation.append({{"role", "user"}, {"content", request->content}});
   session.turn = std::move(turn);
   emit(s, session, protocol::turn_started{session.turn->id}, now);
   const std::string turn_id = session.turn->id;
@@ -248,7 +248,7 @@ void turn_model_replied(state& s, session_record& session, const model_reply& re
     return;
   }
   const protocol::model_answer answer = s.policy->answer_as_taken(*reply.answer);
-  turn.messages.push_back(protocol::to_assistant_message(answer));
+  turn.conversation.append(protocol::to_assistant_message(answer));
   if (answer.tool_calls.empty()) {
     move_noted(s, turn.status, turn_event::text_answer);
     emit(s, session, protocol::turn_completed{turn.id, answer.text.value_or("")}, now);
