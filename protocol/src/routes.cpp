@@ -2,6 +2,7 @@
 #include "toolwire/protocol/routes.hpp"
 
 #include <algorithm>
+#include <array>
 
 namespace toolwire::protocol {
 
@@ -10,25 +11,37 @@ namespace {
 using access = route_access;
 using body = route_body;
 
-//! The segments of `path` after its leading '/'.
-std::vector<std::string_view> segments_of(std::string_view path) {
-  std::vector<std::string_view> parts;
-  // Why reserve: every request is matched, and growing one segment at a time allocated
-  // three or four times per request.
-  parts.reserve(static_cast<std::size_t>(std::count(path.begin(), path.end(), '/')));
+//! The segments of a path after its leading '/'. Why a fixed array: every request is
+//! matched, and a vector was an allocation per request; no route has half as many
+//! segments, so a path with more than `most` fits none, and reads as longer than any.
+struct path_segments {
+  static constexpr std::size_t most = 16;
+  std::array<std::string_view, most> parts{};
+  std::size_t count = 0;
+  bool too_many = false;
+
+  std::size_t size() const { return too_many ? most + 1 : count; }
+  std::string_view operator[](std::size_t i) const { return parts[i]; }
+};
+
+path_segments segments_of(std::string_view path) {
+  path_segments segments;
   std::size_t start = 1;  // skip the leading '/'
   while (start <= path.size()) {
+    if (segments.count == path_segments::most) {
+      segments.too_many = true;
+      break;
+    }
     const std::size_t end = std::min(path.find('/', start), path.size());
-    parts.push_back(path.substr(start, end - start));
+    segments.parts[segments.count++] = path.substr(start, end - start);
     start = end + 1;
   }
-  return parts;
+  return segments;
 }
 
 //! Whether `wanted` (a pattern's segments) fits `parts`; fills `ids` with what its `{…}`
 //! stand for, and only when it fits.
-bool fits(const std::vector<std::string_view>& wanted, const std::vector<std::string_view>& parts,
-          std::vector<std::string>* ids) {
+bool fits(const path_segments& wanted, const path_segments& parts, std::vector<std::string>* ids) {
   if (wanted.size() != parts.size()) return false;
   for (std::size_t i = 0; i < parts.size(); ++i) {
     if (wanted[i].starts_with('{')) {
@@ -39,6 +52,7 @@ bool fits(const std::vector<std::string_view>& wanted, const std::vector<std::st
   }
   if (ids != nullptr) {
     ids->clear();
+    ids->reserve(parts.size());
     for (std::size_t i = 0; i < parts.size(); ++i)
       if (wanted[i].starts_with('{')) ids->emplace_back(parts[i]);
   }
@@ -97,9 +111,9 @@ namespace {
 //! Each route's pattern split into segments, in the table's order. Why once: every request
 //! is matched against the table, and splitting the patterns again at each request was
 //! about a twentieth of the server's work on a ping (docs/benchmarks.md).
-const std::vector<std::vector<std::string_view>>& pattern_segments() {
+const std::vector<path_segments>& pattern_segments() {
   static const auto segments = [] {
-    std::vector<std::vector<std::string_view>> all;
+    std::vector<path_segments> all;
     for (const auto& route : routes())
       all.push_back(segments_of(route.pattern));
     return all;

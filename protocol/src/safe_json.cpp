@@ -2,7 +2,9 @@
 #include "toolwire/protocol/safe_json.hpp"
 
 #include <algorithm>
+#include <cstdint>
 #include <cstdio>
+#include <cstring>
 
 namespace toolwire::protocol {
 namespace {
@@ -58,7 +60,20 @@ std::string parse_error_detail(const json::exception& error) {
 }  // namespace
 
 std::string safe_dump(const json& value, int indent) {
-  return value.dump(indent, ' ', false, json::error_handler_t::replace);
+  // What json::dump does, with its serializer and output kept per thread. Why: dump builds
+  // both anew for every value (a shared output adapter, the locale's separators, a string
+  // grown step by step), which cost more than writing a small answer such as a ping's.
+  thread_local std::string text;
+  thread_local nlohmann::detail::serializer<json> writer(
+      nlohmann::detail::output_adapter<char, std::string>(text), ' ',
+      json::error_handler_t::replace);
+  text.clear();
+  if (indent >= 0) {
+    writer.dump(value, true, false, static_cast<unsigned>(indent));
+  } else {
+    writer.dump(value, false, false, 0);
+  }
+  return text;
 }
 
 void append_json_string(std::string& out, std::string_view text) {
@@ -75,10 +90,24 @@ void append_json_string(std::string& out, std::string_view text) {
 }
 
 std::size_t first_invalid_utf8(std::string_view text) {
+  // Why ASCII first: every header name and value, target and body of every request is
+  // checked, nearly all of it ASCII, and a byte below 0x80 is a whole sequence. One pass
+  // without a branch per byte settles that; only text with another byte is walked.
+  unsigned char all_bytes = 0;
+  for (const char c : text)
+    all_bytes |= static_cast<unsigned char>(c);
+  if (all_bytes < 0x80) return std::string_view::npos;
   std::size_t i = 0;
   while (i < text.size()) {
-    // Why a plain loop for ASCII first: every header, target and body of every request is
-    // checked, nearly all of it ASCII, and a byte below 0x80 is a whole sequence.
+    // ASCII runs are skipped eight bytes at a time (a long body with a few other letters).
+    if (text.size() - i >= sizeof(std::uint64_t)) {
+      std::uint64_t word = 0;
+      std::memcpy(&word, text.data() + i, sizeof word);
+      if ((word & 0x8080808080808080ULL) == 0) {
+        i += sizeof word;
+        continue;
+      }
+    }
     if (static_cast<unsigned char>(text[i]) < 0x80) {
       ++i;
       continue;

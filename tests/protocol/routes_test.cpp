@@ -46,6 +46,18 @@ TEST_CASE("match_route reads SPEC's paths and their ids", "[routes]") {
     CHECK_FALSE(match_route("POST", "/v1/sessions/s1"));
     CHECK_FALSE(match_route("GET", "/api/tasks/u1/extra"));
   }
+  SECTION("a path of many segments fits no route, whatever it starts with") {
+    // The longest route and then some: every path below is longer than any pattern.
+    std::string path = "/v1/sessions/s1/clients/c1/calls/k9/result";
+    for (int i = 0; i < 40; ++i) {
+      path += "/x";
+      INFO(path);
+      CHECK_FALSE(match_route("POST", path));
+      CHECK_FALSE(match_route("DELETE", path));
+      CHECK(methods_at(path).empty());
+    }
+    CHECK(under_a_session(path));
+  }
 }
 
 TEST_CASE("methods_at lists what a 405 allows, in table order", "[routes]") {

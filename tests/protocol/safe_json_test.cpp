@@ -98,6 +98,25 @@ TEST_CASE("append_json_string writes a string as safe_dump does", "[safe_json]")
   }
 }
 
+TEST_CASE("first_invalid_utf8 finds the first bad byte wherever it falls", "[safe_json]") {
+  // Long ASCII runs are skipped a word at a time; a bad byte or a sequence at any offset
+  // of that word must still be seen, and a valid one that straddles two words accepted.
+  for (std::size_t at = 0; at < 24; ++at) {
+    std::string text(24, 'a');
+    text[at] = '\xFF';
+    CHECK(first_invalid_utf8(text) == at);
+    text[at] = '\xC3';  // a lead byte whose continuation is missing
+    CHECK(first_invalid_utf8(text) == at);
+    if (at + 1 < text.size()) {
+      text[at + 1] = '\xA9';  // é, whole
+      CHECK(first_invalid_utf8(text) == std::string_view::npos);
+    }
+  }
+  CHECK(first_invalid_utf8(std::string(1000, 'x') + "\xF0\x9F\x98\x80") == std::string_view::npos);
+  CHECK(first_invalid_utf8(std::string(1000, 'x') + "\xF0\x9F\x98") == 1000);
+  CHECK(first_invalid_utf8("") == std::string_view::npos);
+}
+
 TEST_CASE("escape_bytes writes invalid and control bytes as \\xNN", "[safe_json]") {
   CHECK(escape_bytes("plain é") == "plain é");
   CHECK(escape_bytes(std::string("a\xFF\x01\xC0\xAF", 5)) == "a\\xFF\\x01\\xC0\\xAF");
