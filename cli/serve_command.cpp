@@ -418,7 +418,9 @@ int serve_command::serve() const {
   const auto variations = parse_variations(o.variations);
   keep_freed_memory_for_reuse();
 
-  net::io_context ioc;
+  // One thread runs it (below); the hint lets Asio skip some of its cross-thread hand-offs.
+  // It still locks, which the resolver's own thread (a --model-url host name) needs.
+  net::io_context ioc{1};
   const auto core_origins = plan.server.core.cors_origins;
   reference_server::variations::model_source model = plan.openai;
   if (plan.script) model = std::move(*plan.script);

@@ -1,6 +1,7 @@
 // Socket-free translation between Beast messages and the router's api_request/api_response.
 #include "toolwire/reference_server/web/api_translation.hpp"
 
+#include <cstring>
 #include <optional>
 #include <utility>
 
@@ -155,16 +156,34 @@ protocol::api_request to_api_request(const http_request& request) {
   if (const auto question = target.find('?'); question != std::string_view::npos) {
     out.query = parse_query(target.substr(question + 1));
   }
-  if (auto it = request.find(http::field::authorization); it != request.end()) {
-    out.credential = bearer_credential(it->value());
-  }
-  if (auto it = request.find("Last-Event-ID"); it != request.end()) {
-    out.last_event_id = std::string(it->value());
-  }
-  for (const std::string_view name :
-       {"origin", "access-control-request-method", "access-control-request-headers"}) {
-    if (auto it = request.find(name); it != request.end())
-      out.cors[std::string(name)] = it->value();
+  // One pass over the fields, the first of each name counting (as `find` would give). Why
+  // not five `find`s: each compares names through the whole field set, and together they
+  // cost more than the route match (callgrind, docs/benchmarks.md).
+  bool authorization_seen = false;
+  for (const auto& field : request) {
+    switch (field.name()) {
+      case http::field::authorization:
+        if (!std::exchange(authorization_seen, true)) {
+          out.credential = bearer_credential(field.value());
+        }
+        break;
+      case http::field::origin:
+        out.cors.try_emplace("origin", field.value());
+        break;
+      case http::field::access_control_request_method:
+        out.cors.try_emplace("access-control-request-method", field.value());
+        break;
+      case http::field::access_control_request_headers:
+        out.cors.try_emplace("access-control-request-headers", field.value());
+        break;
+      case http::field::unknown:
+        if (!out.last_event_id && boost::beast::iequals(field.name_string(), "Last-Event-ID")) {
+          out.last_event_id = std::string(field.value());
+        }
+        break;
+      default:
+        break;
+    }
   }
   out.body = request.body();
   return out;
@@ -173,46 +192,65 @@ protocol::api_request to_api_request(const http_request& request) {
 http_response to_http_response(const protocol::api_response& response, unsigned version,
                                bool keep_alive) {
   http_response out{static_cast<http::status>(response.status), version};
-  out.set(http::field::server, server_name);
-  if (!response.allow.empty()) out.set(http::field::allow, response.allow);
+  // `insert`, not `set`: the message is new and each name comes once (the CORS fields are
+  // a map's keys, none of them Server or Allow), so there is nothing to look for and
+  // replace first (a lookup per field, on every answer).
+  out.insert(http::field::server, server_name);
+  if (!response.allow.empty()) out.insert(http::field::allow, response.allow);
   for (const auto& [name, value] : response.cors)
-    out.set(name, value);
+    out.insert(name, value);
   out.keep_alive(keep_alive);
   if (response.status != 204 && !response.body.is_null()) {
-    out.set(http::field::content_type, "application/json");
+    out.insert(http::field::content_type, "application/json");
     out.body() = protocol::safe_dump(response.body);
   }
   out.prepare_payload();
   return out;
 }
 
-std::optional<std::string> wire_bytes(const http_response& message) {
-  if (message.chunked()) return std::nullopt;
+bool wire_bytes(const http_response& message, std::string& out) {
+  if (message.chunked()) return false;
   const unsigned version = message.version();
+  const unsigned status = message.result_int();
   const std::string_view reason = message.reason();
-  std::size_t size = 20 + reason.size() + message.body().size();
+  const std::string_view body = message.body();
+  std::size_t size = 15 + reason.size() + 2 + 2 + body.size();
   for (const auto& field : message)
-    size += field.name_string().size() + field.value().size() + 4;
-  std::string out;
-  out.reserve(size);
-  out += "HTTP/";
-  out += static_cast<char>('0' + version / 10);
-  out += '.';
-  out += static_cast<char>('0' + version % 10);
-  out += ' ';
-  out += std::to_string(message.result_int());
-  out += ' ';
-  out += reason;
-  out += "\r\n";
+    size += field.name_string().size() + 2 + field.value().size() + 2;
+  // Sized once and filled by copies: a string appended piece by piece checked its room
+  // at each of the twenty-odd pieces of an answer.
+  out.resize(size);
+  char* at = out.data();
+  const auto put = [&at](std::string_view piece) {
+    std::memcpy(at, piece.data(), piece.size());
+    at += piece.size();
+  };
+  const char start[] = {'H',
+                        'T',
+                        'T',
+                        'P',
+                        '/',
+                        static_cast<char>('0' + version / 10),
+                        '.',
+                        static_cast<char>('0' + version % 10),
+                        ' ',
+                        static_cast<char>('0' + status / 100 % 10),
+                        static_cast<char>('0' + status / 10 % 10),
+                        static_cast<char>('0' + status % 10),
+                        ' '};
+  put({start, sizeof start});
+  put(reason);
+  put("\r\n");
   for (const auto& field : message) {
-    out += field.name_string();
-    out += ": ";
-    out += field.value();
-    out += "\r\n";
+    put(field.name_string());
+    put(": ");
+    put(field.value());
+    put("\r\n");
   }
-  out += "\r\n";
-  out += message.body();
-  return out;
+  put("\r\n");
+  put(body);
+  out.resize(static_cast<std::size_t>(at - out.data()));
+  return true;
 }
 
 http_response error_response(protocol::error_code code, std::string message, unsigned version) {

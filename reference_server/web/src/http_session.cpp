@@ -189,8 +189,7 @@ void http_session::answer_unguarded() {
 void http_session::do_write(http_response message, bool keep_alive) {
   stream_.expires_after(write_timeout_);
   auto written = beast::bind_front_handler(&http_session::on_write, shared_from_this(), keep_alive);
-  if (auto bytes = wire_bytes(message)) {
-    out_ = std::move(*bytes);
+  if (wire_bytes(message, out_)) {  // the connection's last answer left its room in out_
     net::async_write(stream_, net::buffer(out_), std::move(written));
     return;
   }

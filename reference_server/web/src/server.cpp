@@ -117,11 +117,10 @@ protocol::outcome<reference_server::session_created> server::create_session() {
   return created;
 }
 
-protocol::api_response server::handle(const protocol::api_request& request) {
+protocol::api_response server::handle(protocol::api_request request) {
   try {
-    protocol::api_request seen = request;
-    wire_->inbound(seen);
-    protocol::api_response response = router_.handle(seen);
+    wire_->inbound(request);  // a wire fault may rewrite what the router sees
+    protocol::api_response response = router_.handle(request);
     if (response.stream && response.status == 200) {
       if (auto refused = refuse_stream(response.stream->session_id)) {
         refused->cors = std::move(response.cors);
@@ -129,11 +128,12 @@ protocol::api_response server::handle(const protocol::api_request& request) {
       }
     }
     drain();
-    wire_->outbound(seen, response);
+    wire_->outbound(request, response);
     return response;
   } catch (const std::exception&) {
     // The core undoes a failed command itself (journal.hpp); what throws here is the
-    // front end's. Why not log what(): a parser's message can quote the body.
+    // front end's. Why not log what(): a parser's message can quote the body. The method
+    // and path are as the router saw them.
     log("internal error while handling " + request.method + " " + request.path);
     drain();
     return internal_error();

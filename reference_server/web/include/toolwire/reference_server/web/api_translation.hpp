@@ -48,12 +48,13 @@ protocol::api_request to_api_request(const http_request& request);
 http_response to_http_response(const protocol::api_response& response, unsigned version,
                                bool keep_alive);
 
-//! The bytes of `message` on the wire, as Beast's serializer writes a message with a
-//! Content-Length (the start line, each field in its order, the body); nullopt for a
-//! chunked message, which Beast writes. Why by hand: Beast's serializer is generic over
-//! bodies and buffer sequences, and writing a ping's answer through it cost a fifth of
-//! the ping's instructions (callgrind, docs/benchmarks.md).
-std::optional<std::string> wire_bytes(const http_response& message);
+//! Writes into `out` (replacing what it held, keeping its room) the bytes of `message` on
+//! the wire, as Beast's serializer writes a message with a Content-Length: the start line,
+//! each field in its order, the body. False, and `out` untouched, for a chunked message,
+//! which Beast writes. Why by hand: Beast's serializer is generic over bodies and buffer
+//! sequences, and writing a ping's answer through it cost a fifth of the ping's
+//! instructions (callgrind, docs/benchmarks.md).
+bool wire_bytes(const http_response& message, std::string& out);
 
 //! The front end's own error answers (413 over the body limit, 400 for malformed HTTP):
 //! `{"error": {"type", "message"}}` (C-2). Always closes the connection.

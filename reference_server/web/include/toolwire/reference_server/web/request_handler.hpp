@@ -33,8 +33,9 @@ class request_handler {
   //! protocol; nullopt for every other path. Only GET reaches it.
   virtual std::optional<http_response> page(std::string_view path, unsigned version) = 0;
 
-  //! Answers one request; every protocol decision happens behind this call.
-  virtual protocol::api_response handle(const protocol::api_request& request) = 0;
+  //! Answers one request; every protocol decision happens behind this call. By value: the
+  //! wire faults may rewrite the request, and the caller's is a temporary to move from.
+  virtual protocol::api_response handle(protocol::api_request request) = 0;
 
   //! Takes over a connection whose request was answered with a stream directive (SES-3).
   virtual void open_stream(served_stream stream, const protocol::stream_directive& directive) = 0;

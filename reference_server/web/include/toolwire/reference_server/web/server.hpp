@@ -99,7 +99,7 @@ class server final : private request_handler {
  private:
   std::chrono::milliseconds handling_delay() override;
   std::optional<http_response> page(std::string_view path, unsigned version) override;
-  protocol::api_response handle(const protocol::api_request& request) override;
+  protocol::api_response handle(protocol::api_request request) override;
   void open_stream(served_stream stream, const protocol::stream_directive& directive) override;
   void finish(http_response& message) override;
   void log(std::string_view line) override;
