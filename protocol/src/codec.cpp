@@ -69,19 +69,6 @@ json to_json(const std::vector<tool_spec>& tools) {
   return list;
 }
 
-// nlohmann's own serializer, as `json::dump` uses it, writing straight onto `out`.
-struct openai_tool_writer::serializer {
-  explicit serializer(std::string& out)
-      : writer(nlohmann::detail::output_adapter<char, std::string>(out), ' ',
-               json::error_handler_t::replace) {}
-  nlohmann::detail::serializer<json> writer;
-};
-
-openai_tool_writer::openai_tool_writer(std::string& out)
-    : out_(out), serializer_(std::make_unique<serializer>(out)) {}
-
-openai_tool_writer::~openai_tool_writer() = default;
-
 void openai_tool_writer::write(std::string_view name, const tool_spec& tool) {
   // The keys in json::dump's order (sorted), so the text is what a JSON value would give.
   out_ += R"({"function":{"description":)";
@@ -94,7 +81,7 @@ void openai_tool_writer::write(std::string_view name, const tool_spec& tool) {
   if (tool.parameters.empty()) {
     out_ += R"({"properties":{},"type":"object"})";
   } else {
-    serializer_->writer.dump(tool.parameters, false, false, 0);
+    append_json(out_, tool.parameters);
   }
   out_ += R"(},"type":"function"})";
 }

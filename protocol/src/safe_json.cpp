@@ -2,9 +2,12 @@
 #include "toolwire/protocol/safe_json.hpp"
 
 #include <algorithm>
+#include <charconv>
 #include <cstdint>
 #include <cstdio>
 #include <cstring>
+#include <iterator>
+#include <utility>
 
 namespace toolwire::protocol {
 namespace {
@@ -59,10 +62,13 @@ std::string parse_error_detail(const json::exception& error) {
 
 }  // namespace
 
-std::string safe_dump(const json& value, int indent) {
-  // What json::dump does, with its serializer and output kept per thread. Why: dump builds
-  // both anew for every value (a shared output adapter, the locale's separators, a string
-  // grown step by step), which cost more than writing a small answer such as a ping's.
+namespace {
+
+//! Appends what nlohmann's own serializer writes for `value` (compact when `indent` < 0),
+//! invalid UTF-8 as U+FFFD. Its serializer and output are kept per thread: json::dump
+//! builds both anew for every value (a shared output adapter, the locale's separators, a
+//! string grown step by step).
+void append_as_nlohmann(std::string& out, const json& value, int indent = -1) {
   thread_local std::string text;
   thread_local nlohmann::detail::serializer<json> writer(
       nlohmann::detail::output_adapter<char, std::string>(text), ' ',
@@ -73,15 +79,92 @@ std::string safe_dump(const json& value, int indent) {
   } else {
     writer.dump(value, false, false, 0);
   }
+  out += text;
+}
+
+bool plain_ascii(std::string_view text) {
+  return std::all_of(text.begin(), text.end(),
+                     [](char c) { return c >= 0x20 && c < 0x7f && c != '"' && c != '\\'; });
+}
+
+template <typename Integer>
+void append_integer(std::string& out, Integer number) {
+  char digits[24];
+  const auto written = std::to_chars(std::begin(digits), std::end(digits), number);
+  out.append(digits, written.ptr);
+}
+
+//! The compact form, byte for byte what json::dump writes (tested against it). Why not
+//! json::dump: it decodes every byte of every key and string as UTF-8, which was most of
+//! what writing a small answer such as a ping's cost; here plain ASCII text is copied, and
+//! whatever else (other text, a floating-point number) is left to nlohmann.
+void append_compact(std::string& out, const json& value) {
+  switch (value.type()) {
+    case json::value_t::null:
+      out += "null";
+      return;
+    case json::value_t::boolean:
+      out += value.get<bool>() ? "true" : "false";
+      return;
+    case json::value_t::number_integer:
+      append_integer(out, value.get<json::number_integer_t>());
+      return;
+    case json::value_t::number_unsigned:
+      append_integer(out, value.get<json::number_unsigned_t>());
+      return;
+    case json::value_t::string:
+      append_json_string(out, value.get_ref<const std::string&>());
+      return;
+    case json::value_t::array: {
+      out += '[';
+      bool first = true;
+      for (const auto& item : value.get_ref<const json::array_t&>()) {
+        if (!std::exchange(first, false)) out += ',';
+        append_compact(out, item);
+      }
+      out += ']';
+      return;
+    }
+    case json::value_t::object: {
+      out += '{';
+      bool first = true;
+      for (const auto& [key, item] : value.get_ref<const json::object_t&>()) {
+        if (!std::exchange(first, false)) out += ',';
+        append_json_string(out, key);
+        out += ':';
+        append_compact(out, item);
+      }
+      out += '}';
+      return;
+    }
+    case json::value_t::number_float:
+    case json::value_t::binary:
+    case json::value_t::discarded:
+      append_as_nlohmann(out, value);
+      return;
+  }
+}
+
+}  // namespace
+
+std::string safe_dump(const json& value, int indent) {
+  std::string text;
+  text.reserve(64);  // most answers and events fit; growing from empty took three allocations
+  if (indent >= 0) {
+    append_as_nlohmann(text, value, indent);
+  } else {
+    append_compact(text, value);
+  }
   return text;
 }
 
+void append_json(std::string& out, const json& value) {
+  append_compact(out, value);
+}
+
 void append_json_string(std::string& out, std::string_view text) {
-  const bool plain = std::all_of(text.begin(), text.end(), [](char c) {
-    return c >= 0x20 && c < 0x7f && c != '"' && c != '\\';
-  });
-  if (!plain) {
-    out += safe_dump(json(std::string(text)));
+  if (!plain_ascii(text)) {
+    append_as_nlohmann(out, json(std::string(text)));
     return;
   }
   out += '"';

@@ -1,7 +1,13 @@
 // Outside JSON: bounded parsing (UTF-8, depth, numbers) and serialization that never throws.
+#include <rapidcheck/catch.h>
 #include <catch2/catch.hpp>
 
+#include <cstdint>
+#include <limits>
+#include <map>
 #include <string>
+#include <utility>
+#include <vector>
 
 #include "protocol_test_support.hpp"
 #include "toolwire/protocol/safe_json.hpp"
@@ -14,6 +20,65 @@ namespace {
 
 std::string nested(std::size_t depth, char open = '[', char close = ']') {
   return std::string(depth, open) + std::string(depth, close);
+}
+
+//! Text of every kind a JSON string may hold: plain ASCII, quotes and backslashes,
+//! control characters and DEL, other letters in UTF-8, and bytes that are not UTF-8.
+rc::Gen<std::string> any_text() {
+  return rc::gen::map(rc::gen::container<std::vector<std::string>>(
+                          rc::gen::elementOf(std::vector<std::string>{"a",
+                                                                      "Z",
+                                                                      "0",
+                                                                      " ",
+                                                                      "_",
+                                                                      "\"",
+                                                                      "\\",
+                                                                      "/",
+                                                                      "\n",
+                                                                      "\t",
+                                                                      std::string(1, '\0'),
+                                                                      "\x01",
+                                                                      "\x1f",
+                                                                      "\x7f",
+                                                                      "\xc3\xa9",
+                                                                      "\xe2\x82\xac",
+                                                                      "\xf0\x9f\x98\x80",
+                                                                      "\xff",
+                                                                      "\xc3",
+                                                                      "\xed\xa0\x80"})),
+                      [](const std::vector<std::string>& pieces) {
+                        std::string text;
+                        for (const auto& piece : pieces)
+                          text += piece;
+                        return text;
+                      });
+}
+
+//! A JSON value that holds no other.
+rc::Gen<json> any_scalar() {
+  return rc::gen::weightedOneOf<json>({
+      {1, rc::gen::just(json(nullptr))},
+      {1, rc::gen::map(rc::gen::arbitrary<bool>(), [](bool b) { return json(b); })},
+      {2, rc::gen::map(rc::gen::arbitrary<std::int64_t>(), [](std::int64_t n) { return json(n); })},
+      {1,
+       rc::gen::map(rc::gen::arbitrary<std::uint64_t>(), [](std::uint64_t n) { return json(n); })},
+      {1, rc::gen::map(rc::gen::arbitrary<double>(), [](double d) { return json(d); })},
+      {1, rc::gen::just(json(std::numeric_limits<std::int64_t>::min()))},
+      {3, rc::gen::map(any_text(), [](std::string text) { return json(std::move(text)); })},
+  });
+}
+
+//! A JSON value of any type, `depth` levels of arrays and objects at most.
+rc::Gen<json> any_json(int depth) {
+  if (depth == 0) return any_scalar();
+  return rc::gen::weightedOneOf<json>({
+      {4, any_scalar()},
+      {2, rc::gen::map(rc::gen::container<std::vector<json>>(any_json(depth - 1)),
+                       [](std::vector<json> items) { return json(std::move(items)); })},
+      {2, rc::gen::map(
+              rc::gen::container<std::map<std::string, json>>(any_text(), any_json(depth - 1)),
+              [](std::map<std::string, json> members) { return json(std::move(members)); })},
+  });
 }
 
 }  // namespace
@@ -84,6 +149,33 @@ TEST_CASE("safe_dump replaces invalid UTF-8 instead of throwing", "[safe_json]")
   CHECK(safe_dump(value) ==
         "{\"text\":\"a\xEF\xBF\xBD"
         "b\"}");
+}
+
+TEST_CASE("safe_dump writes what json::dump writes, for every kind of value", "[safe_json]") {
+  const auto nlohmann_dump = [](const json& value) {
+    return value.dump(-1, ' ', false, json::error_handler_t::replace);
+  };
+  SECTION("examples") {
+    for (const json& value :
+         {json(nullptr), json(true), json(0), json(-1), json(1700000060000), json(0.5), json(1e300),
+          json(std::numeric_limits<std::uint64_t>::max()), json(""), json::array(), json::object(),
+          json{{"expires_at_ms", 1700000060000}}, json{{"b", {1, "two", nullptr}}, {"a", false}},
+          json{{"caf\xc3\xa9", "\x7f\x01\xff"}}, json{{"", json::object()}}}) {
+      INFO(nlohmann_dump(value));
+      CHECK(safe_dump(value) == nlohmann_dump(value));
+      std::string appended = "x";
+      append_json(appended, value);
+      CHECK(appended == "x" + nlohmann_dump(value));
+    }
+  }
+  rc::prop("any value", [&] {
+    const json value = *any_json(3);
+    RC_ASSERT(safe_dump(value) == nlohmann_dump(value));
+  });
+  SECTION("an indent is json::dump's own") {
+    const json value = {{"a", {1, 2}}, {"b", "c\xff"}};
+    CHECK(safe_dump(value, 2) == value.dump(2, ' ', false, json::error_handler_t::replace));
+  }
 }
 
 TEST_CASE("append_json_string writes a string as safe_dump does", "[safe_json]") {

@@ -1,7 +1,6 @@
 // JSON codecs for the wire types, and the OpenAI-compatible chat-completions shapes (SPEC 8).
 #pragma once
 
-#include <memory>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -19,21 +18,17 @@ json to_json(const std::vector<tool_spec>& tools);
 //! "description", "parameters"}}` (MODEL-1), one after another onto the end of `out`, as
 //! `json::dump` writes them (keys sorted, no spaces; invalid UTF-8 as U+FFFD). Why text and
 //! not a JSON value: a model step offers every live client's tools, and with 10,000 clients
-//! a tree of them was built, serialized and freed at every step. One writer serializes every
-//! tool's parameters (a serializer per tool cost more than the rest of the tool).
+//! a tree of them was built, serialized and freed at every step.
 class openai_tool_writer {
  public:
-  explicit openai_tool_writer(std::string& out);
-  ~openai_tool_writer();
+  explicit openai_tool_writer(std::string& out) : out_(out) {}
   openai_tool_writer(const openai_tool_writer&) = delete;
   openai_tool_writer& operator=(const openai_tool_writer&) = delete;
 
   void write(std::string_view name, const tool_spec& tool);
 
  private:
-  struct serializer;
   std::string& out_;
-  std::unique_ptr<serializer> serializer_;
 };
 
 //! How an outcome reaches the model as a tool message's content (CALL-8):

@@ -22,6 +22,11 @@ inline constexpr std::size_t max_json_depth = 128;
 //! (nlohmann's type_error.316). Use it for every value that holds outside data.
 std::string safe_dump(const json& value, int indent = -1);
 
+//! Appends `value` to `out` as `safe_dump(value)` writes it. Why: a value written into a
+//! larger text (an offered tool's parameters into a model request) needs no string of its
+//! own.
+void append_json(std::string& out, const json& value);
+
 //! Appends `text` as a JSON string, exactly as `safe_dump(json(text))` writes it. Why:
 //! names and descriptions are written into large documents without a JSON value each; the
 //! plain printable ASCII of nearly every name is copied, anything else goes through
