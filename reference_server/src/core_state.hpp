@@ -326,7 +326,7 @@ protocol::outcome<client_record*> find_client(session_record& session, const std
 //! that changes a member through `session.clients.set_member`.
 protocol::outcome<const client_record*> find_client(const session_record& session,
                                                     const std::string& cid);
-//! The same, to read (no undo note).
+//! A live client by id to read, or nullptr: for a lookup whose miss is no error.
 const client_record* find_live_client(const session_record& session, const std::string& cid);
 //! Whether `tools` has one named `name`.
 bool declares_tool(const std::vector<tool_spec>& tools, const std::string& name);

@@ -214,7 +214,7 @@ bool wire_bytes(const http_response& message, std::string& out) {
   const unsigned status = message.result_int();
   const std::string_view reason = message.reason();
   const std::string_view body = message.body();
-  std::size_t size = 15 + reason.size() + 2 + 2 + body.size();
+  std::size_t size = 13 + reason.size() + 2 + 2 + body.size();  // "HTTP/1.1 200 " ... CRLF CRLF
   for (const auto& field : message)
     size += field.name_string().size() + 2 + field.value().size() + 2;
   // Sized once and filled by copies: a string appended piece by piece checked its room
@@ -222,23 +222,17 @@ bool wire_bytes(const http_response& message, std::string& out) {
   out.resize(size);
   char* at = out.data();
   const auto put = [&at](std::string_view piece) {
+    if (piece.empty()) return;  // memcpy wants a pointer even for nothing
     std::memcpy(at, piece.data(), piece.size());
     at += piece.size();
   };
-  const char start[] = {'H',
-                        'T',
-                        'T',
-                        'P',
-                        '/',
-                        static_cast<char>('0' + version / 10),
-                        '.',
-                        static_cast<char>('0' + version % 10),
-                        ' ',
-                        static_cast<char>('0' + status / 100 % 10),
-                        static_cast<char>('0' + status / 10 % 10),
-                        static_cast<char>('0' + status % 10),
-                        ' '};
-  put({start, sizeof start});
+  char start[] = "HTTP/1.1 200 ";  // the version and the status filled in below
+  start[5] = static_cast<char>('0' + version / 10);
+  start[7] = static_cast<char>('0' + version % 10);
+  start[9] = static_cast<char>('0' + status / 100 % 10);
+  start[10] = static_cast<char>('0' + status / 10 % 10);
+  start[11] = static_cast<char>('0' + status % 10);
+  put({start, sizeof start - 1});
   put(reason);
   put("\r\n");
   for (const auto& field : message) {
