@@ -151,11 +151,8 @@ const client_record* find_live_client(const session_record& session, const std::
 }
 
 outcome<const client_record*> find_client(const session_record& session, const std::string& cid) {
-  auto serial = session.client_serials.find(cid);
-  if (serial == session.client_serials.end()) {
-    return protocol::not_found("no live client '" + cid + "' in session '" + session.id + "'");
-  }
-  return &session.clients.at(serial->second);
+  if (const client_record* client = find_live_client(session, cid)) return client;
+  return protocol::not_found("no live client '" + cid + "' in session '" + session.id + "'");
 }
 
 outcome<client_record*> find_client(session_record& session, const std::string& cid) {
