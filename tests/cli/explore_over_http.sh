@@ -130,9 +130,11 @@ done
 # held answer due where a clock stop had set the clock diverged in every run, and so did a
 # client's ack at the instant of the held answer that dispatches its call, and a message
 # at the instant a deadline owes the model a step, and a held answer that goes out as a
-# client expires (a race on a loaded machine only: answer_applied_test is its sure check).
+# client expires (a race on a loaded machine only: answer_applied_test is its sure check),
+# and a deadline of a registration order neither order the clock stops came from took.
 for entry in held-answer-and-delete:1002 held-answer-after-clock-stop:1006 \
-  held-answer-then-ack:1 deadline-step-and-message:41 held-answer-at-expiry:1; do
+  held-answer-then-ack:1 deadline-step-and-message:41 held-answer-at-expiry:1 \
+  registration-order-clock-stops:42; do
   "$toolwire" explore --judge "$found/${entry%%:*}.yaml" --seed "${entry##*:}" --bundled \
     --out "$work/judged" >"$work/out" 2>&1
   [[ $? -eq 0 ]] && grep -q "no divergence from the reference" "$work/out" &&
