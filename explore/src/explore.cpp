@@ -959,7 +959,12 @@ judgement judge_on(const scenario& generated, std::uint64_t seed, runner& on,
     const std::uint64_t first_other = on.over_http() ? 0 : 1;
     for (std::uint64_t other = first_other; j.divergence && other <= other_interleavings;
          ++other) {
-      compare_with(other == 0 ? *harness_order : run_in_process(program, seed + other, {}));
+      // Not `c ? *harness_order : run_in_process(...)`: that expression would copy the run.
+      if (other == 0) {
+        compare_with(*harness_order);
+      } else {
+        compare_with(run_in_process(program, seed + other, {}));
+      }
     }
     // Clients registering at one instant take names in the order they arrive (REG-5), and
     // a few sampled orders rarely hold the target's: the reference follows it instead.
