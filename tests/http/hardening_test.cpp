@@ -1,5 +1,6 @@
 // Hardening of the front end that is not one bad request: absolute-form targets, the
-// connection cap, the virtual clock's saturation, and where session tokens come from.
+// connection cap, the virtual clock's saturation, where session tokens come from, and the
+// deadlines that close a connection.
 #include <catch2/catch.hpp>
 
 #include <array>
@@ -254,4 +255,33 @@ TEST_CASE("the event streams of a forgotten session are closed", "[http][hardeni
   }
   CHECK(stream->ended());
   CHECK(server.inspect([](const auto& core) { return core.session_count(); }) == 0);
+}
+
+TEST_CASE("a connection is closed at its idle deadline, mid-request or between requests",
+          "[http][hardening]") {
+  test_server_options options;
+  options.idle_timeout = 200ms;
+  options.log_requests = false;
+  test_server server(options);
+  const auto started = std::chrono::steady_clock::now();
+  raw_outcome outcome;
+
+  SECTION("a request whose header stops half-way gets no answer and the connection ends") {
+    outcome = raw_exchange(server.endpoint(), "GET /v1/_test/clock HTTP/1.1\r\nHost: x\r\n", 0);
+    CHECK(outcome.replies.empty());
+  }
+  SECTION("a keep-alive connection is answered, then ends once left idle") {
+    outcome = raw_exchange(server.endpoint(),
+                           "GET /v1/_test/clock HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer " +
+                               admin_key + "\r\n\r\n",
+                           1);
+    REQUIRE(outcome.replies.size() == 1);
+    CHECK(outcome.replies[0].status == 200);
+  }
+  // Within raw_exchange's 5 s, and not before the deadline: the server starts counting
+  // after this test's clock did.
+  CHECK(outcome.closed);
+  CHECK(std::chrono::steady_clock::now() - started >= options.idle_timeout);
+  // The server goes on.
+  CHECK(request(server.endpoint(), "GET", "/v1/_test/clock", {}, admin_key).status == 200);
 }

@@ -48,6 +48,7 @@ http_session::http_session(served_socket socket, request_handler& handler,
       handler_(handler),
       idle_timeout_(idle_timeout),
       write_timeout_(write_timeout),
+      watchdog_(stream_.get_executor()),
       handling_timer_(stream_.get_executor()) {}
 
 void http_session::run() {
@@ -65,6 +66,7 @@ void http_session::close() {
   if (handed_over_ || closed_) return;
   closed_ = true;
   handling_timer_.cancel();
+  watchdog_.cancel();
   beast::error_code ignored;
   stream_.socket().shutdown(tcp::socket::shutdown_both, ignored);
   stream_.close();
@@ -75,7 +77,7 @@ void http_session::do_read() {
   parser_.emplace();
   parser_->body_limit(reference_server::max_body_bytes);
   read_deadline_ = std::chrono::steady_clock::now() + idle_timeout_;
-  stream_.expires_at(read_deadline_);
+  expire_at(read_deadline_);
   http::async_read_header(
       stream_, buffer_, *parser_,
       beast::bind_front_handler(&http_session::on_read_header, shared_from_this()));
@@ -89,7 +91,7 @@ void http_session::on_read_header(beast::error_code ec, std::size_t /*bytes*/) {
   if (auto error = header_error(request.base())) return answer_error(std::move(*error));
   // Why: clients such as curl wait for "100 Continue" before sending a large body.
   if (!parser_->is_done() && beast::iequals(request[http::field::expect], "100-continue")) {
-    stream_.expires_after(write_timeout_);
+    expire_at(std::chrono::steady_clock::now() + write_timeout_);
     net::async_write(
         stream_, net::buffer(continue_line.data(), continue_line.size()),
         beast::bind_front_handler(&http_session::on_continue_sent, shared_from_this()));
@@ -107,13 +109,16 @@ void http_session::on_continue_sent(beast::error_code ec, std::size_t /*bytes*/)
 }
 
 void http_session::do_read_body() {
-  stream_.expires_at(read_deadline_);  // the request's deadline, not a fresh one
+  expire_at(read_deadline_);  // the request's deadline, not a fresh one
   http::async_read(stream_, buffer_, *parser_,
                    beast::bind_front_handler(&http_session::on_read, shared_from_this()));
 }
 
 void http_session::on_read(beast::error_code ec, std::size_t /*bytes*/) {
   if (ec) return on_read_error(ec);
+  // Nothing is pending on the socket until the answer is written: a slow server's wait
+  // (handling_delay) is not the client's to time out.
+  deadline_ = std::chrono::steady_clock::time_point::max();
   const auto delay = handler_.handling_delay();
   if (delay.count() <= 0) return answer();
   handling_timer_.expires_after(delay);
@@ -174,7 +179,7 @@ void http_session::answer_unguarded() {
   if (response.stream && response.status == 200) {
     // The SSE session owns the socket from here on; this object ends with this call.
     handed_over_ = true;
-    stream_.expires_never();
+    watchdog_.cancel();  // the SSE session keeps its own deadlines
     auto directive = *response.stream;
     directive.cors = response.cors;
     handler_.open_stream(std::move(stream_), std::move(directive));
@@ -187,7 +192,7 @@ void http_session::answer_unguarded() {
 }
 
 void http_session::do_write(http_response message, bool keep_alive) {
-  stream_.expires_after(write_timeout_);
+  expire_at(std::chrono::steady_clock::now() + write_timeout_);
   auto written = beast::bind_front_handler(&http_session::on_write, shared_from_this(), keep_alive);
   if (wire_bytes(message, out_)) {  // the connection's last answer left its room in out_
     net::async_write(stream_, net::buffer(out_), std::move(written));
@@ -207,7 +212,7 @@ void http_session::do_linger() {
   beast::error_code ignored;
   stream_.socket().shutdown(tcp::socket::shutdown_send, ignored);
   linger_buffer_.resize(linger_chunk);
-  stream_.expires_after(linger_timeout);
+  expire_at(std::chrono::steady_clock::now() + linger_timeout);
   stream_.async_read_some(net::buffer(linger_buffer_),
                           beast::bind_front_handler(&http_session::on_linger, shared_from_this()));
 }
@@ -218,6 +223,26 @@ void http_session::on_linger(beast::error_code ec, std::size_t bytes) {
   if (ec || lingered_bytes_ > max_linger_bytes) return close();
   stream_.async_read_some(net::buffer(linger_buffer_),
                           beast::bind_front_handler(&http_session::on_linger, shared_from_this()));
+}
+
+void http_session::expire_at(std::chrono::steady_clock::time_point deadline) {
+  deadline_ = deadline;
+  // Only a deadline shorter than the watchdog's period (lingering) moves its wake-up.
+  if (!watching_ || deadline < watchdog_.expiry()) watch(deadline);
+}
+
+void http_session::watch(std::chrono::steady_clock::time_point at) {
+  watching_ = true;
+  watchdog_.expires_at(at);  // a wait already pending ends with operation_aborted
+  watchdog_.async_wait(beast::bind_front_handler(&http_session::on_watchdog, shared_from_this()));
+}
+
+void http_session::on_watchdog(beast::error_code ec) {
+  if (ec || closed_ || handed_over_) return;  // moved, cancelled, or no longer ours
+  const auto now = std::chrono::steady_clock::now();
+  // As Beast's timeout did: the socket closes and the pending operation ends with an error.
+  if (now >= deadline_) return close();
+  watch(std::min(deadline_, now + std::min(idle_timeout_, write_timeout_)));
 }
 
 void http_session::log_request(std::string_view method, std::string_view target, unsigned status) {

@@ -27,7 +27,8 @@ namespace toolwire::reference_server::web {
 //!
 //! Deadlines: a request (header and body) must arrive within `idle_timeout` of the
 //! moment the connection starts waiting for it; every response must be written within
-//! `write_timeout`. Either expiring closes the connection.
+//! `write_timeout`. Either expiring closes the connection. One watchdog timer per
+//! connection enforces them (see `watch`).
 class http_session : public std::enable_shared_from_this<http_session> {
  public:
   http_session(served_socket socket, request_handler& handler,
@@ -65,12 +66,24 @@ class http_session : public std::enable_shared_from_this<http_session> {
   void on_linger(boost::beast::error_code ec, std::size_t bytes);
   //! `METHOD PATH STATUS`, the path without its query (it may hold an access_token).
   void log_request(std::string_view method, std::string_view target, unsigned status);
+  //! The pending operation must end by `deadline`, or the connection closes.
+  void expire_at(std::chrono::steady_clock::time_point deadline);
+  //! Arms the watchdog to wake at `at`. Why one timer and not Beast's per-operation
+  //! timeouts: those armed and cancelled an Asio timer for every read and every write,
+  //! about a twentieth of a ping's instructions (callgrind). The watchdog wakes at the
+  //! latest every min(idle_timeout, write_timeout), so a deadline set from now never lies
+  //! before its wake-up and an operation only stores its deadline.
+  void watch(std::chrono::steady_clock::time_point at);
+  void on_watchdog(boost::beast::error_code ec);
 
   served_stream stream_;
   request_handler& handler_;
   std::chrono::milliseconds idle_timeout_;
   std::chrono::milliseconds write_timeout_;
   std::chrono::steady_clock::time_point read_deadline_;
+  std::chrono::steady_clock::time_point deadline_;  // of the pending operation
+  boost::asio::steady_timer watchdog_;
+  bool watching_ = false;
   boost::asio::steady_timer handling_timer_;  // a slow server's wait before `answer`
   boost::beast::flat_buffer buffer_;
   std::optional<boost::beast::http::request_parser<boost::beast::http::string_body>> parser_;
