@@ -957,8 +957,7 @@ judgement judge_on(const scenario& generated, std::uint64_t seed, runner& on,
     // the answer, which in-process only some seeds show (and TOOLS-5 gives a call to a live
     // client's tool only).
     const std::uint64_t first_other = on.over_http() ? 0 : 1;
-    for (std::uint64_t other = first_other; j.divergence && other <= other_interleavings;
-         ++other) {
+    for (std::uint64_t other = first_other; j.divergence && other <= other_interleavings; ++other) {
       // Not `c ? *harness_order : run_in_process(...)`: that expression would copy the run.
       if (other == 0) {
         compare_with(*harness_order);
