@@ -70,7 +70,7 @@ class http_session : public std::enable_shared_from_this<http_session> {
   void expire_at(std::chrono::steady_clock::time_point deadline);
   //! Arms the watchdog to wake at `at`. Why one timer and not Beast's per-operation
   //! timeouts: those armed and cancelled an Asio timer for every read and every write,
-  //! about a twentieth of a ping's instructions (callgrind). The watchdog wakes at the
+  //! about a tenth of a ping's instructions (callgrind). The watchdog wakes at the
   //! latest every min(idle_timeout, write_timeout), so a deadline set from now never lies
   //! before its wake-up and an operation only stores its deadline.
   void watch(std::chrono::steady_clock::time_point at);
