@@ -2,11 +2,14 @@
 #include <catch2/catch.hpp>
 
 #include <boost/asio/io_context.hpp>
+#include <boost/asio/read.hpp>
 
 #include "fake_model_server.hpp"
 #include "http_test_client.hpp"
 #include "test_server.hpp"
 #include "toolwire/protocol/codec.hpp"
+#include "toolwire/reference_server/web/http_url.hpp"
+#include "toolwire/reference_server/web/openai_call.hpp"
 
 using namespace toolwire::test;
 
@@ -140,4 +143,34 @@ TEST_CASE("OpenAI-compatible model backend", "[http][model]") {
     const std::string reason = turn_failure(server);
     CHECK_THAT(reason, Catch::Contains("did not answer within 100 ms"));
   }
+}
+
+TEST_CASE("A model request to an address is written before the step's start returns",
+          "[http][model]") {
+  // Why it matters: the server answers the request that started a step after starting it,
+  // and a harness on a virtual clock reads the model's sockets once that answer came; a
+  // step the target took early must be there by then (explore, CALL-9).
+  boost::asio::io_context ioc;
+  tcp::acceptor model(ioc, tcp::endpoint(boost::asio::ip::make_address("127.0.0.1"), 0));
+  model.non_blocking(true);
+  toolwire::reference_server::web::openai_config config;
+  auto url = toolwire::reference_server::web::parse_http_url(
+      "http://127.0.0.1:" + std::to_string(model.local_endpoint().port()) + "/v1");
+  REQUIRE(url.ok());
+  config.url = *url;
+  const std::string body = R"({"model":"m","messages":[{"role":"user","content":"hi"}]})";
+  bool done = false;
+  auto call = std::make_shared<toolwire::reference_server::web::openai_call>(
+      ioc, config, body, [&](toolwire::reference_server::model_reply) { done = true; });
+  call->run();  // the I/O context never runs: what is on the socket was written by run()
+
+  boost::system::error_code ec;
+  tcp::socket accepted = model.accept(ec);
+  REQUIRE_FALSE(ec);  // the connection was made, not only begun
+  std::string received(accepted.available(), '\0');
+  boost::asio::read(accepted, boost::asio::buffer(received));
+  CHECK_THAT(received, Catch::StartsWith("POST /v1/chat/completions HTTP/1.1\r\n"));
+  CHECK_THAT(received, Catch::EndsWith("\r\n\r\n" + body));
+  call->abandon();
+  CHECK_FALSE(done);
 }

@@ -1,8 +1,15 @@
 // One chat-completions request to the model endpoint: resolve, connect, write, read, parse.
 #include "toolwire/reference_server/web/openai_call.hpp"
 
+#include <poll.h>
+#include <sys/socket.h>
+
+#include <cerrno>
+#include <charconv>
+#include <optional>
 #include <utility>
 
+#include <boost/asio/post.hpp>
 #include <boost/beast/core/bind_handler.hpp>
 #include <boost/beast/http/read.hpp>
 #include <boost/beast/http/write.hpp>
@@ -20,6 +27,17 @@ using tcp = net::ip::tcp;
 
 // Why a bound at all: a broken endpoint must not make the server buffer without end.
 constexpr std::uint64_t max_answer_bytes = 64u << 20;
+
+//! The endpoint `host`:`port` names when `host` is an IP address, not a name to resolve.
+std::optional<tcp::endpoint> literal_endpoint(const std::string& host, const std::string& port) {
+  beast::error_code not_an_address;
+  const auto address = net::ip::make_address(host, not_an_address);
+  unsigned short number = 0;
+  const auto [end, error] = std::from_chars(port.data(), port.data() + port.size(), number);
+  if (not_an_address || error != std::errc() || end != port.data() + port.size())
+    return std::nullopt;
+  return tcp::endpoint(address, number);
+}
 
 }  // namespace
 
@@ -47,8 +65,50 @@ openai_call::openai_call(net::io_context& ioc, const openai_config& config, std:
 void openai_call::run() {
   deadline_.expires_after(timeout_);
   deadline_.async_wait(beast::bind_front_handler(&openai_call::on_deadline, shared_from_this()));
+  // Why no resolver for an address: it answers on a thread of its own, so the request
+  // went out after the server had answered what started the step; written at once, it is
+  // on the model's socket before that answer (docs/reference-server.md).
+  if (const auto endpoint = literal_endpoint(host_, port_)) return connect_now(*endpoint);
   resolver_.async_resolve(host_, port_,
                           beast::bind_front_handler(&openai_call::on_resolve, shared_from_this()));
+}
+
+void openai_call::connect_now(const tcp::endpoint& endpoint) {
+  // Why a failure is posted, not handled here: the step is still being started, and its
+  // failure reply must not reach the server in the middle of that.
+  const auto fail_later = [this, &endpoint](beast::error_code ec) {
+    net::post(stream_.get_executor(), beast::bind_front_handler(&openai_call::on_connect,
+                                                                shared_from_this(), ec, endpoint));
+  };
+  auto& socket = stream_.socket();
+  beast::error_code ec;
+  socket.open(endpoint.protocol(), ec);
+  if (!ec) socket.non_blocking(true, ec);
+  if (ec) return fail_later(ec);
+  const int fd = socket.native_handle();
+  if (::connect(fd, endpoint.data(), static_cast<socklen_t>(endpoint.size())) != 0 &&
+      errno != EINPROGRESS) {
+    return fail_later(beast::error_code(errno, beast::system_category()));
+  }
+  // On loopback the handshake is over when connect returns: the request is written now.
+  pollfd ready{fd, POLLOUT, 0};
+  if (::poll(&ready, 1, 0) == 1) {
+    if (const auto refused = connect_error()) return fail_later(refused);
+    return on_connect({}, endpoint);
+  }
+  socket.async_wait(tcp::socket::wait_write,
+                    [self = shared_from_this(), endpoint](beast::error_code wait_error) {
+                      if (self->finished_) return;
+                      self->on_connect(wait_error ? wait_error : self->connect_error(), endpoint);
+                    });
+}
+
+beast::error_code openai_call::connect_error() {
+  int error = 0;
+  socklen_t length = sizeof error;
+  if (::getsockopt(stream_.socket().native_handle(), SOL_SOCKET, SO_ERROR, &error, &length) != 0)
+    error = errno;
+  return {error, beast::system_category()};
 }
 
 void openai_call::abandon() {

@@ -35,6 +35,12 @@ class openai_call : public std::enable_shared_from_this<openai_call> {
   void abandon();
 
  private:
+  //! Connects to an address without the resolver and, where the connection is made at
+  //! once (loopback), writes the request before returning.
+  void connect_now(const boost::asio::ip::tcp::endpoint& endpoint);
+  //! Why a connection begun by connect_now failed, once its socket is writable (none: it
+  //! is made).
+  boost::beast::error_code connect_error();
   void on_resolve(boost::beast::error_code ec,
                   boost::asio::ip::tcp::resolver::results_type results);
   void on_connect(boost::beast::error_code ec, boost::asio::ip::tcp::endpoint endpoint);
