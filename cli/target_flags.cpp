@@ -70,8 +70,9 @@ void target_flags::add_to(CLI::App& app, default_target fallback) {
                  "allows (repeatable; toolwire serve --list-variations)");
   app.add_option("--settle-ms", settle_ms_,
                  "over HTTP: how long the target must be quiet before its arrivals are "
-                 "handed over, beyond what it owes and what its streams already hold (the "
-                 "profile's settle_ms; for the bundled server 0 on its virtual clock, 15 on "
+                 "handed over, beyond what it owes and what its streams and the model "
+                 "stand-in already hold (the profile's settle_ms; for the bundled server 0 "
+                 "on its virtual clock, 15 on "
                  "a real one, 60 with --variation slow_events or slow_model_calls; carried "
                  "by every reproduce command)")
       ->check(CLI::Range(0, 600000));

@@ -4,6 +4,10 @@
 
 #include <mutex>
 
+#include <boost/asio/io_context.hpp>
+#include <boost/asio/ip/tcp.hpp>
+#include <boost/asio/write.hpp>
+
 #include "toolwire/conformance/http_client.hpp"
 #include "toolwire/conformance/model_stand_in.hpp"
 
@@ -164,4 +168,43 @@ TEST_CASE("Stand-ins are shared by address within a process", "[remote][stand_in
   CHECK(again->get() == first.get());
   auto other = fresh_stand_in(deadline);
   CHECK(other.get() != first.get());
+}
+
+TEST_CASE("A request on the stand-in's sockets is unread until its run has it",
+          "[remote][stand_in]") {
+  // The harness waits on this before it moves a virtual clock, so that a model request the
+  // target sent but nobody owed (a step taken early, CALL-9) reaches the run first.
+  auto stand_in = fresh_stand_in(deadline);
+  std::mutex mutex;
+  std::vector<model_stand_in::respond_fn> routed;
+  stand_in->add_route("[tw:u] ", [&](json, model_stand_in::respond_fn respond) {
+    std::lock_guard lock(mutex);
+    routed.push_back(std::move(respond));
+  });
+  const auto routed_count = [&] {
+    std::lock_guard lock(mutex);
+    return routed.size();
+  };
+  CHECK_FALSE(stand_in->unread());
+
+  boost::asio::io_context ioc;
+  boost::asio::ip::tcp::socket target(ioc);
+  target.connect({boost::asio::ip::make_address("127.0.0.1"), stand_in->address().port});
+  const std::string body = chat_body("[tw:u] hi").dump();
+  const std::string request =
+      "POST /v1/chat/completions HTTP/1.1\r\nHost: m\r\n"
+      "Content-Type: application/json\r\nContent-Length: " +
+      std::to_string(body.size()) + "\r\n\r\n" + body;
+  const auto half = request.size() / 2;
+  boost::asio::write(target, boost::asio::buffer(request.data(), half));
+  CHECK(stand_in->unread());  // waiting to be accepted, or half read
+  CHECK_FALSE(stand_in->await_read(std::chrono::milliseconds(50)));
+  CHECK(routed_count() == 0);
+
+  boost::asio::write(target, boost::asio::buffer(request.data() + half, request.size() - half));
+  REQUIRE(stand_in->await_read(deadline));
+  CHECK(routed_count() == 1);  // nothing unread means handed to its run, never lost between
+
+  std::lock_guard lock(mutex);
+  routed[0](200, R"({"ok":true})");
 }

@@ -4,6 +4,7 @@
 
 #include <map>
 #include <mutex>
+#include <optional>
 #include <thread>
 
 #include <boost/asio/io_context.hpp>
@@ -46,6 +47,8 @@ void run_catching(net::io_context& ioc) {
 }  // namespace
 
 struct model_stand_in::impl {
+  // First, so that it outlives the connections the I/O context's handlers still hold.
+  std::optional<detail::stand_in_reads> reads;  // once listening
   net::io_context ioc;
   tcp::acceptor acceptor{ioc};
   std::chrono::milliseconds reply_timeout;
@@ -63,19 +66,40 @@ struct model_stand_in::impl {
     acceptor.set_option(tcp::acceptor::reuse_address(true));
     acceptor.bind(endpoint.endpoint());
     acceptor.listen();
+    acceptor.non_blocking(true);
     bound = {address.host, acceptor.local_endpoint().port()};
+    reads.emplace(acceptor.native_handle());
   }
 
+  //! Why accepted by hand, not by async_accept: Asio takes a connection off the backlog in
+  //! its reactor and runs the handler later, and a harness asking in between would find
+  //! the request nowhere (stand_in_reads).
   void do_accept() {
-    acceptor.async_accept([this](boost::system::error_code ec, tcp::socket socket) {
+    acceptor.async_wait(tcp::acceptor::wait_read, [this](boost::system::error_code ec) {
       if (ec) return;  // closed: the stand-in stops
-      auto connection =
-          std::make_shared<detail::stand_in_connection>(std::move(socket), routes, reply_timeout);
+      if (accept_waiting()) do_accept();
+    });
+  }
+
+  //! Accepts every connection waiting; false when accepting failed (the stand-in stops
+  //! accepting, as before).
+  bool accept_waiting() {
+    for (;;) {
+      std::shared_ptr<detail::stand_in_connection> connection;
+      {
+        auto held = reads->hold();
+        boost::system::error_code ec;
+        tcp::socket socket = acceptor.accept(ec);
+        if (ec == net::error::would_block || ec == net::error::try_again) return true;
+        if (ec) return false;
+        auto entry = reads->add(socket.native_handle());
+        connection = std::make_shared<detail::stand_in_connection>(std::move(socket), routes,
+                                                                   reply_timeout, *reads, entry);
+      }
       std::erase_if(connections, [](const auto& c) { return c.expired(); });
       connections.push_back(connection);
       connection->start();
-      do_accept();
-    });
+    }
   }
 
   void stop() {
@@ -131,6 +155,14 @@ void model_stand_in::remove_route(const std::string& tag) {
 
 std::vector<json> model_stand_in::unrouted() const {
   return impl_->routes.evidence();
+}
+
+bool model_stand_in::unread() const {
+  return impl_->reads->unread();
+}
+
+bool model_stand_in::await_read(std::chrono::microseconds bound) const {
+  return impl_->reads->await_read(bound);
 }
 
 }  // namespace toolwire::conformance

@@ -45,9 +45,9 @@ struct remote_host::state {
   protocol::api_response request_unguarded(const caf::actor& sender,
                                            const protocol::api_request& request);
   //! Waits until the target has been quiet for the profile's settle time, owes nothing the
-  //! harness awaits (arrivals::wait_quiet), and no event stream holds bytes it already
-  //! sent: on loopback what a target wrote before answering is on the stream's socket by
-  //! the time the answer is read, however short the settle time.
+  //! harness awaits (arrivals::wait_quiet), and neither an event stream nor the model
+  //! stand-in holds bytes it already sent: on loopback what a target wrote before answering
+  //! is on those sockets by the time the answer is read, however short the settle time.
   void settle();
   //! Hands `items` over (events first, then model requests); false when there are none.
   bool deliver_all(std::vector<detail::arrival> items);

@@ -21,4 +21,13 @@ std::optional<std::uint64_t> bytes_received(int fd) {
   return info.tcpi_bytes_received;
 }
 
+std::optional<std::uint32_t> accept_queue(int fd) {
+  tcp_info info{};
+  socklen_t length = sizeof info;
+  if (getsockopt(fd, IPPROTO_TCP, TCP_INFO, &info, &length) != 0) return std::nullopt;
+  const auto needed = offsetof(tcp_info, tcpi_unacked) + sizeof info.tcpi_unacked;
+  if (length < needed) return std::nullopt;
+  return info.tcpi_unacked;
+}
+
 }  // namespace toolwire::conformance::detail

@@ -12,4 +12,8 @@ namespace toolwire::conformance::detail {
 //! tell. Safe to call from any thread.
 std::optional<std::uint64_t> bytes_received(int fd);
 
+//! How many connections wait in listening socket `fd`'s accept queue (TCP_INFO's
+//! tcpi_unacked of a listener). Nullopt where the kernel does not tell.
+std::optional<std::uint32_t> accept_queue(int fd);
+
 }  // namespace toolwire::conformance::detail

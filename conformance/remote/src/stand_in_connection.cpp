@@ -24,17 +24,26 @@ constexpr std::chrono::seconds idle_timeout{60};
 }  // namespace
 
 stand_in_connection::stand_in_connection(tcp::socket socket, stand_in_routes& routes,
-                                         std::chrono::milliseconds reply_timeout)
+                                         std::chrono::milliseconds reply_timeout,
+                                         stand_in_reads& reads,
+                                         std::shared_ptr<stand_in_reads::connection> entry)
     : stream_(std::move(socket)),
       routes_(routes),
+      reads_(reads),
+      entry_(std::move(entry)),
       reply_timeout_(reply_timeout),
       reply_timer_(stream_.get_executor()) {}
+
+stand_in_connection::~stand_in_connection() {
+  reads_.closed(*entry_);  // before the socket closes with the members
+}
 
 void stand_in_connection::start() {
   do_read();
 }
 
 void stand_in_connection::close() {
+  reads_.closed(*entry_);
   reply_timer_.cancel();
   beast::error_code ignored;
   stream_.socket().shutdown(tcp::socket::shutdown_both, ignored);
@@ -45,14 +54,17 @@ void stand_in_connection::do_read() {
   parser_.emplace();
   parser_->body_limit(max_request_bytes);
   stream_.expires_after(idle_timeout);
-  http::async_read(
-      stream_, buffer_, *parser_,
-      [self = shared_from_this()](beast::error_code ec, std::size_t) { self->on_read(ec); });
+  http::async_read(stream_, buffer_, *parser_,
+                   [self = shared_from_this()](beast::error_code ec, std::size_t bytes) {
+                     self->on_read(ec, bytes);
+                   });
 }
 
-void stand_in_connection::on_read(beast::error_code ec) {
+void stand_in_connection::on_read(beast::error_code ec, std::size_t bytes) {
   if (ec == http::error::body_limit) {
-    // Why answer: the target then fails its turn visibly, and the connection is spent.
+    // Why answer: the target then fails its turn visibly, and the connection is spent
+    // (nothing on it is handed over any more).
+    reads_.closed(*entry_);
     keep_alive_ = false;
     version_ = 11;
     return write(
@@ -60,6 +72,12 @@ void stand_in_connection::on_read(beast::error_code ec) {
                                                  std::to_string(max_request_bytes >> 20) + " MiB"));
   }
   if (ec) return close();  // the peer left, idled out or sent something unreadable
+  handle_request();
+  // Only now: a harness that sees every byte handed over finds the request in its run.
+  reads_.handed_over(*entry_, bytes);
+}
+
+void stand_in_connection::handle_request() {
   const auto& request = parser_->get();
   version_ = request.version();
   keep_alive_ = request.keep_alive();

@@ -13,14 +13,18 @@
 #include <boost/beast/http/parser.hpp>
 #include <boost/beast/http/string_body.hpp>
 
+#include "stand_in_reads.hpp"
 #include "stand_in_routes.hpp"
 
 namespace toolwire::conformance::detail {
 
 class stand_in_connection : public std::enable_shared_from_this<stand_in_connection> {
  public:
+  //! `reads`: where it reports what it handed over (its entry is registered by the caller).
   stand_in_connection(boost::asio::ip::tcp::socket socket, stand_in_routes& routes,
-                      std::chrono::milliseconds reply_timeout);
+                      std::chrono::milliseconds reply_timeout, stand_in_reads& reads,
+                      std::shared_ptr<stand_in_reads::connection> entry);
+  ~stand_in_connection();
 
   void start();
   //! Closes at once (the stand-in stops).
@@ -28,7 +32,9 @@ class stand_in_connection : public std::enable_shared_from_this<stand_in_connect
 
  private:
   void do_read();
-  void on_read(boost::beast::error_code ec);
+  void on_read(boost::beast::error_code ec, std::size_t bytes);
+  //! Routes the request read to its run, or answers it.
+  void handle_request();
   void wait_for(model_stand_in::route to, json body);
   //! The run's answer or the timeout's to routed request number `request`: only the
   //! first of the two is written.
@@ -38,6 +44,8 @@ class stand_in_connection : public std::enable_shared_from_this<stand_in_connect
 
   boost::beast::tcp_stream stream_;
   stand_in_routes& routes_;
+  stand_in_reads& reads_;
+  std::shared_ptr<stand_in_reads::connection> entry_;
   std::chrono::milliseconds reply_timeout_;
   boost::asio::steady_timer reply_timer_;
   boost::beast::flat_buffer buffer_;

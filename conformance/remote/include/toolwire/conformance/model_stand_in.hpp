@@ -46,6 +46,14 @@ class model_stand_in {
   //! first, as `{"reason", "method", "target", "excerpt"}`: evidence for a report.
   std::vector<json> unrouted() const;
 
+  //! Whether a request reached the stand-in (a connection not yet accepted, or bytes
+  //! received) that it has not yet routed or answered. Callable from any thread: a harness
+  //! asks it before moving a virtual clock, so that a model request the target sent but the
+  //! harness did not expect is not left behind (a step taken early, CALL-9).
+  bool unread() const;
+  //! Waits until nothing is unread or `bound` passed; true when nothing is.
+  bool await_read(std::chrono::microseconds bound) const;
+
  private:
   struct impl;
   explicit model_stand_in(std::unique_ptr<impl> state);
