@@ -11,23 +11,32 @@
 
 namespace toolwire::conformance::detail {
 
-std::optional<std::uint64_t> bytes_received(int fd) {
+namespace {
+
+//! TCP_INFO of socket `fd`, when the kernel filled it up to `end` bytes at least (an older
+//! kernel fills a shorter struct, without the later fields).
+std::optional<tcp_info> info_up_to(int fd, std::size_t end) {
   tcp_info info{};
   socklen_t length = sizeof info;
-  if (getsockopt(fd, IPPROTO_TCP, TCP_INFO, &info, &length) != 0) return std::nullopt;
-  // An older kernel fills a shorter struct, without the counter.
-  const auto needed = offsetof(tcp_info, tcpi_bytes_received) + sizeof info.tcpi_bytes_received;
-  if (length < needed) return std::nullopt;
-  return info.tcpi_bytes_received;
+  if (getsockopt(fd, IPPROTO_TCP, TCP_INFO, &info, &length) != 0 || length < end)
+    return std::nullopt;
+  return info;
+}
+
+}  // namespace
+
+std::optional<std::uint64_t> bytes_received(int fd) {
+  const auto info = info_up_to(
+      fd, offsetof(tcp_info, tcpi_bytes_received) + sizeof(tcp_info::tcpi_bytes_received));
+  if (!info) return std::nullopt;
+  return info->tcpi_bytes_received;
 }
 
 std::optional<std::uint32_t> accept_queue(int fd) {
-  tcp_info info{};
-  socklen_t length = sizeof info;
-  if (getsockopt(fd, IPPROTO_TCP, TCP_INFO, &info, &length) != 0) return std::nullopt;
-  const auto needed = offsetof(tcp_info, tcpi_unacked) + sizeof info.tcpi_unacked;
-  if (length < needed) return std::nullopt;
-  return info.tcpi_unacked;
+  const auto info =
+      info_up_to(fd, offsetof(tcp_info, tcpi_unacked) + sizeof(tcp_info::tcpi_unacked));
+  if (!info) return std::nullopt;
+  return info->tcpi_unacked;
 }
 
 }  // namespace toolwire::conformance::detail
