@@ -844,6 +844,68 @@ time_ms end_of_run(const scenario& program, const program_shape& shape) {
   return shape.real_clock ? scenarios::end_of_steps(program) : scenarios::end_of(program);
 }
 
+//! Compares the target's run with the reference's interleavings of `program`: sets
+//! j.divergence to where the one that agreed longest first differs, with that one's trace
+//! as j.oracle_trace, or resets it when one agrees. `harness_order`: over HTTP, the
+//! reference's run in the harness's own order (judge_on), tried first.
+void compare_with_interleavings(judgement& j, const scenario& program, std::uint64_t seed,
+                                runner& on, const program_shape& shape,
+                                const actors::run_result& target, const actors::run_result& oracle,
+                                const actors::run_result* harness_order) {
+  j.oracle_trace = oracle.trace;
+  const time_ms end = end_of_run(program, shape);
+  // Why wider by the harness's lateness: on a real clock a step that went out late shows
+  // its effects that much after its written time, through no fault of the target.
+  const time_ms tolerance_ms = shape.tolerance_ms + target.harness_late_ms;
+  const scenario* real_clock_program = shape.real_clock ? &program : nullptr;
+  const auto observed = observed_in_run(target.trace, shape.real_clock ? end + tolerance_ms : end,
+                                        real_clock_program);
+  // On a real clock what the reference showed is compared until a task's answers, which
+  // may lag polls behind it (task_poll_lag), can still show by the end of the target's
+  // run; lasting_until_settled made the run that much longer than the reference's last
+  // showing.
+  const time_ms compared_until =
+      shape.real_clock ? end - task_poll_lag(oracle.trace, program) : end;
+  j.divergence =
+      divergence_from(oracle.trace, observed, compared_until, tolerance_ms, real_clock_program);
+  // Actors acting at one instant may go in any order (SPEC leaves it open), and the
+  // target's order need not be the oracle's for this seed: the target diverges only when
+  // no interleaving of the reference shows what it showed. What is reported is the
+  // interleaving that agreed longest: the seed's own may differ first only in an order
+  // SPEC leaves open (which of two clients of one app is web_2), the real difference later
+  // (explore_over_http, interrupt_deadline_early: the names were reported, and the
+  // scenario written from them passed on the faulty target).
+  auto compare_with = [&](const actors::run_result& alternative) {
+    auto differs = divergence_from(alternative.trace, observed, compared_until, tolerance_ms,
+                                   real_clock_program);
+    if (!differs) return j.divergence.reset();
+    if (differs->at <= j.divergence->at) return;
+    j.divergence = std::move(differs);
+    j.oracle_trace = alternative.trace;
+  };
+  // Over HTTP the first one tried is the harness's own order, the model answering once
+  // the actors are idle: an actor's DELETE at the instant of a model step then goes before
+  // the answer, which in-process only some seeds show (and TOOLS-5 gives a call to a live
+  // client's tool only).
+  const std::uint64_t first_other = on.over_http() ? 0 : 1;
+  for (std::uint64_t other = first_other; j.divergence && other <= other_interleavings; ++other) {
+    // Not `c ? *harness_order : run_in_process(...)`: that expression would copy the run.
+    if (other == 0) {
+      compare_with(*harness_order);
+    } else {
+      compare_with(run_in_process(program, seed + other, {}));
+    }
+  }
+  // Clients registering at one instant take names in the order they arrive (REG-5), and
+  // a few sampled orders rarely hold the target's: the reference follows it instead.
+  // Found by explore_over_http: five clients of one app registering at one instant.
+  const auto registered = actors::registration_order(target.trace);
+  for (std::uint64_t other = 0; j.divergence && registered.size() > 1 && other < guided_tries;
+       ++other) {
+    compare_with(run_in_process(program, seed + other, {}, on.over_http(), false, registered));
+  }
+}
+
 //! `screened`: the reference's run of `generated` with `seed`, where the caller made it
 //! already (--focus screens programs on it); in-process it is the oracle's run.
 //! `may_start`, when given, is asked with the program as it will run (over HTTP: made to
@@ -921,58 +983,8 @@ judgement judge_on(const scenario& generated, std::uint64_t seed, runner& on,
       j.spec_ids.push_back(v.spec_id);
     }
     if (!oracle) return j;
-    j.oracle_trace = oracle->trace;
-    const time_ms end = end_of_run(program, shape);
-    // Why wider by the harness's lateness: on a real clock a step that went out late shows
-    // its effects that much after its written time, through no fault of the target.
-    const time_ms tolerance_ms = shape.tolerance_ms + target->harness_late_ms;
-    const scenario* real_clock_program = shape.real_clock ? &program : nullptr;
-    const auto observed = observed_in_run(
-        target->trace, shape.real_clock ? end + tolerance_ms : end, real_clock_program);
-    // On a real clock what the reference showed is compared until a task's answers, which
-    // may lag polls behind it (task_poll_lag), can still show by the end of the target's
-    // run; lasting_until_settled made the run that much longer than the reference's last
-    // showing.
-    const time_ms compared_until =
-        shape.real_clock ? end - task_poll_lag(oracle->trace, program) : end;
-    j.divergence =
-        divergence_from(oracle->trace, observed, compared_until, tolerance_ms, real_clock_program);
-    // Actors acting at one instant may go in any order (SPEC leaves it open), and the
-    // target's order need not be the oracle's for this seed: the target diverges only when
-    // no interleaving of the reference shows what it showed. What is reported is the
-    // interleaving that agreed longest: the seed's own may differ first only in an order
-    // SPEC leaves open (which of two clients of one app is web_2), the real difference later
-    // (explore_over_http, interrupt_deadline_early: the names were reported, and the
-    // scenario written from them passed on the faulty target).
-    auto compare_with = [&](const actors::run_result& alternative) {
-      auto differs = divergence_from(alternative.trace, observed, compared_until, tolerance_ms,
-                                     real_clock_program);
-      if (!differs) return j.divergence.reset();
-      if (differs->at <= j.divergence->at) return;
-      j.divergence = std::move(differs);
-      j.oracle_trace = alternative.trace;
-    };
-    // Over HTTP the first one tried is the harness's own order, the model answering once
-    // the actors are idle: an actor's DELETE at the instant of a model step then goes before
-    // the answer, which in-process only some seeds show (and TOOLS-5 gives a call to a live
-    // client's tool only).
-    const std::uint64_t first_other = on.over_http() ? 0 : 1;
-    for (std::uint64_t other = first_other; j.divergence && other <= other_interleavings; ++other) {
-      // Not `c ? *harness_order : run_in_process(...)`: that expression would copy the run.
-      if (other == 0) {
-        compare_with(*harness_order);
-      } else {
-        compare_with(run_in_process(program, seed + other, {}));
-      }
-    }
-    // Clients registering at one instant take names in the order they arrive (REG-5), and
-    // a few sampled orders rarely hold the target's: the reference follows it instead.
-    // Found by explore_over_http: five clients of one app registering at one instant.
-    const auto registered = actors::registration_order(target->trace);
-    for (std::uint64_t other = 0; j.divergence && registered.size() > 1 && other < guided_tries;
-         ++other) {
-      compare_with(run_in_process(program, seed + other, {}, on.over_http(), false, registered));
-    }
+    compare_with_interleavings(j, program, seed, on, shape, *target, *oracle,
+                               harness_order ? &*harness_order : nullptr);
     // On a virtual clock the target's clock stopped where the seed's and the harness's
     // orders showed something, and a target learns the time only at a stop: a deadline of
     // another order (the one that agreed longest) shows at the next stop instead. That
