@@ -48,7 +48,7 @@ http_session::http_session(served_socket socket, request_handler& handler,
       handler_(handler),
       idle_timeout_(idle_timeout),
       write_timeout_(write_timeout),
-      watchdog_(stream_.get_executor()),
+      watchdog_(stream_.get_executor(), std::chrono::steady_clock::time_point::max()),
       handling_timer_(stream_.get_executor()) {}
 
 void http_session::run() {
@@ -228,11 +228,10 @@ void http_session::on_linger(beast::error_code ec, std::size_t bytes) {
 void http_session::expire_at(std::chrono::steady_clock::time_point deadline) {
   deadline_ = deadline;
   // Only a deadline shorter than the watchdog's period (lingering) moves its wake-up.
-  if (!watching_ || deadline < watchdog_.expiry()) watch(deadline);
+  if (deadline < watchdog_.expiry()) watch(deadline);
 }
 
 void http_session::watch(std::chrono::steady_clock::time_point at) {
-  watching_ = true;
   watchdog_.expires_at(at);  // a wait already pending ends with operation_aborted
   watchdog_.async_wait(beast::bind_front_handler(&http_session::on_watchdog, shared_from_this()));
 }
