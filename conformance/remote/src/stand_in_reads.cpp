@@ -1,3 +1,4 @@
+// What the model stand-in holds unread: every change and every question under one lock.
 #include "stand_in_reads.hpp"
 
 #include <algorithm>
@@ -7,6 +8,7 @@
 namespace toolwire::conformance::detail {
 
 std::shared_ptr<stand_in_reads::connection> stand_in_reads::add(int fd) {
+  forget_closed();
   auto added = std::make_shared<connection>();
   added->fd = fd;
   connections_.push_back(added);
@@ -36,8 +38,12 @@ bool stand_in_reads::await_read(std::chrono::microseconds bound) {
   return progressed_.wait_for(lock, bound, [this] { return !unread_locked(); });
 }
 
-bool stand_in_reads::unread_locked() {
+void stand_in_reads::forget_closed() {
   std::erase_if(connections_, [](const auto& c) { return c->closed; });
+}
+
+bool stand_in_reads::unread_locked() {
+  forget_closed();
   if (accept_queue(listener_fd_).value_or(0) > 0) return true;
   // Where the kernel does not count, nothing is known to be unread: the harness then
   // relies on its settle time, as before.

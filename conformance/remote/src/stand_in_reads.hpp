@@ -45,6 +45,7 @@ class stand_in_reads {
 
  private:
   bool unread_locked();
+  void forget_closed();
 
   int listener_fd_;
   std::mutex mutex_;
