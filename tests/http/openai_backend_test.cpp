@@ -6,6 +6,7 @@
 
 #include "fake_model_server.hpp"
 #include "http_test_client.hpp"
+#include "support/eventually.hpp"
 #include "test_server.hpp"
 #include "toolwire/protocol/codec.hpp"
 #include "toolwire/reference_server/web/http_url.hpp"
@@ -164,21 +165,21 @@ TEST_CASE("A model request to an address is written before the step's start retu
       ioc, config, body, [&](toolwire::reference_server::model_reply) { done = true; });
   call->run();  // the I/O context never runs: what is on the socket was written by run()
 
-  // Why asked until then: loopback delivery is not instant everywhere (a busy machine's
-  // softirq thread). Without the write in run(), nothing would ever come.
-  const auto give_up = std::chrono::steady_clock::now() + std::chrono::seconds(5);
+  // Asked until delivered (eventually); without the write in run(), nothing would ever come.
   boost::system::error_code ec;
   tcp::socket accepted(ioc);
-  do {
+  toolwire::testing::eventually([&] {
     accepted = model.accept(ec);
-  } while (ec == boost::asio::error::would_block && std::chrono::steady_clock::now() < give_up);
+    return ec != boost::asio::error::would_block;
+  });
   REQUIRE_FALSE(ec);  // the connection was made, not only begun
   std::string received;
-  while (!received.ends_with(body) && std::chrono::steady_clock::now() < give_up) {
+  toolwire::testing::eventually([&] {
     std::string more(accepted.available(), '\0');
     boost::asio::read(accepted, boost::asio::buffer(more));
     received += more;
-  }
+    return received.ends_with(body);
+  });
   CHECK_THAT(received, Catch::StartsWith("POST /v1/chat/completions HTTP/1.1\r\n"));
   CHECK_THAT(received, Catch::EndsWith("\r\n\r\n" + body));
   call->abandon();

@@ -3,12 +3,12 @@
 #include <catch2/catch.hpp>
 
 #include <mutex>
-#include <thread>
 
 #include <boost/asio/io_context.hpp>
 #include <boost/asio/ip/tcp.hpp>
 #include <boost/asio/write.hpp>
 
+#include "support/eventually.hpp"
 #include "toolwire/conformance/http_client.hpp"
 #include "toolwire/conformance/model_stand_in.hpp"
 
@@ -198,12 +198,8 @@ TEST_CASE("A request on the stand-in's sockets is unread until its run has it",
       std::to_string(body.size()) + "\r\n\r\n" + body;
   const auto half = request.size() / 2;
   boost::asio::write(target, boost::asio::buffer(request.data(), half));
-  // Waiting to be accepted, or half read. Why asked until then: loopback delivery is not
-  // instant everywhere (a busy machine's softirq thread), but half a request stays unread.
-  const auto give_up = std::chrono::steady_clock::now() + deadline;
-  while (!stand_in->unread() && std::chrono::steady_clock::now() < give_up)
-    std::this_thread::yield();
-  CHECK(stand_in->unread());
+  // Waiting to be accepted, or half read (asked until delivered: half a request stays).
+  CHECK(toolwire::testing::eventually([&] { return stand_in->unread(); }));
   CHECK_FALSE(stand_in->await_read(std::chrono::milliseconds(50)));
   CHECK(routed_count() == 0);
 

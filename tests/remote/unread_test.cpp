@@ -15,6 +15,7 @@
 
 #include "arrivals.hpp"
 #include "event_stream.hpp"
+#include "support/eventually.hpp"
 
 using namespace toolwire;
 using namespace toolwire::conformance::detail;
@@ -23,16 +24,7 @@ using steady = std::chrono::steady_clock;
 
 namespace {
 
-//! Loopback delivery is not instant everywhere: asks again until `holds` or 5 s pass.
-template <typename Condition>
-bool eventually(Condition holds) {
-  const auto give_up = steady::now() + std::chrono::seconds(5);
-  while (!holds()) {
-    if (steady::now() > give_up) return false;
-    std::this_thread::yield();
-  }
-  return true;
-}
+using toolwire::testing::eventually;
 
 //! One event stream from the harness's side, its I/O run by hand, and the target's side
 //! of the connection as a plain socket.

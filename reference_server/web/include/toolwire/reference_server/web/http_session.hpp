@@ -82,8 +82,8 @@ class http_session : public std::enable_shared_from_this<http_session> {
   std::chrono::milliseconds write_timeout_;
   std::chrono::steady_clock::time_point read_deadline_;
   std::chrono::steady_clock::time_point deadline_;  // of the pending operation
-  //! Wakes at the latest every min(idle, write timeout); its expiry starts at the latest
-  //! time point, so the first deadline, sooner, arms it (expire_at).
+  //! See `watch`. Its expiry starts at the latest time point, so the first deadline, sooner,
+  //! arms it (expire_at).
   boost::asio::steady_timer watchdog_;
   boost::asio::steady_timer handling_timer_;  // a slow server's wait before `answer`
   boost::beast::flat_buffer buffer_;
