@@ -171,6 +171,20 @@ TEST_CASE("A target that is not listening", "[remote][transport]") {
   CHECK(conformance::says_unreachable(response.body));
 }
 
+TEST_CASE("A target named by a host name is reached through the resolver", "[remote][transport]") {
+  // Why: a target at an address is connected to without the resolver (http_client.cpp);
+  // a name must still be looked up, and the request must still name the host as given.
+  raw_target target([](tcp::socket& socket) {
+    auto request = read_request(socket);
+    write_raw(socket, json_answer(200, "OK", {{"host", std::string(request[http::field::host])}}));
+    return false;
+  });
+  http_client client({"localhost", target.address().port}, deadline);
+  const auto response = client.send(get("/v1/_test/clock"));
+  REQUIRE(response.status == 200);
+  CHECK(response.body["host"] == "localhost:" + std::to_string(target.address().port));
+}
+
 TEST_CASE("A keep-alive connection the target closed is reopened once", "[remote][transport]") {
   std::atomic<int> connections{0};
   raw_target target([&](tcp::socket& socket) {

@@ -175,20 +175,35 @@ struct http_client::impl {
 };
 
 std::optional<std::string> http_client::impl::connect() {
-  tcp::resolver::results_type endpoints;
-  auto ec = await([&](auto done) {
-    resolver.async_resolve(server.host, std::to_string(server.port),
-                           [&endpoints, done](beast::error_code e, tcp::resolver::results_type r) {
-                             endpoints = std::move(r);
-                             done(e);
-                           });
-  });
   const std::string where = server.to_string();
-  if (ec == beast::error::timeout) return timed_out("cannot resolve " + server.host);
-  if (ec) return "cannot resolve " + server.host + ": " + ec.message();
-  ec = await([&](auto done) {
-    stream.async_connect(endpoints, [done](beast::error_code e, const tcp::endpoint&) { done(e); });
-  });
+  // Why no resolver for an address (a target at 127.0.0.1, the bundled server): the
+  // resolver answers on a thread of its own, started for each client's io_context, so
+  // every run paid a thread's start and two hand-offs for a name that needs no lookup.
+  beast::error_code not_an_address;
+  const auto address = net::ip::make_address(server.host, not_an_address);
+  beast::error_code ec;
+  if (!not_an_address) {
+    ec = await([&](auto done) {
+      stream.async_connect(tcp::endpoint(address, server.port),
+                           [done](beast::error_code e) { done(e); });
+    });
+  } else {
+    tcp::resolver::results_type endpoints;
+    ec = await([&](auto done) {
+      resolver.async_resolve(
+          server.host, std::to_string(server.port),
+          [&endpoints, done](beast::error_code e, tcp::resolver::results_type r) {
+            endpoints = std::move(r);
+            done(e);
+          });
+    });
+    if (ec == beast::error::timeout) return timed_out("cannot resolve " + server.host);
+    if (ec) return "cannot resolve " + server.host + ": " + ec.message();
+    ec = await([&](auto done) {
+      stream.async_connect(endpoints,
+                           [done](beast::error_code e, const tcp::endpoint&) { done(e); });
+    });
+  }
   if (ec == beast::error::timeout) return timed_out("cannot connect to " + where);
   if (ec) return "cannot connect to " + where + ": " + ec.message();
   connected = true;
