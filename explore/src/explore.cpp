@@ -950,7 +950,7 @@ judgement judge_on(const scenario& generated, std::uint64_t seed, runner& on,
     oracle = screened ? std::move(screened) : run_in_process(program, seed, {});
   }
   // Lock-step: a target's clock stops where the oracle showed something. On a real clock
-  // the first alternative tried is the harness's own order (see above).
+  // the first alternative tried is the harness's own order (compare_with_interleavings).
   std::vector<time_ms> clock_stops;
   if (harness_first) {
     clock_stops = stops_of(oracle->trace);
