@@ -992,10 +992,10 @@ judgement judge_on(const scenario& generated, std::uint64_t seed, runner& on,
     if (!oracle) return j;
     compare_with_interleavings(j, program, seed, on, shape, *target, *oracle,
                                harness_order ? &*harness_order : nullptr);
-    // On a virtual clock the target's clock stopped where the seed's and the harness's
-    // orders showed something, and a target learns the time only at a stop: a deadline of
-    // another order (the one that agreed longest) shows at the next stop instead. That
-    // order is SPEC's as much as the seed's, so the target runs again, stopping there too.
+    // On a virtual clock the target's clock stopped where the oracle (the harness's order)
+    // showed something, and a target learns the time only at a stop: a deadline of another
+    // order (the one that agreed longest) shows at the next stop instead. That order is
+    // SPEC's as much as the oracle's, so the target runs again, stopping there too.
     // Found by explore, seed 42, program 910: two clients of one app registered in the other
     // order on the target, so its ack timeout was due at 4,893 ms, where neither order the
     // stops came from showed anything, and the target showed it at the next stop, 5,844 ms.
