@@ -549,6 +549,9 @@ int check_command::run() const {
   print_not_applicable(*results);
   const auto t = reports::count(*results);
   print_summary(t, results->size(), seconds, reports::scope_text(summary, results->size()));
+  if (t.fail > 0 && !chosen->timing_caveat.empty()) {
+    std::cout << "note: " << chosen->timing_caveat << "\n";
+  }
   const auto status = reports::status_of(*results, summary);
   if (!status.message.empty()) std::cout << status.message << "\n";
   const bool written = write_reports(*results, summary);

@@ -399,6 +399,11 @@ int explore_command::run() const {
                     : "")
             << "\n"
             << std::flush;
+  // Said before the search, not beside a divergence: a divergence of a deadline's timing
+  // would otherwise read as the target's, and a search may run for hours before one.
+  if (!chosen->timing_caveat.empty()) {
+    std::cerr << "toolwire explore: note: " << chosen->timing_caveat << "\n";
+  }
   if (jobs > 1) return run_jobs(options, progress, plan);
   double last_shrink_line = -1;
   options.progress = [&](const explore::explore_progress& p) {

@@ -494,6 +494,9 @@ int simulate_command::run_scenario(const std::string& scenario) const {
               << (unanswered > 0 ? ", " + std::to_string(unanswered) + " not answered" : "")
               << (check_determinism_ ? ", determinism checked" : "") << "\n";
   }
+  if (failed > 0 && !chosen->timing_caveat.empty()) {
+    std::cout << "note: " << chosen->timing_caveat << "\n";
+  }
   if (failed > 0) return 1;
   if (unanswered > 0) {
     std::cerr << "toolwire simulate: " << unanswered << " of " << runs

@@ -26,6 +26,11 @@ struct chosen_target {
   //! A real-clock target's tolerance window and where it came from, e.g. "timing tolerance
   //! 400 ms, derived from the target's speed (round trip p99 52 ms, ...)"; "" otherwise.
   std::string timing;
+  //! A stated tolerance narrower than the target's measured speed needs, said in a
+  //! sentence; "" when it is not, or nothing was stated or measured. Why: a deadline case
+  //! then fails on the target's speed, which reads as a SPEC violation (a call "never
+  //! failed") unless the user is told where to look.
+  std::string timing_caveat;
 };
 
 class target_flags {

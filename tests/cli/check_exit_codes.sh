@@ -322,11 +322,11 @@ read -r ephemeral_low _ </proc/sys/net/ipv4/ip_local_port_range
 stand_in_port=$((10000 + RANDOM % (ephemeral_low > 11000 ? ephemeral_low - 10000 : 1000)))
 servers=()
 trap 'kill "${servers[@]}" 2>/dev/null; rm -rf "$work"' EXIT
-# serve NAME CLOCK: starts `toolwire serve` with the right key and the stand-in port; sets
-# $server to its pid and $base to its URL once it listens.
+# serve NAME CLOCK [FLAGS...]: starts `toolwire serve` with the right key and the stand-in
+# port; sets $server to its pid and $base to its URL once it listens.
 serve() {
   "$toolwire" serve --port 0 --api-key right-key-6b0c --model-url "http://127.0.0.1:$stand_in_port/v1" \
-    --assistant-id 1 --clock "$2" >"$work/$1.out" 2>&1 &
+    --assistant-id 1 --clock "$2" "${@:3}" >"$work/$1.out" 2>&1 &
   server=$!
   servers+=("$server")
   for _ in $(seq 100); do
@@ -346,6 +346,30 @@ virtual_base=$base virtual_server=$server
 serve serve-real real
 expect 0 "profile init --from a real-clock server" -- "$toolwire" profile init --from "$base"
 expect_text "\"clock\": \"real\"" "$work/out" "--from: no test clock found"
+kill "$server"
+# A stated timing tolerance narrower than a slow target's measured speed needs is said at
+# the start and, once a case failed, beside the verdicts: a deadline the target met late
+# would otherwise read as a SPEC violation. A window wide enough is not remarked on.
+slow_timeouts=(--ack-timeout-ms 300 --result-timeout-ms 600 --interrupt-timeout-ms 900)
+serve serve-slow real --variation slow_responses --variation slow_events "${slow_timeouts[@]}"
+slow=(--base-url "$base" --api-key-env SERVED_KEY --parts A --model-stand-in
+  "127.0.0.1:$stand_in_port" --assistant-id 1 --clock real "${slow_timeouts[@]}")
+expect 1 "a deadline case in a stated window narrower than the target's speed" -- \
+  env SERVED_KEY=right-key-6b0c "$toolwire" check "${slow[@]}" --timing-tolerance-ms 1 \
+  --filter 'call.ack-timeout-exact'
+expect_text "timing tolerance 1 ms, as the profile states; narrower than the [0-9]* ms the \
+target's measured speed needs (round trip p99" "$work/err" "a narrow stated window said at the start"
+expect_text "^note: the stated timing tolerance (1 ms) is narrower than" "$work/out" \
+  "a narrow stated window said beside a failure"
+expect 0 "passing cases in a narrow stated window" -- env SERVED_KEY=right-key-6b0c \
+  "$toolwire" check "${slow[@]}" --timing-tolerance-ms 1 --filter 'reg.tool-name-6*'
+if grep -q "^note:" "$work/out"; then
+  echo "FAIL: the narrow window's note printed though no case failed" >&2
+  failures=$((failures + 1))
+fi
+expect 0 "a stated window wider than the target's speed needs" -- env SERVED_KEY=right-key-6b0c \
+  "$toolwire" check "${slow[@]}" --timing-tolerance-ms 400 --filter 'reg.tool-name-6*'
+expect_text "timing tolerance 400 ms, as the profile states$" "$work/err" "a wide stated window"
 kill "$server"
 base=$virtual_base server=$virtual_server
 expect 2 "profile init --from where nothing listens" -- "$toolwire" profile init --from \
