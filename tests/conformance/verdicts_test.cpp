@@ -16,6 +16,7 @@
 #include "toolwire/conformance/runner.hpp"
 #include "toolwire/conformance/target_profile.hpp"
 #include "toolwire/reports/reports.hpp"
+#include "toolwire/scenarios/loader.hpp"
 
 namespace conformance = toolwire::conformance;
 namespace reports = toolwire::reports;
@@ -32,6 +33,13 @@ case_result made(std::string id, verdict v, std::string reason = "") {
   r.applicable_if =
       r.not_applicable_because.empty() ? "" : conformance::remedy_for(r.not_applicable_because);
   return r;
+}
+
+//! A plan that checks a deadline to the millisecond, as the ack-timeout-exact case does.
+toolwire::scenarios::scenario exact_timing_plan() {
+  toolwire::scenarios::scenario plan;
+  plan.needs = {toolwire::scenarios::exact_timing};
+  return plan;
 }
 
 std::vector<conformance::catalog_case> cases_matching(const std::string& glob) {
@@ -170,6 +178,15 @@ TEST_CASE("Remedies speak the terms the target was given in: a file's fields or 
         "pass --limited-api-key-env VAR, VAR holding a key without session.manage");
   CHECK(conformance::remedy_for("the target lacks part_b", &flags) ==
         "implement Part B and pass --parts B (or A,B) with --assistant-id");
+  // No tolerance window makes a case timed to the millisecond run on a real clock: the
+  // advice is the test clock, not a smaller window (it said "pass a smaller
+  // --timing-tolerance-ms" even at 1 ms).
+  conformance::target_profile real_clock_flags = flags;
+  real_clock_flags.virtual_clock = false;
+  real_clock_flags.timing_tolerance_ms = 1;
+  CHECK(conformance::remedy_for(
+            conformance::not_applicable_reason(exact_timing_plan(), real_clock_flags),
+            &real_clock_flags) == "serve the test clock (SPEC 7) and pass --clock virtual");
   CHECK(conformance::remedy_for("the case is timed for result_timeout 10 s", &flags)
             .ends_with("pass them as --ack-timeout-ms, --result-timeout-ms and "
                        "--interrupt-timeout-ms"));
