@@ -111,18 +111,27 @@ class trace_view {
 
   //! The session events of `session` recorded at or before `by`.
   std::vector<const trace_record*> events(const std::string& session, time_ms by) const {
+    return events_where(session, [by](time_ms at) { return at <= by; });
+  }
+  //! The session events of `session` recorded after `by`: what a check by then missed.
+  std::vector<const trace_record*> later_events(const std::string& session, time_ms by) const {
+    return events_where(session, [by](time_ms at) { return at > by; });
+  }
+
+  const std::vector<trace_record>& records() const { return run_.records(); }
+
+ private:
+  template <typename When>
+  std::vector<const trace_record*> events_where(const std::string& session, When when) const {
     std::vector<const trace_record*> found;
     for (const auto& r : run_.records()) {
-      if (r.at <= by && r.kind == "event" && r.data.value("session", "") == session) {
+      if (when(r.at) && r.kind == "event" && r.data.value("session", "") == session) {
         found.push_back(&r);
       }
     }
     return found;
   }
 
-  const std::vector<trace_record>& records() const { return run_.records(); }
-
- private:
   const trace_record* find(const std::map<std::size_t, std::size_t>& index,
                            std::size_t step) const {
     auto it = index.find(step);
@@ -244,6 +253,22 @@ std::vector<const trace_record*> delivered_to(const std::string& actor, const tr
   return delivered;
 }
 
+//! When an expected event missing by `by` came later in the run, when it came: a target
+//! that acted late is told apart from one that never acted (a real clock's slow target,
+//! whose deadline event missed the tolerance window, read as "no event at all").
+std::string came_later(const json& args, const trace_view& view, const std::string& session,
+                       time_ms by) {
+  const std::string type = args.value("type", "");
+  const json fields = event_fields(args);
+  for (const auto* r : view.later_events(session, by)) {
+    if (r->data.value("type", "") == type && subset(fields, r->data["data"])) {
+      return "; a matching one came later, at " + std::to_string(r->at) + " ms (checked by " +
+             std::to_string(by) + " ms)";
+    }
+  }
+  return "";
+}
+
 verdict check_event(const json& args, bool wanted, const trace_view& view,
                     const std::string& session, time_ms by) {
   const std::string type = args.value("type", "");
@@ -258,18 +283,37 @@ verdict check_event(const json& args, bool wanted, const trace_view& view,
     same_type.push_back(brief(r->data["data"], 160));
     if (subset(fields, r->data["data"])) ++matching;
   }
+  const std::string later =
+      wanted && matching == 0 && seen_by.empty() ? came_later(args, view, session, by) : "";
   std::string observed = std::to_string(matching) + " matching";
   if (!same_type.empty()) {
     observed += "; " + type + " events seen: ";
     for (std::size_t i = 0; i < same_type.size() && i < 4; ++i)
       observed += (i ? ", " : "") + same_type[i];
+  } else if (!seen_by.empty()) {
+    observed += "; no " + type + " event on " + seen_by + "'s stream";
   } else {
-    observed +=
-        "; no " + type + " event " + (seen_by.empty() ? "at all" : "on " + seen_by + "'s stream");
+    observed += "; no " + type + " event " + (later.empty() ? "in the run" : "by then");
   }
+  observed += later;
   if (!wanted) return {matching == 0, observed};
   if (args.contains("count")) return {matching == args["count"].get<std::size_t>(), observed};
   return {matching > 0, observed};
+}
+
+//! The settlement events of `call_id` among `events`, with the instant of each.
+std::vector<std::pair<time_ms, json>> settlements_of(
+    const std::string& call_id, const std::vector<const trace_record*>& events) {
+  std::vector<std::pair<time_ms, json>> settlements;
+  for (const auto* r : events) {
+    const auto type = r->data.value("type", "");
+    const auto parsed = protocol::parse_event_type(type);
+    if ((parsed == event_type::client_tool_completed || parsed == event_type::client_tool_failed) &&
+        protocol::string_at(r->data["data"], "call_id") == call_id) {
+      settlements.emplace_back(r->at, json{{"type", type}, {"data", r->data["data"]}});
+    }
+  }
+  return settlements;
 }
 
 verdict check_settled(const json& args, const trace_view& view, const std::string& session,
@@ -277,17 +321,19 @@ verdict check_settled(const json& args, const trace_view& view, const std::strin
   if (args["call_id"].is_null()) return {false, "that call was never dispatched"};
   const std::string call_id = args.value("call_id", "");
   std::vector<json> settlements;
-  for (const auto* r : view.events(session, by)) {
-    const auto type = r->data.value("type", "");
-    const auto parsed = protocol::parse_event_type(type);
-    if ((parsed == event_type::client_tool_completed || parsed == event_type::client_tool_failed) &&
-        protocol::string_at(r->data["data"], "call_id") == call_id) {
-      settlements.push_back({{"type", type}, {"data", r->data["data"]}});
-    }
-  }
+  for (auto& [at, settlement] : settlements_of(call_id, view.events(session, by)))
+    settlements.push_back(std::move(settlement));
   if (settlements.size() != 1) {
-    return {false, call_id + " settled " + std::to_string(settlements.size()) +
-                       " times: " + brief(settlements)};
+    std::string observed = call_id + " settled " + std::to_string(settlements.size()) +
+                           " times: " + brief(settlements);
+    // As came_later: a call the target settled late, past the check, is not a call it
+    // never settled.
+    if (const auto later = settlements_of(call_id, view.later_events(session, by));
+        settlements.empty() && !later.empty()) {
+      observed += "; it settled later, at " + std::to_string(later.front().first) +
+                  " ms (checked by " + std::to_string(by) + " ms): " + brief(later.front().second);
+    }
+    return {false, observed};
   }
   const auto& settled = settlements.front();
   const std::string outcome =

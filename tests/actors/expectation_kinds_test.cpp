@@ -1,6 +1,7 @@
 // The expectation kinds of the vocabulary: one enumerator, one YAML name and one checker each.
 #include <catch2/catch.hpp>
 
+#include <optional>
 #include <set>
 #include <string>
 
@@ -176,4 +177,43 @@ TEST_CASE("on a real clock a count passes where it is first reached within the g
   CHECK(run_with_events_at({5, 50, 150}));     // reached, then a later cause adds one
   CHECK_FALSE(run_with_events_at({5, 250}));   // reached only after the grace
   CHECK_FALSE(run_with_events_at({1, 2, 3}));  // over the count at the step already
+}
+
+TEST_CASE("an expected event or settlement that came after its check says when it came",
+          "[expectations][real-clock]") {
+  // A slow target's deadline event past the tolerance window read "no event at all", as if
+  // the target had never acted; late is told apart from never.
+  const json started = {{"type", "turn_started"}};
+  const auto observed_with_event_at = [](const std::string& kind, const json& args,
+                                         const json& event,
+                                         std::optional<toolwire::actors::time_ms> at) {
+    const auto plan = one_step_plan(kind, args);
+    toolwire::actors::trace run;
+    run.add(10, "director", "expect",
+            {{"step", 0}, {"session", "s"}, {"args", json::array({args})}, {"grace_ms", 200}});
+    if (at) run.add(*at, "target", "event", event);
+    const auto report = toolwire::actors::check_expectations(plan, run);
+    REQUIRE(report.results.size() == 1);
+    CHECK_FALSE(report.results[0].passed);
+    return report.results[0].observed;
+  };
+  const json turn_event = {
+      {"session", "s"}, {"seq", 1}, {"type", "turn_started"}, {"data", {{"turn_id", "t1"}}}};
+  CHECK(observed_with_event_at("event", started, turn_event, 300) ==
+        "0 matching; no turn_started event by then; a matching one came later, at 300 ms "
+        "(checked by 210 ms)");
+  CHECK(observed_with_event_at("event", started, turn_event, std::nullopt) ==
+        "0 matching; no turn_started event in the run");
+
+  const json failed_call = {{"session", "s"},
+                            {"seq", 1},
+                            {"type", "client_tool_failed"},
+                            {"data", {{"call_id", "call_1"}, {"reason", "ack_timeout"}}}};
+  const json settled = {{"call_id", "call_1"}, {"outcome", "failed"}};
+  CHECK(observed_with_event_at("call_settled", settled, failed_call, 300)
+            .ends_with("; it settled later, at 300 ms (checked by 210 ms): "
+                       "{\"data\":{\"call_id\":\"call_1\",\"reason\":\"ack_timeout\"},"
+                       "\"type\":\"client_tool_failed\"}"));
+  CHECK(observed_with_event_at("call_settled", settled, failed_call, std::nullopt) ==
+        "call_1 settled 0 times: []");
 }
