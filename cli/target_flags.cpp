@@ -37,12 +37,14 @@ std::string probe(const conformance::target_profile& profile) {
 //! than the target's measured speed alone needs is said.
 protocol::outcome<protocol::done> real_clock_timing(conformance::target_profile& profile,
                                                     bool measure_nothing, chosen_target& chosen) {
-  const std::string window =
-      "timing tolerance " + std::to_string(profile.timing_tolerance_ms) + " ms";
+  const auto window = [&] {
+    return "timing tolerance " + std::to_string(profile.timing_tolerance_ms) + " ms";
+  };
   if (measure_nothing) {
-    chosen.timing = window + (profile.timing_tolerance_stated
-                                  ? ", as the profile states"
-                                  : ", the default (--no-preflight: the target was not measured)");
+    chosen.timing =
+        window() + (profile.timing_tolerance_stated
+                        ? ", as the profile states"
+                        : ", the default (--no-preflight: the target was not measured)");
     return protocol::done{};
   }
   auto measured = conformance::measure_latency(profile);
@@ -50,24 +52,22 @@ protocol::outcome<protocol::done> real_clock_timing(conformance::target_profile&
   const auto measured_text = conformance::describe(*measured);
   if (!profile.timing_tolerance_stated) {
     profile.timing_tolerance_ms = conformance::derived_tolerance_ms(*measured);
-    chosen.timing = "timing tolerance " + std::to_string(profile.timing_tolerance_ms) +
-                    " ms, derived from the target's speed (" + measured_text +
+    chosen.timing = window() + ", derived from the target's speed (" + measured_text +
                     "; the profile's timing_tolerance_ms sets it instead)";
     return protocol::done{};
   }
-  chosen.timing = window + ", as the profile states";
+  chosen.timing = window() + ", as the profile states";
   // Why without the floor: the floor stands for a timer's own lateness, which the
   // preflight cannot see; a stated window may well trust the target's timers more.
   const auto speed_needs = conformance::derived_tolerance_ms(*measured, 0);
   if (profile.timing_tolerance_ms >= speed_needs) return protocol::done{};
-  const std::string needs = std::to_string(speed_needs) + " ms";
-  chosen.timing +=
-      "; narrower than the " + needs + " the target's measured speed needs (" + measured_text + ")";
+  const std::string narrower = "narrower than the " + std::to_string(speed_needs) +
+                               " ms the target's measured speed needs (" + measured_text + ")";
+  chosen.timing += "; " + narrower;
   chosen.timing_caveat =
-      "the stated timing tolerance (" + std::to_string(profile.timing_tolerance_ms) +
-      " ms) is narrower than the " + needs + " the target's measured speed needs (" +
-      measured_text +
-      "), so a deadline it meets late may be judged missed on its speed alone; run again "
+      "the stated timing tolerance (" + std::to_string(profile.timing_tolerance_ms) + " ms) is " +
+      narrower +
+      ", so a deadline it meets late may be judged missed on its speed alone; run again "
       "without a stated tolerance (the window is then derived from the target's speed) "
       "before reading such a failure as a SPEC violation";
   return protocol::done{};
