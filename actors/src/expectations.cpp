@@ -111,21 +111,25 @@ class trace_view {
 
   //! The session events of `session` recorded at or before `by`.
   std::vector<const trace_record*> events(const std::string& session, time_ms by) const {
-    return events_where(session, [by](time_ms at) { return at <= by; });
+    return events_where(session,
+                        [by](const trace_record& r) { return r.at <= by && r.kind == "event"; });
   }
-  //! The session events of `session` recorded after `by`: what a check by then missed.
+  //! The session events of `session` recorded after `by`: what a check by then missed,
+  //! with those a real-clock run recorded after its end for this alone (record_late_events).
   std::vector<const trace_record*> later_events(const std::string& session, time_ms by) const {
-    return events_where(session, [by](time_ms at) { return at > by; });
+    return events_where(session, [by](const trace_record& r) {
+      return r.at > by && (r.kind == "event" || r.kind == "event_after_end");
+    });
   }
 
   const std::vector<trace_record>& records() const { return run_.records(); }
 
  private:
-  template <typename When>
-  std::vector<const trace_record*> events_where(const std::string& session, When when) const {
+  template <typename Wanted>
+  std::vector<const trace_record*> events_where(const std::string& session, Wanted wanted) const {
     std::vector<const trace_record*> found;
     for (const auto& r : run_.records()) {
-      if (when(r.at) && r.kind == "event" && r.data.value("session", "") == session) {
+      if (wanted(r) && r.data.value("session", "") == session) {
         found.push_back(&r);
       }
     }

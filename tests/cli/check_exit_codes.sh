@@ -361,6 +361,9 @@ expect_text "timing tolerance 1 ms, as the profile states; narrower than the [0-
 target's measured speed needs (round trip p99" "$work/err" "a narrow stated window said at the start"
 expect_text "^note: the stated timing tolerance (1 ms) is narrower than" "$work/out" \
   "a narrow stated window said beside a failure"
+# The failed run looked on past its end: the deadline event it missed came late, not never.
+expect_text "no client_tool_failed event by then; a matching one came later, at [0-9]* ms" \
+  "$work/out" "a deadline event that came after the run's end, with its time"
 expect 0 "passing cases in a narrow stated window" -- env SERVED_KEY=right-key-6b0c \
   "$toolwire" check "${slow[@]}" --timing-tolerance-ms 1 --filter 'reg.tool-name-6*'
 if grep -q "^note:" "$work/out"; then

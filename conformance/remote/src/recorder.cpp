@@ -31,7 +31,11 @@ actors::time_ms recorder::elapsed() const {
 }
 
 void recorder::record(const std::string& kind, protocol::json data) const {
-  if (recording()) context_->trace->add(elapsed(), "target", kind, std::move(data));
+  record_at(elapsed(), kind, std::move(data));
+}
+
+void recorder::record_at(actors::time_ms at, const std::string& kind, protocol::json data) const {
+  if (recording()) context_->trace->add(at, "target", kind, std::move(data));
 }
 
 }  // namespace toolwire::conformance::detail

@@ -27,6 +27,8 @@ class recorder {
   actors::time_ms elapsed() const;
   //! Appends a target record when the run records.
   void record(const std::string& kind, protocol::json data) const;
+  //! The same, stamped `at` instead of the actors' now (a real-clock run's wall time).
+  void record_at(actors::time_ms at, const std::string& kind, protocol::json data) const;
   //! When the run started (its actors' time 0): a real-clock run's wall time counts from here.
   std::chrono::steady_clock::time_point started() const { return started_; }
 

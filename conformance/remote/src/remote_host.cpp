@@ -99,6 +99,23 @@ void remote_host::await_quiet() {
   s.settle();
 }
 
+void remote_host::record_late_events(actors::time_ms ms) {
+  auto& s = *state_;
+  if (s.stopped || ms <= 0) return;
+  const auto until = std::chrono::steady_clock::now() + milliseconds(ms);
+  for (;;) {
+    const auto pushed = s.inbox->pushed();
+    for (const auto& item : s.inbox->take_events()) {
+      if (const auto* event = std::get_if<detail::stream_arrival>(&item)) {
+        s.streams.record_after_end(*event, wall_elapsed());
+      }
+    }
+    const auto left = until - std::chrono::steady_clock::now();
+    if (left <= decltype(left)::zero()) return;
+    s.inbox->wait_for_push(pushed, std::chrono::duration_cast<std::chrono::microseconds>(left));
+  }
+}
+
 void remote_host::wait_until(actors::time_ms ms) {
   auto& s = *state_;
   if (s.stopped) return;

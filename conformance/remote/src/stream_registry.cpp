@@ -104,6 +104,17 @@ void stream_registry::deliver_to_monitor(const open_stream& entry, const stream_
                     std::to_string(oldest) + "): earlier events are missing from the trace"}});
 }
 
+void stream_registry::record_after_end(const stream_arrival& item, actors::time_ms at) const {
+  const auto it = streams_.find(item.stream_id);
+  const auto* event = std::get_if<reference_server::session_event>(&item.item);
+  if (it == streams_.end() || !it->second.monitor || event == nullptr) return;
+  trace_.record_at(at, "event_after_end",
+                   {{"session", event->session_id},
+                    {"seq", event->seq},
+                    {"type", event->type},
+                    {"data", event->data}});
+}
+
 void stream_registry::deliver(const transport_arrival& item) {
   json data = {{"what", item.what}};
   if (auto it = streams_.find(item.stream_id); it != streams_.end()) {

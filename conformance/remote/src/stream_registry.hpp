@@ -40,6 +40,9 @@ class stream_registry {
 
   void deliver(stream_arrival& item);
   void deliver(const transport_arrival& item);
+  //! After the run's end: an event of the run's own stream in `item` is recorded as
+  //! "event_after_end" at `at` (wall ms); nothing else is (remote_host::record_late_events).
+  void record_after_end(const stream_arrival& item, actors::time_ms at) const;
   //! The seq of the latest event of `session_id` recorded (0: none yet).
   std::uint64_t recorded_seq(const std::string& session_id) const;
 

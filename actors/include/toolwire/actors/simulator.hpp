@@ -52,6 +52,11 @@ class server_host {
     (void)before;
     return std::nullopt;
   }
+  //! Real time, after the run's end: records the events of the run's own streams that
+  //! arrive within the next `ms` (kind "event_after_end", at their wall time), handing
+  //! nothing to the actors. Evidence only, judged by nothing: an expectation that failed
+  //! then says whether the target sent what it missed late or never (expectations.cpp).
+  virtual void record_late_events(time_ms ms) { (void)ms; }
   //! Real time: hands over what arrived by `by` (as deliver_arrivals, without waiting).
   virtual bool deliver_arrived_by(time_ms by) {
     (void)by;

@@ -46,6 +46,7 @@ class remote_host final : public actors::server_host {
   actors::time_ms wall_elapsed() const override;
   void wait_until(actors::time_ms ms) override;
   void await_quiet() override;
+  void record_late_events(actors::time_ms ms) override;
   std::optional<actors::time_ms> latest_arrival_before(actors::time_ms before) override;
   bool deliver_arrived_by(actors::time_ms by) override;
   void stop() override;
