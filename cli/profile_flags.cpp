@@ -29,7 +29,8 @@ constexpr std::array<millis_flag, 4> millis_flags = {{
      "the target's interrupt timeout (default 600000)"},
     {"timing_tolerance_ms", "--timing-tolerance-ms",
      "with --clock real: how far either side of a deadline it is checked (default: derived "
-     "from the target's speed, which the preflight measures)"},
+     "from the target's speed, which the preflight measures; a stated value narrower than "
+     "that speed needs is said)"},
 }};
 
 //! The profile reader's "the target flags: field 'x': ..." as "--x: ...".
