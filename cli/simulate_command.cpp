@@ -18,6 +18,7 @@
 #include "toolwire/actors/simulator.hpp"
 #include "toolwire/browser/driver_process.hpp"
 #include "toolwire/conformance/catalog.hpp"
+#include "toolwire/conformance/preflight.hpp"
 #include "toolwire/conformance/scenario_runner.hpp"
 #include "toolwire/protocol/safe_json.hpp"
 #include "toolwire/reference_server/faults.hpp"
@@ -397,10 +398,14 @@ int simulate_command::run_scenario(const std::string& scenario) const {
     // Why not a failure: what a run showed after its target stopped answering says nothing
     // about SPEC (issue 21.4); the seed is an error, and the command exits 2 unless another
     // seed failed on its own.
-    const bool reached = judged.unanswered.empty() && judged.harness_failure.empty();
-    if (!judged.unanswered.empty()) {
+    const auto not_answered =
+        judged.unanswered.empty() && bad
+            ? conformance::went_away_during(result->trace, chosen->choice.profile())
+            : judged.unanswered;
+    const bool reached = not_answered.empty() && judged.harness_failure.empty();
+    if (!not_answered.empty()) {
       bad = true;
-      verdict = "ERROR, the target did not answer: " + judged.unanswered;
+      verdict = "ERROR, the target did not answer: " + not_answered;
     } else if (!judged.harness_failure.empty()) {
       bad = true;
       verdict = "ERROR, the run could not go on: " + judged.harness_failure;
@@ -435,7 +440,7 @@ int simulate_command::run_scenario(const std::string& scenario) const {
     if (!json_.empty()) {
       json entry = {{"seed", seed},
                     {"passed", !bad},
-                    {"unanswered", judged.unanswered},
+                    {"unanswered", not_answered},
                     {"harness_failure", judged.harness_failure},
                     {"verdict", verdict},
                     {"hash", hash},

@@ -1,34 +1,14 @@
 // Reading the target flags.
 #include "target_flags.hpp"
 
-#include <chrono>
 #include <filesystem>
 
 #include "suggest.hpp"
-#include "toolwire/conformance/http_client.hpp"
 #include "toolwire/conformance/preflight.hpp"
-#include "toolwire/protocol/routes.hpp"
 
 namespace toolwire::cli {
 
 namespace {
-
-//! "" when a connection to the target can be made, else why not: a run against a target
-//! that is not there would only fail everything for the same reason. (A target that
-//! accepts but misbehaves is checked: its runs fail with the evidence.)
-std::string probe(const conformance::target_profile& profile) {
-  conformance::http_client client(profile.base,
-                                  std::chrono::milliseconds(profile.request_timeout_ms));
-  protocol::api_request request;
-  request.method = "GET";
-  request.path = protocol::route_path(protocol::route_id::get_clock);
-  const auto response = client.send(request);
-  if (!conformance::is_transport_failure(response)) return "";
-  const std::string message = response.body["error"].value("message", "");
-  const bool no_connection =
-      message.starts_with("cannot resolve") || message.starts_with("cannot connect");
-  return no_connection ? message : "";
-}
 
 //! On a real clock: the tolerance window the run checks deadlines in, and why that one
 //! (chosen_target::timing and timing_caveat). The profile's stated value stands; otherwise
@@ -190,7 +170,8 @@ protocol::outcome<chosen_target> target_flags::choose() const {
     profile->request_timeout_ms = request_timeout_ms_;
     target.reproduce_flags.push_back("--request-timeout-ms " + std::to_string(request_timeout_ms_));
   }
-  if (auto unreachable = probe(*profile); !unreachable.empty()) {
+  // Why first: a run against a target that is not there would fail everything for one reason.
+  if (auto unreachable = conformance::why_unreachable(*profile); !unreachable.empty()) {
     return protocol::invalid_request("target '" + profile->name + "' at http://" +
                                      profile->base.to_string() + " is unreachable: " + unreachable);
   }

@@ -374,6 +374,26 @@ expect 0 "a stated window wider than the target's speed needs" -- env SERVED_KEY
   "$toolwire" check "${slow[@]}" --timing-tolerance-ms 400 --filter 'reg.tool-name-6*'
 expect_text "timing tolerance 400 ms, as the profile states$" "$work/err" "a wide stated window"
 kill "$server"
+# A target that goes away during a case (killed once the case's client pinged, while the
+# case waits for the client's expiry): an error, not a SPEC failure, though no request of
+# the case was refused; it only saw its event streams end.
+serve serve-gone real "${slow_timeouts[@]}"
+gone=(--base-url "$base" --api-key-env SERVED_KEY --parts A --model-stand-in
+  "127.0.0.1:$stand_in_port" --clock real "${slow_timeouts[@]}" --no-preflight)
+(
+  for _ in $(seq 500); do
+    grep -q "/ping 200" "$work/serve-gone.out" && break
+    sleep 0.02
+  done
+  kill "$server"
+) &
+killer=$!
+expect 2 "a target that goes away during a case" -- env SERVED_KEY=right-key-6b0c "$toolwire" \
+  check "${gone[@]}" --filter 'life.ping-extends-ttl'
+wait "$killer"
+expect_text "^ERROR life.ping-extends-ttl" "$work/out" "a case cut short by its target's end"
+expect_text "the target went away during the run (at [0-9]* ms: the event stream of session" \
+  "$work/out" "what showed the target went away"
 base=$virtual_base server=$virtual_server
 expect 2 "profile init --from where nothing listens" -- "$toolwire" profile init --from \
   http://127.0.0.1:1

@@ -152,6 +152,31 @@ TEST_CASE("--min-applicable fails a run in which too few cases ran", "[verdicts]
   CHECK(status.message == "only 50.0% of the cases ran (2 of 4); --min-applicable asks for 51%");
 }
 
+TEST_CASE("A case whose times do not fit the target's timeouts is not applicable, not failed",
+          "[verdicts][empty]") {
+  // A correct target at 300/600/900 ms failed call.result-timeout-exact on a real clock:
+  // "the case cannot be timed for this target", read as a catalog bug. Its deadlines lie
+  // too close together for the steps between them; SPEC lets a target choose them.
+  const auto cases = cases_matching("call.result-timeout-exact");
+  REQUIRE(cases.size() == 1);
+  conformance::target_choice target;
+  target.kind.emplace<conformance::in_process_core>().timeouts = {300, 301, 1200};
+  auto results = conformance::run_cases(cases, target, {});
+  REQUIRE(results);
+  const auto& r = results->front();
+  CHECK(r.verdict == verdict::not_applicable);
+  CHECK(r.not_applicable_because.starts_with(
+      "the case's times do not fit the target's timeouts (ack 300 ms, result 301 ms, "
+      "interrupt 1200 ms): "));
+  CHECK(r.not_applicable_because.find("result-timeout-exact.yaml:") != std::string::npos);
+  CHECK(r.applicable_if.starts_with("start the target with longer timeouts, further apart"));
+  // With room between the deadlines the same case runs, and passes.
+  target.kind.emplace<conformance::in_process_core>().timeouts = {300, 900, 1200};
+  results = conformance::run_cases(cases, target, {});
+  REQUIRE(results);
+  CHECK(results->front().verdict == verdict::pass);
+}
+
 TEST_CASE("Remedies name what to change", "[verdicts][empty]") {
   CHECK(conformance::remedy_for("the target lacks part_b").starts_with("implement Part B"));
   CHECK(conformance::remedy_for("the in-process target has no virtual-clock routes (SPEC 7)") ==

@@ -468,4 +468,29 @@ std::string describe(const target_latency& measured) {
          std::to_string(measured.model_delay_ms) + " ms";
 }
 
+std::string why_unreachable(const target_profile& profile) {
+  http_client client(profile.base, milliseconds(profile.request_timeout_ms));
+  protocol::api_request request;
+  request.method = "GET";
+  request.path = protocol::route_path(protocol::route_id::get_clock);
+  const auto response = client.send(request);
+  if (!is_transport_failure(response)) return "";
+  const std::string message = response.body["error"].value("message", "");
+  const bool no_connection =
+      message.starts_with("cannot resolve") || message.starts_with("cannot connect");
+  return no_connection ? message : "";
+}
+
+std::string went_away_during(const actors::trace& run, const target_profile* profile) {
+  if (profile == nullptr) return "";
+  const auto& records = run.records();
+  const auto ended = std::find_if(records.begin(), records.end(),
+                                  [](const auto& r) { return r.kind == "transport_error"; });
+  if (ended == records.end()) return "";
+  const auto why = why_unreachable(*profile);
+  if (why.empty()) return "";
+  return "the target went away during the run (at " + std::to_string(ended->at) +
+         " ms: " + protocol::string_at(ended->data, "what") + "): " + why;
+}
+
 }  // namespace toolwire::conformance

@@ -58,6 +58,11 @@ std::string remedy_for(const std::string& reason, const target_profile* profile)
            (flags ? "pass a smaller --timing-tolerance-ms"
                   : "state a smaller timing_tolerance_ms in the profile");
   }
+  if (has("do not fit the target's timeouts")) {
+    return "start the target with longer timeouts, further apart (the case needs room "
+           "between its deadlines), and " +
+           timeouts_where;
+  }
   if (has("settings: need")) {
     return "start the target with the timeouts the scenario's settings: state (and " +
            timeouts_where +

@@ -5,6 +5,7 @@
 
 #include <string>
 
+#include "toolwire/actors/trace.hpp"
 #include "toolwire/conformance/target_profile.hpp"
 #include "toolwire/protocol/error.hpp"
 
@@ -20,6 +21,20 @@ namespace toolwire::conformance {
 //! Returns "" when all pass, else one sentence naming the cause, e.g.
 //! `POST /v1/sessions answered 404: is base_url right?`. Never quotes a key.
 std::string preflight(const target_profile& profile);
+
+//! "" when a connection to the target can be made, else why not (it cannot be resolved or
+//! connected to), in one sentence. A target that accepts but misbehaves is reachable: its
+//! runs fail with the evidence. Asked before a run (nothing is there at all) and after a
+//! case that failed with a stream the target ended (it went away during the case).
+std::string why_unreachable(const target_profile& profile);
+
+//! Why `run` says nothing about SPEC past some point, when its target (`profile`; null
+//! in-process or for the bundled server) went away during it: one of its event streams
+//! ended and the target now refuses connections (killed, crashed, restarted). "" when
+//! no stream ended or the target still answers (then it is judged on what it did). Asked
+//! of a run that failed: one that refused a request is told by first_unanswered already,
+//! this is the run cut short while it only waited.
+std::string went_away_during(const actors::trace& run, const target_profile* profile);
 
 //! How fast a real-clock target answers, as the preflight measures it. Why: a correct
 //! but slow target acts later than the suite's clock says; the tolerance window of its
